@@ -1,0 +1,22 @@
+#include "analyzers/registry.h"
+
+#include "analyzers/recompile.h"
+
+namespace cl {
+
+const std::vector<const Pass*>& RegisteredPasses() {
+  // The one place passes are registered: add a new pass here, in report order.
+  static const auto* const kPasses = new std::vector<const Pass*>{
+      new RecompilePass(),
+  };
+  return *kPasses;
+}
+
+const Pass* FindPass(absl::string_view name) {
+  for (const Pass* pass : RegisteredPasses()) {
+    if (pass->Name() == name) return pass;
+  }
+  return nullptr;
+}
+
+}  // namespace cl

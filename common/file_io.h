@@ -1,0 +1,19 @@
+// Whole-file reads and writes with errors as statuses that name the path.
+#ifndef COMMON_FILE_IO_H_
+#define COMMON_FILE_IO_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cl {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+// Writes through a temporary file and a rename, so a reader never sees half a file.
+absl::Status WriteFile(const std::string& path, absl::string_view contents);
+
+}  // namespace cl
+
+#endif  // COMMON_FILE_IO_H_
