@@ -1,0 +1,38 @@
+// Reading and writing the capture model's two file forms.
+//
+// `.cls.json` is SessionCapture's proto3 JSON with the original field names; `.cls.pb` is its
+// binary encoding. Reading checks the schema version and validates references (capture/validate.h)
+// so that every caller gets either a capture the passes can trust or an error naming the problem.
+#ifndef CAPTURE_CAPTURE_IO_H_
+#define CAPTURE_CAPTURE_IO_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compile_lens/v1/capture.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+enum class CaptureFormat { kJson, kBinary };
+
+// Parses without validating: for tools that want to look at a broken capture.
+absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json);
+absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes);
+
+// Parses, checks the schema version and validates. `name` prefixes error messages ("head.cls.json").
+absl::StatusOr<v1::SessionCapture> LoadCapture(absl::string_view bytes, CaptureFormat format,
+                                               absl::string_view name);
+
+// Reads a `.cls.json` / `.cls.pb` file (by extension; `.json` and `.pb` also work) and loads it.
+absl::StatusOr<v1::SessionCapture> ReadCaptureFile(const std::string& path);
+
+absl::StatusOr<std::string> CaptureToJson(const v1::SessionCapture& capture);
+absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture& capture);
+
+}  // namespace cl
+
+#endif  // CAPTURE_CAPTURE_IO_H_

@@ -1,0 +1,191 @@
+#include "capture/stream/capture_assembler.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "capture/schema.h"
+#include "capture/validate.h"
+#include "common/status_macros.h"
+
+namespace cl {
+namespace {
+
+absl::string_view SideName(v1::Side side) { return side == v1::BASE ? "base" : "head"; }
+
+absl::string_view PartName(const v1::CapturePart& part) {
+  if (part.part_case() == v1::CapturePart::PART_NOT_SET) return "empty part";
+  return part.GetDescriptor()->FindFieldByNumber(static_cast<int>(part.part_case()))->name();
+}
+
+}  // namespace
+
+CaptureAssembler::CaptureAssembler(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+absl::Status CaptureAssembler::Add(v1::CapturePart part) {
+  const uint64_t index = parts_++;
+  bytes_ += part.ByteSizeLong();
+  const std::string where =
+      absl::StrCat("part ", index, " (", SideName(part.side()), " ", PartName(part), ")");
+  if (bytes_ > max_bytes_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        where, ": the capture is over the session limit of ", max_bytes_, " bytes (max_session_bytes)"));
+  }
+  if (part.side() != v1::HEAD && part.side() != v1::BASE) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": side must be HEAD or BASE"));
+  }
+  SideState& side = part.side() == v1::BASE ? base_ : head_;
+  absl::Status status = Apply(side, part);
+  if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where, ": ", status.message()));
+  return absl::OkStatus();
+}
+
+absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
+  if (part.part_case() == v1::CapturePart::kFragment) return ApplyFragment(side, part.fragment());
+  if (!side.fragment_kind.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a fragmented ", side.fragment_kind, " was still arriving"));
+  }
+  if (part.part_case() != v1::CapturePart::kSourceChunk && !side.source_path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("source \"", side.source_path,
+                                                   "\" was still arriving (no piece marked last)"));
+  }
+  if (part.part_case() == v1::CapturePart::kHeader) {
+    if (side.has_header) return absl::InvalidArgumentError("a second header for the same side");
+    side.has_header = true;
+    side.capture.set_schema(part.header().schema());
+    *side.capture.mutable_session() = std::move(*part.mutable_header()->mutable_session());
+    return CheckSchema(side.capture.schema());
+  }
+  if (!side.has_header) return absl::InvalidArgumentError("the header must be the first part of a side");
+
+  v1::SessionCapture& c = side.capture;
+  switch (part.part_case()) {
+    case v1::CapturePart::kFrame:
+      *c.add_frames() = std::move(*part.mutable_frame());
+      return absl::OkStatus();
+    case v1::CapturePart::kCompile:
+      *c.add_compiles() = std::move(*part.mutable_compile());
+      return absl::OkStatus();
+    case v1::CapturePart::kGraphHeader: {
+      const v1::GraphHeader& h = part.graph_header();
+      if (h.id().empty()) return absl::InvalidArgumentError("graph_header.id is empty");
+      if (!side.graph_index.emplace(h.id(), c.graphs_size()).second) {
+        return absl::InvalidArgumentError(absl::StrCat("graph \"", h.id(), "\" was announced twice"));
+      }
+      v1::Graph* g = c.add_graphs();
+      g->set_id(h.id());
+      g->set_compile_id(h.compile_id());
+      g->set_stage(h.stage());
+      return absl::OkStatus();
+    }
+    case v1::CapturePart::kNodeBatch: {
+      auto it = side.graph_index.find(part.node_batch().graph_id());
+      if (it == side.graph_index.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("node_batch.graph_id: graph \"",
+                                                       part.node_batch().graph_id(),
+                                                       "\" was not announced by a graph_header"));
+      }
+      v1::Graph* g = c.mutable_graphs(it->second);
+      for (v1::Node& node : *part.mutable_node_batch()->mutable_nodes()) *g->add_nodes() = std::move(node);
+      return absl::OkStatus();
+    }
+    case v1::CapturePart::kIteration:
+      *c.add_iterations() = std::move(*part.mutable_iteration());
+      return absl::OkStatus();
+    case v1::CapturePart::kDivergence:
+      if (c.has_divergence()) return absl::InvalidArgumentError("a second divergence record");
+      *c.mutable_divergence() = std::move(*part.mutable_divergence());
+      return absl::OkStatus();
+    case v1::CapturePart::kSourceChunk: {
+      v1::SourceChunk& chunk = *part.mutable_source_chunk();
+      if (chunk.path().empty()) return absl::InvalidArgumentError("source_chunk.path is empty");
+      if (side.source_path.empty()) {
+        v1::SourceFile* f = c.add_sources();
+        f->set_path(chunk.path());
+        f->set_sha256(chunk.sha256());
+        side.source_path = chunk.path();
+      } else if (side.source_path != chunk.path()) {
+        return absl::InvalidArgumentError(absl::StrCat("source \"", side.source_path,
+                                                       "\" was still arriving (no piece marked last)"));
+      }
+      c.mutable_sources(c.sources_size() - 1)->mutable_text()->append(chunk.text());
+      if (chunk.last()) side.source_path.clear();
+      return absl::OkStatus();
+    }
+    case v1::CapturePart::kKernel:
+      *c.add_kernels() = std::move(*part.mutable_kernel());
+      return absl::OkStatus();
+    case v1::CapturePart::kExtra:
+      *c.add_extras() = std::move(*part.mutable_extra());
+      return absl::OkStatus();
+    case v1::CapturePart::kDiagnostic:
+      *c.add_diagnostics() = std::move(*part.mutable_diagnostic());
+      return absl::OkStatus();
+    case v1::CapturePart::kTorchTrace:
+      return absl::UnimplementedError(
+          "raw TORCH_TRACE bytes are not imported by this build yet; send a capture "
+          "(cl-client analyze FILE.cls.json)");
+    case v1::CapturePart::PART_NOT_SET:
+      return absl::InvalidArgumentError("the part carries nothing");
+    default:
+      return absl::InternalError("unhandled part kind");
+  }
+}
+
+absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment& fragment) {
+  if (side.fragment_kind.empty()) {
+    side.fragment_kind = fragment.kind();
+  } else if (side.fragment_kind != fragment.kind()) {
+    return absl::InvalidArgumentError(absl::StrCat("fragment.kind \"", fragment.kind(),
+                                                   "\" while a fragmented ", side.fragment_kind,
+                                                   " was arriving"));
+  }
+  side.fragment_bytes.append(fragment.data());
+  if (!fragment.last()) return absl::OkStatus();
+
+  // The item is whole: take it out of the side's state before anything can fail.
+  const std::string kind = std::exchange(side.fragment_kind, {});
+  const std::string bytes = std::exchange(side.fragment_bytes, {});
+  v1::CapturePart whole;
+  const google::protobuf::FieldDescriptor* field = whole.GetDescriptor()->FindFieldByName(kind);
+  if (field == nullptr || field->message_type() == nullptr ||
+      field->number() == v1::CapturePart::kFragment) {
+    return absl::InvalidArgumentError(absl::StrCat("fragment.kind \"", kind, "\" is not a capture part"));
+  }
+  google::protobuf::Message* item = whole.GetReflection()->MutableMessage(&whole, field);
+  if (!item->ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the reassembled ", field->name(), " is not a valid ", field->message_type()->name()));
+  }
+  return Apply(side, whole);
+}
+
+absl::StatusOr<AssembledCaptures> CaptureAssembler::Finish(const v1::EndOfCapture& end) {
+  if (end.parts() != parts_) {
+    return absl::InvalidArgumentError(absl::StrCat("end marker says ", end.parts(),
+                                                   " parts were sent, but ", parts_, " arrived"));
+  }
+  AssembledCaptures out;
+  for (SideState* side : {&head_, &base_}) {
+    const absl::string_view name = side == &head_ ? "head" : "base";
+    if (!side->fragment_kind.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": the stream ended inside a fragmented ", side->fragment_kind));
+    }
+    if (!side->source_path.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": the stream ended inside source \"",
+                                                     side->source_path, "\""));
+    }
+    if (!side->has_header) continue;
+    if (absl::Status s = ValidateCapture(side->capture); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": ", s.message()));
+    }
+  }
+  if (!head_.has_header) return absl::InvalidArgumentError("the stream carried no head capture");
+  out.head = std::move(head_.capture);
+  if (base_.has_header) out.base = std::move(base_.capture);
+  return out;
+}
+
+}  // namespace cl

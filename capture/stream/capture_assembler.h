@@ -1,0 +1,65 @@
+// Rebuilds the head (and base) SessionCapture from the parts of an Analyze stream.
+//
+// Parts arrive as the transport delivers them; the assembler checks each one as it comes (so a bad
+// stream is refused at the part that breaks it, naming that part) and counts bytes against the
+// session limit. Finish() takes the end marker, then checks the schema and validates each capture.
+// Not thread-safe: one stream, one assembler.
+#ifndef CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
+#define CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compile_lens/v1/capture.pb.h"
+#include "compile_lens/v1/service.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+struct AssembledCaptures {
+  v1::SessionCapture head;
+  std::optional<v1::SessionCapture> base;
+};
+
+class CaptureAssembler {
+ public:
+  // `max_bytes` caps the encoded size of all parts together (RESOURCE_EXHAUSTED past it).
+  explicit CaptureAssembler(uint64_t max_bytes);
+
+  // INVALID_ARGUMENT naming the part for a malformed or out-of-order part; RESOURCE_EXHAUSTED
+  // over the byte limit; UNIMPLEMENTED for raw TORCH_TRACE bytes (no importer in this build).
+  absl::Status Add(v1::CapturePart part);
+  // Ends the stream: the marker's part count must match, nothing may be left half-sent.
+  absl::StatusOr<AssembledCaptures> Finish(const v1::EndOfCapture& end);
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t parts() const { return parts_; }
+
+ private:
+  struct SideState {
+    v1::SessionCapture capture;
+    bool has_header = false;
+    absl::flat_hash_map<std::string, int> graph_index;  // graph id -> index in capture.graphs
+    std::string fragment_kind;  // non-empty while a fragmented item is arriving
+    std::string fragment_bytes;
+    std::string source_path;    // non-empty while a source file's pieces are arriving
+  };
+
+  absl::Status Apply(SideState& side, v1::CapturePart& part);
+  absl::Status ApplyFragment(SideState& side, const v1::Fragment& fragment);
+
+  const uint64_t max_bytes_;
+  uint64_t bytes_ = 0;
+  uint64_t parts_ = 0;
+  SideState head_;
+  SideState base_;
+};
+
+}  // namespace cl
+
+#endif  // CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_

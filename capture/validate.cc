@@ -1,0 +1,212 @@
+#include "capture/validate.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace cl {
+namespace {
+
+// Quotes a user string for an error message, escaping anything unprintable and capping its length.
+std::string Quote(absl::string_view s) {
+  constexpr size_t kMax = 80;
+  std::string out = absl::StrCat("\"", absl::CHexEscape(s.substr(0, kMax)), "\"");
+  if (s.size() > kMax) absl::StrAppend(&out, "...");
+  return out;
+}
+
+// Collects problems in document order; the first is the one reported.
+class Problems {
+ public:
+  void Add(std::string path, std::string what) {
+    if (first_.empty()) first_ = absl::StrCat(path, ": ", what);
+    ++count_;
+  }
+  absl::Status ToStatus() const {
+    if (count_ == 0) return absl::OkStatus();
+    if (count_ == 1) return absl::InvalidArgumentError(first_);
+    return absl::InvalidArgumentError(
+        absl::StrCat(first_, " (and ", count_ - 1, " more problem", count_ > 2 ? "s" : "", ")"));
+  }
+
+ private:
+  std::string first_;
+  int count_ = 0;
+};
+
+bool IsNodeOp(absl::string_view op) {
+  return op == "placeholder" || op == "call_function" || op == "call_method" ||
+         op == "call_module" || op == "get_attr" || op == "output";
+}
+
+void ValidateFrames(const v1::SessionCapture& c, absl::flat_hash_set<uint32_t>* ids, Problems* p) {
+  for (int i = 0; i < c.frames_size(); ++i) {
+    const v1::Frame& f = c.frames(i);
+    if (!ids->insert(f.id()).second) {
+      p->Add(absl::StrCat("frames[", i, "].id"), absl::StrCat(f.id(), " is used by another frame"));
+    }
+  }
+}
+
+void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
+                      absl::flat_hash_set<std::string>* ids, Problems* p) {
+  for (int i = 0; i < c.compiles_size(); ++i) {
+    const v1::Compile& cp = c.compiles(i);
+    const std::string path = absl::StrCat("compiles[", i, "]");
+    const std::optional<CompileId> id = ParseCompileId(cp.id());
+    if (!id) {
+      p->Add(path + ".id", absl::StrCat(Quote(cp.id()), " is not a compile id (\"0/1\" or \"0/1_1\")"));
+    } else if (id->frame_id != cp.frame_id() || id->frame_compile_id != cp.frame_compile_id() ||
+               id->attempt != cp.attempt()) {
+      p->Add(path, absl::StrCat("id ", Quote(cp.id()), " disagrees with frame_id ", cp.frame_id(),
+                                ", frame_compile_id ", cp.frame_compile_id(), ", attempt ",
+                                cp.attempt()));
+    }
+    if (!cp.id().empty() && !ids->insert(cp.id()).second) {
+      p->Add(path + ".id", absl::StrCat(Quote(cp.id()), " is used by another compile"));
+    }
+    if (!frames.contains(cp.frame_id())) {
+      p->Add(path + ".frame_id", absl::StrCat(cp.frame_id(), " names no frame in frames[]"));
+    }
+    if (cp.duration_us() < 0) p->Add(path + ".duration_us", "is negative");
+    for (int j = 0; j < cp.cache_events_size(); ++j) {
+      if (cp.cache_events(j).cache().empty()) {
+        p->Add(absl::StrCat(path, ".cache_events[", j, "].cache"), "is empty");
+      }
+    }
+  }
+}
+
+void ValidateArg(const v1::Arg& arg, const std::string& path,
+                 const absl::flat_hash_set<std::string>& defined, absl::string_view graph,
+                 Problems* p) {
+  if (arg.kind_case() == v1::Arg::kNode && !defined.contains(arg.node())) {
+    p->Add(path, absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ",
+                              Quote(graph)));
+  }
+}
+
+void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<std::string>& compiles,
+                    absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>* nodes,
+                    Problems* p) {
+  for (int i = 0; i < c.graphs_size(); ++i) {
+    const v1::Graph& g = c.graphs(i);
+    const std::string path = absl::StrCat("graphs[", i, "]");
+    if (g.id().empty()) p->Add(path + ".id", "is empty");
+    if (nodes->contains(g.id())) p->Add(path + ".id", absl::StrCat(Quote(g.id()), " is used by another graph"));
+    if (!g.compile_id().empty() && !compiles.contains(g.compile_id())) {
+      p->Add(path + ".compile_id", absl::StrCat(Quote(g.compile_id()), " names no compile in compiles[]"));
+    }
+    // FX graphs are topologically ordered, so an argument must name an earlier node; this also
+    // rules out cycles.
+    absl::flat_hash_set<std::string>& defined = (*nodes)[g.id()];
+    for (int j = 0; j < g.nodes_size(); ++j) {
+      const v1::Node& n = g.nodes(j);
+      const std::string npath = absl::StrCat(path, ".nodes[", j, "]");
+      if (n.name().empty()) p->Add(npath + ".name", "is empty");
+      if (!IsNodeOp(n.op())) p->Add(npath + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
+      for (int k = 0; k < n.args_size(); ++k) {
+        ValidateArg(n.args(k), absl::StrCat(npath, ".args[", k, "]"), defined, g.id(), p);
+      }
+      for (const auto& [key, arg] : n.kwargs()) {
+        ValidateArg(arg, absl::StrCat(npath, ".kwargs[", Quote(key), "]"), defined, g.id(), p);
+      }
+      if (!n.name().empty() && !defined.insert(n.name()).second) {
+        p->Add(npath + ".name", absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
+      }
+    }
+  }
+}
+
+void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
+                  const absl::flat_hash_set<std::string>& compiles,
+                  const absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>& nodes,
+                  Problems* p) {
+  for (int i = 0; i < c.iterations_size(); ++i) {
+    const v1::Iteration& it = c.iterations(i);
+    const std::string path = absl::StrCat("iterations[", i, "]");
+    if (!it.compile_id().empty() && !compiles.contains(it.compile_id())) {
+      p->Add(path + ".compile_id", absl::StrCat(Quote(it.compile_id()), " names no compile in compiles[]"));
+    }
+    if (!frames.contains(it.frame_id())) {
+      p->Add(path + ".frame_id", absl::StrCat(it.frame_id(), " names no frame in frames[]"));
+    }
+  }
+  for (int i = 0; i < c.kernels_size(); ++i) {
+    const v1::Kernel& k = c.kernels(i);
+    const std::string path = absl::StrCat("kernels[", i, "]");
+    if (k.graph_id().empty()) continue;
+    auto graph = nodes.find(k.graph_id());
+    if (graph == nodes.end()) {
+      p->Add(path + ".graph_id", absl::StrCat(Quote(k.graph_id()), " names no graph in graphs[]"));
+      continue;
+    }
+    for (int j = 0; j < k.source_nodes_size(); ++j) {
+      if (!graph->second.contains(k.source_nodes(j))) {
+        p->Add(absl::StrCat(path, ".source_nodes[", j, "]"),
+               absl::StrCat("node ", Quote(k.source_nodes(j)), " does not exist in graph ", Quote(k.graph_id())));
+      }
+    }
+  }
+  absl::flat_hash_set<std::string> paths;
+  for (int i = 0; i < c.sources_size(); ++i) {
+    const std::string path = absl::StrCat("sources[", i, "].path");
+    if (c.sources(i).path().empty()) p->Add(path, "is empty");
+    else if (!paths.insert(c.sources(i).path()).second) p->Add(path, absl::StrCat(Quote(c.sources(i).path()), " appears twice"));
+  }
+  for (int i = 0; i < c.divergence().layers_size(); ++i) {
+    if (c.divergence().layers(i).name().empty()) {
+      p->Add(absl::StrCat("divergence.layers[", i, "].name"), "is empty");
+    }
+  }
+  const v1::Session& s = c.session();
+  if (s.world_size() < 0) p->Add("session.world_size", "is negative");
+  if (s.rank() < 0 || (s.world_size() > 0 && s.rank() >= s.world_size())) {
+    p->Add("session.rank", absl::StrCat(s.rank(), " is outside world_size ", s.world_size()));
+  }
+}
+
+}  // namespace
+
+std::optional<CompileId> ParseCompileId(absl::string_view id) {
+  // "F/C" or "F/C_A", each part a decimal number.
+  const size_t slash = id.find('/');
+  if (slash == absl::string_view::npos) return std::nullopt;
+  absl::string_view frame = id.substr(0, slash), rest = id.substr(slash + 1), attempt = "0";
+  if (const size_t us = rest.find('_'); us != absl::string_view::npos) {
+    attempt = rest.substr(us + 1);
+    rest = rest.substr(0, us);
+  }
+  auto all_digits = [](absl::string_view s) {
+    if (s.empty() || s.size() > 9) return false;
+    for (char ch : s) if (ch < '0' || ch > '9') return false;
+    return true;
+  };
+  CompileId out;
+  if (!all_digits(frame) || !all_digits(rest) || !all_digits(attempt) ||
+      !absl::SimpleAtoi(frame, &out.frame_id) || !absl::SimpleAtoi(rest, &out.frame_compile_id) ||
+      !absl::SimpleAtoi(attempt, &out.attempt)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+absl::Status ValidateCapture(const v1::SessionCapture& capture) {
+  Problems problems;
+  absl::flat_hash_set<uint32_t> frames;
+  absl::flat_hash_set<std::string> compiles;
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> nodes;
+  ValidateFrames(capture, &frames, &problems);
+  ValidateCompiles(capture, frames, &compiles, &problems);
+  ValidateGraphs(capture, compiles, &nodes, &problems);
+  ValidateRest(capture, frames, compiles, nodes, &problems);
+  return problems.ToStatus();
+}
+
+}  // namespace cl

@@ -1,0 +1,34 @@
+// Validation of a SessionCapture's internal consistency.
+//
+// Parsing guarantees types; this checks what the passes rely on: ids have their grammar and are
+// unique, and every reference (a compile's frame, a graph's compile, a node's arguments, an
+// iteration's cache entry, a kernel's graph) names something that exists. Errors name the field
+// path, e.g. `compiles[3].id: "0/x" is not a compile id`.
+#ifndef CAPTURE_VALIDATE_H_
+#define CAPTURE_VALIDATE_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "compile_lens/v1/capture.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+// OK, or INVALID_ARGUMENT naming the first problem (and how many more there are).
+absl::Status ValidateCapture(const v1::SessionCapture& capture);
+
+// A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2).
+struct CompileId {
+  uint32_t frame_id = 0;
+  uint32_t frame_compile_id = 0;
+  uint32_t attempt = 0;
+};
+std::optional<CompileId> ParseCompileId(absl::string_view id);
+
+}  // namespace cl
+
+#endif  // CAPTURE_VALIDATE_H_

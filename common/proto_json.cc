@@ -1,0 +1,48 @@
+#include "common/proto_json.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/proto_status.h"
+#include "common/status_macros.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
+
+namespace cl {
+namespace {
+
+constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
+
+google::protobuf::util::TypeResolver* GeneratedTypes() {
+  static google::protobuf::util::TypeResolver* const kResolver =
+      google::protobuf::util::NewTypeResolverForDescriptorPool(
+          kTypeUrlPrefix, google::protobuf::DescriptorPool::generated_pool());
+  return kResolver;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
+                                                const google::protobuf::util::JsonPrintOptions& options) {
+  std::string wire;
+  {
+    google::protobuf::io::StringOutputStream stream(&wire);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!message.SerializeToCodedStream(&coded)) {
+      return absl::InternalError(absl::StrCat(message.GetTypeName(), " does not serialize"));
+    }
+  }
+  std::string json;
+  CL_RETURN_IF_ERROR(FromProtobufStatus(
+      google::protobuf::util::BinaryToJsonString(
+          GeneratedTypes(), absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()),
+          wire, &json, options),
+      absl::StrCat(message.GetTypeName(), " to JSON")));
+  return json;
+}
+
+}  // namespace cl

@@ -1,0 +1,108 @@
+#include "capture/capture_io.h"
+
+#include <cstdio>
+#include <string>
+
+#include "capture/schema.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::IsOk;
+using ::cl::testing::StatusIs;
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+constexpr char kMinimal[] = R"({"schema": "0.5.0", "session": {"id": "s1"}})";
+
+TEST(CaptureIoTest, ReadsTheHeroCapturesWithTheirRealFacts) {
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture head,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
+  EXPECT_EQ(head.schema(), "0.5.0");
+  ASSERT_EQ(head.frames_size(), 1);
+  EXPECT_EQ(head.frames(0).name(), "forward");
+  EXPECT_EQ(head.frames(0).line(), 86u);
+  ASSERT_EQ(head.compiles_size(), 4);
+  EXPECT_EQ(head.compiles(3).id(), "0/3");
+  EXPECT_THAT(head.compiles(3).recompile_reasons(),
+              ::testing::Contains("0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture base,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/base.cls.json"));
+  EXPECT_EQ(base.compiles_size(), 4);
+}
+
+TEST(CaptureIoTest, JsonAndBinaryRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture hero,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
+  const std::string dir = ::testing::TempDir();
+  for (const std::string name : {"rt.cls.json", "rt.cls.pb"}) {
+    const std::string path = dir + "/" + name;
+    ASSERT_THAT(WriteCaptureFile(path, hero), IsOk());
+    ASSERT_OK_AND_ASSIGN(v1::SessionCapture back, ReadCaptureFile(path));
+    EXPECT_TRUE(MessageDifferencer::Equals(back, hero)) << name;
+  }
+}
+
+TEST(CaptureIoTest, JsonUsesOriginalFieldNames) {
+  v1::SessionCapture c;
+  c.set_schema("0.5.0");
+  c.mutable_session()->set_torch_version("2.6.0");
+  c.add_compiles()->add_recompile_reasons("r");
+  ASSERT_OK_AND_ASSIGN(std::string json, CaptureToJson(c));
+  EXPECT_THAT(json, HasSubstr("\"torch_version\""));
+  EXPECT_THAT(json, HasSubstr("\"recompile_reasons\""));
+  EXPECT_THAT(json, ::testing::Not(HasSubstr("torchVersion")));
+}
+
+TEST(CaptureIoTest, GarbageJsonIsRefusedWithTheFileName) {
+  EXPECT_THAT(LoadCapture("{not json", CaptureFormat::kJson, "x.cls.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("x.cls.json: not a capture")));
+  EXPECT_THAT(LoadCapture("", CaptureFormat::kJson, "empty.cls.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty.cls.json")));
+}
+
+TEST(CaptureIoTest, UnknownFieldsAreRefusedNotIgnored) {
+  EXPECT_THAT(LoadCapture(R"({"schema": "0.5.0", "sesion": {}})", CaptureFormat::kJson, "c"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("sesion")));
+}
+
+TEST(CaptureIoTest, WrongTypesAreRefused) {
+  EXPECT_THAT(LoadCapture(R"({"schema": "0.5.0", "frames": [{"id": "zero"}]})", CaptureFormat::kJson, "c"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("c: not a capture")));
+}
+
+TEST(CaptureIoTest, GarbageBinaryIsRefused) {
+  EXPECT_THAT(LoadCapture("\xff\xff\xff\xff", CaptureFormat::kBinary, "x.cls.pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("x.cls.pb: not a capture")));
+}
+
+TEST(CaptureIoTest, MissingFileIsNotFound) {
+  EXPECT_THAT(ReadCaptureFile("/nonexistent/s.cls.json"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("/nonexistent/s.cls.json")));
+}
+
+TEST(SchemaTest, Accepts05xOnly) {
+  EXPECT_THAT(CheckSchema("0.5.0"), IsOk());
+  EXPECT_THAT(CheckSchema("0.5.17"), IsOk());
+  for (const char* bad : {"0.4.0", "0.6.0", "1.0.0", "0.5", "0.5.", "0.5.x", "0.5.0-rc1", " 0.5.0"}) {
+    EXPECT_THAT(CheckSchema(bad), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("this build reads schema 0.5.x")))
+        << bad;
+  }
+  EXPECT_THAT(CheckSchema(""), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing")));
+}
+
+TEST(SchemaTest, LoadRefusesOtherVersionsNamingThem) {
+  EXPECT_THAT(LoadCapture(R"({"schema": "0.4.2"})", CaptureFormat::kJson, "old.cls.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("old.cls.json: schema: \"0.4.2\" is not supported; this build reads schema 0.5.x")));
+  EXPECT_THAT(LoadCapture(kMinimal, CaptureFormat::kJson, "c"), IsOk());
+}
+
+}  // namespace
+}  // namespace cl

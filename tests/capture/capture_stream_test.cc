@@ -1,0 +1,242 @@
+// The splitter and the assembler: whatever the capture's size, every message stays under budget
+// and the assembled capture equals the original; malformed streams are refused at the part that
+// breaks them.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include <vector>
+
+#include "capture/capture_io.h"
+#include "capture/stream/capture_assembler.h"
+#include "capture/stream/capture_splitter.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::IsOk;
+using ::cl::testing::StatusIs;
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kNoLimit = ~uint64_t{0};
+
+std::vector<v1::CapturePart> Split(const v1::SessionCapture& c, v1::Side side, size_t budget) {
+  std::vector<v1::CapturePart> parts;
+  absl::Status s = SplitCapture(c, side, budget, [&](v1::CapturePart&& p) {
+    parts.push_back(std::move(p));
+    return absl::OkStatus();
+  });
+  EXPECT_THAT(s, IsOk());
+  return parts;
+}
+
+absl::StatusOr<AssembledCaptures> Assemble(std::vector<v1::CapturePart> parts, uint64_t limit = kNoLimit) {
+  CaptureAssembler a(limit);
+  const uint64_t n = parts.size();
+  for (v1::CapturePart& p : parts) {
+    if (absl::Status s = a.Add(std::move(p)); !s.ok()) return s;
+  }
+  v1::EndOfCapture end;
+  end.set_parts(n);
+  return a.Finish(end);
+}
+
+v1::SessionCapture Hero() { return ::cl::testing::LoadHero("head.cls.json"); }
+
+// A capture with a graph of `nodes` nodes, a long multi-byte source, and one oversized compile.
+v1::SessionCapture Big(int nodes) {
+  v1::SessionCapture c = Hero();
+  v1::Graph* g = ::cl::testing::AddChainGraph(c, "big", nodes);
+  g->set_compile_id("0/0");
+  for (v1::Node& n : *g->mutable_nodes()) {
+    n.mutable_source()->set_file("/mnt/project/examples/hero_scene.py");
+    n.mutable_source()->set_line(70);
+  }
+  std::string text;
+  while (text.size() < 300000) text += "résumé → ∑ ";  // multi-byte characters across cut points
+  v1::SourceFile* s = c.add_sources();
+  s->set_path("/mnt/project/unicode.py");
+  s->set_text(text);
+  c.mutable_compiles(0)->set_fail_reason(std::string(600000, 'x'));
+  return c;
+}
+
+TEST(CaptureStreamTest, HeroRoundTrips) {
+  const v1::SessionCapture hero = Hero();
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(Split(hero, v1::HEAD, kDefaultPartBudget)));
+  EXPECT_TRUE(MessageDifferencer::Equals(got.head, hero));
+  EXPECT_FALSE(got.base.has_value());
+}
+
+TEST(CaptureStreamTest, HeadAndBaseTravelTogether) {
+  const v1::SessionCapture head = Hero();
+  v1::SessionCapture base = head;
+  base.mutable_session()->set_id("base");
+  std::vector<v1::CapturePart> parts = Split(head, v1::HEAD, kDefaultPartBudget);
+  for (v1::CapturePart& p : Split(base, v1::BASE, kDefaultPartBudget)) parts.push_back(std::move(p));
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
+  ASSERT_TRUE(got.base.has_value());
+  EXPECT_EQ(got.base->session().id(), "base");
+  EXPECT_TRUE(MessageDifferencer::Equals(got.head, head));
+}
+
+TEST(CaptureStreamTest, EveryPartStaysUnderBudgetAndTheWholeComesBack) {
+  const v1::SessionCapture big = Big(20000);
+  ASSERT_GT(big.ByteSizeLong(), 2u << 20);  // MiBs: it cannot go as one message
+  for (size_t budget : {size_t{4096}, size_t{64 << 10}, kDefaultPartBudget}) {
+    std::vector<v1::CapturePart> parts = Split(big, v1::HEAD, budget);
+    bool fragmented = false;
+    for (const v1::CapturePart& p : parts) {
+      v1::AnalyzeChunk chunk;
+      *chunk.mutable_part() = p;
+      ASSERT_LE(chunk.ByteSizeLong(), budget + 16) << "budget " << budget;
+      fragmented = fragmented || p.has_fragment();
+    }
+    EXPECT_TRUE(fragmented) << "the 600 kB fail_reason must travel as fragments at budget " << budget;
+    ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
+    EXPECT_TRUE(MessageDifferencer::Equals(got.head, big)) << "budget " << budget;
+  }
+}
+
+TEST(CaptureStreamTest, NoMessageOver1MiBEvenForAHugeCapture) {
+  const v1::SessionCapture big = Big(100000);
+  size_t largest = 0;
+  for (const v1::CapturePart& p : Split(big, v1::HEAD, kMaxPartBudget)) {
+    v1::AnalyzeChunk chunk;
+    *chunk.mutable_part() = p;
+    largest = std::max(largest, chunk.ByteSizeLong());
+  }
+  EXPECT_LE(largest, size_t{1} << 20);
+}
+
+// --- malformed streams ------------------------------------------------------------------------
+
+v1::CapturePart Header(v1::Side side = v1::HEAD, const std::string& schema = "0.5.0") {
+  v1::CapturePart p;
+  p.set_side(side);
+  p.mutable_header()->set_schema(schema);
+  return p;
+}
+
+TEST(CaptureAssemblerTest, SideMustBeSet) {
+  CaptureAssembler a(kNoLimit);
+  v1::CapturePart p = Header();
+  p.set_side(v1::SIDE_UNSPECIFIED);
+  EXPECT_THAT(a.Add(p), StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("part 0 (head header): side must be HEAD or BASE")));
+}
+
+TEST(CaptureAssemblerTest, HeaderFirstAndOnce) {
+  CaptureAssembler a(kNoLimit);
+  v1::CapturePart frame;
+  frame.set_side(v1::HEAD);
+  frame.mutable_frame()->set_id(0);
+  EXPECT_THAT(a.Add(frame), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("part 0 (head frame): the header must be the first part")));
+  CaptureAssembler b(kNoLimit);
+  ASSERT_THAT(b.Add(Header()), IsOk());
+  EXPECT_THAT(b.Add(Header()), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a second header")));
+}
+
+TEST(CaptureAssemblerTest, WrongSchemaIsRefusedAtTheHeader) {
+  CaptureAssembler a(kNoLimit);
+  EXPECT_THAT(a.Add(Header(v1::HEAD, "9.9.9")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("this build reads schema 0.5.x")));
+}
+
+TEST(CaptureAssemblerTest, NodesNeedTheirGraphAnnounced) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header()), IsOk());
+  v1::CapturePart batch;
+  batch.set_side(v1::HEAD);
+  batch.mutable_node_batch()->set_graph_id("g9");
+  EXPECT_THAT(a.Add(batch), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("graph \"g9\" was not announced")));
+}
+
+TEST(CaptureAssemblerTest, EndMarkerCountMustMatch) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header()), IsOk());
+  v1::EndOfCapture end;
+  end.set_parts(5);
+  EXPECT_THAT(a.Finish(end), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("end marker says 5 parts were sent, but 1 arrived")));
+}
+
+TEST(CaptureAssemblerTest, NoHeadIsRefused) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header(v1::BASE)), IsOk());
+  v1::EndOfCapture end;
+  end.set_parts(1);
+  EXPECT_THAT(a.Finish(end), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no head capture")));
+}
+
+TEST(CaptureAssemblerTest, SessionByteLimit) {
+  std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
+  EXPECT_THAT(Assemble(parts, 10000),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("over the session limit of 10000 bytes (max_session_bytes)")));
+}
+
+TEST(CaptureAssemblerTest, DanglingNodeIsRefusedAtTheEnd) {
+  v1::SessionCapture c = Hero();
+  v1::Graph* g = c.add_graphs();
+  g->set_id("g");
+  v1::Node* n = g->add_nodes();
+  n->set_name("sub");
+  n->set_op("call_function");
+  n->add_args()->set_node("ghost");
+  EXPECT_THAT(Assemble(Split(c, v1::HEAD, kDefaultPartBudget)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("head: graphs[0].nodes[0].args[0]: node \"ghost\"")));
+}
+
+TEST(CaptureAssemblerTest, BadFragments) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header()), IsOk());
+  v1::CapturePart f;
+  f.set_side(v1::HEAD);
+  f.mutable_fragment()->set_kind("teleport");
+  f.mutable_fragment()->set_last(true);
+  EXPECT_THAT(a.Add(f), StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("fragment.kind \"teleport\" is not a capture part")));
+  f.mutable_fragment()->set_kind("compile");
+  f.mutable_fragment()->set_data("\xff\xff\xff");
+  EXPECT_THAT(a.Add(f), StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("the reassembled compile is not a valid Compile")));
+}
+
+TEST(CaptureAssemblerTest, StreamEndingInsideAFragmentOrSource) {
+  std::vector<v1::CapturePart> parts = Split(Big(10), v1::HEAD, 4096);
+  // Drop the last piece of the final fragmented item or source, whichever comes last.
+  while (!parts.empty() && !(parts.back().has_fragment() || parts.back().has_source_chunk())) parts.pop_back();
+  ASSERT_FALSE(parts.empty());
+  parts.pop_back();
+  EXPECT_THAT(Assemble(std::move(parts)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the stream ended inside")));
+}
+
+TEST(CaptureAssemblerTest, RawTraceBytesAreNotImportedYet) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header()), IsOk());
+  v1::CapturePart raw;
+  raw.set_side(v1::HEAD);
+  raw.set_torch_trace("V1129 ...");
+  EXPECT_THAT(a.Add(raw), StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("TORCH_TRACE")));
+}
+
+TEST(CaptureAssemblerTest, EmptyPart) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(Header()), IsOk());
+  v1::CapturePart empty;
+  empty.set_side(v1::HEAD);
+  EXPECT_THAT(a.Add(empty), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("carries nothing")));
+}
+
+}  // namespace
+}  // namespace cl

@@ -1,0 +1,142 @@
+#include "capture/validate.h"
+
+#include "capture/capture_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::IsOk;
+using ::cl::testing::StatusIs;
+using ::testing::HasSubstr;
+
+// A small valid capture: one frame, two compiles, one graph of three nodes, one iteration, a kernel.
+v1::SessionCapture Valid() {
+  absl::StatusOr<v1::SessionCapture> c = ParseCaptureJson(R"json({
+    "schema": "0.5.0",
+    "session": {"id": "s", "rank": 0, "world_size": 1},
+    "frames": [{"id": 0, "name": "forward", "file": "m.py", "line": 3}],
+    "compiles": [
+      {"id": "0/0", "frame_id": 0, "frame_compile_id": 0, "status": "OK"},
+      {"id": "0/1_1", "frame_id": 0, "frame_compile_id": 1, "attempt": 1, "status": "OK",
+       "recompile_reasons": ["0/0: tensor 'x' size mismatch at index 0. expected 2, actual 4"]}
+    ],
+    "graphs": [{"id": "g0", "compile_id": "0/0", "stage": "POST_GRAD", "nodes": [
+      {"name": "x", "op": "placeholder"},
+      {"name": "relu", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "x"}]},
+      {"name": "output", "op": "output", "args": [{"node": "relu"}], "kwargs": {"k": {"literal": "1"}}}
+    ]}],
+    "iterations": [{"index": 0, "frame_id": 0, "compile_id": "0/0"}],
+    "kernels": [{"name": "k0", "graph_id": "g0", "source_nodes": ["relu"]}],
+    "sources": [{"path": "m.py", "text": "x"}]
+  })json");
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *c;
+}
+
+TEST(ValidateTest, AcceptsAConsistentCapture) { EXPECT_THAT(ValidateCapture(Valid()), IsOk()); }
+
+TEST(ValidateTest, CompileIdGrammar) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(1)->set_id("0/x");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("compiles[1].id: \"0/x\" is not a compile id")));
+}
+
+TEST(ValidateTest, CompileIdMustAgreeWithItsParts) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(1)->set_attempt(0);
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("compiles[1]: id \"0/1_1\" disagrees")));
+}
+
+TEST(ValidateTest, DuplicateIds) {
+  v1::SessionCapture c = Valid();
+  *c.add_compiles() = c.compiles(0);
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("compiles[2].id: \"0/0\" is used by another compile")));
+  c = Valid();
+  *c.add_frames() = c.frames(0);
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("frames[1].id")));
+}
+
+TEST(ValidateTest, DanglingReferencesAreNamed) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(0)->set_frame_id(7);
+  c.mutable_compiles(0)->set_id("7/0");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("compiles[0].frame_id: 7 names no frame")));
+  c = Valid();
+  c.mutable_graphs(0)->set_compile_id("9/9");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("graphs[0].compile_id: \"9/9\" names no compile")));
+  c = Valid();
+  c.mutable_iterations(0)->set_compile_id("0/5");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("iterations[0].compile_id")));
+  c = Valid();
+  c.mutable_kernels(0)->set_source_nodes(0, "ghost");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("kernels[0].source_nodes[0]: node \"ghost\" does not exist")));
+}
+
+TEST(ValidateTest, ANodeArgumentNamingAMissingNode) {
+  v1::SessionCapture c = Valid();
+  c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("mm_9");
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("graphs[0].nodes[1].args[0]: node \"mm_9\" is not defined before it in graph \"g0\"")));
+}
+
+TEST(ValidateTest, CyclesAreRefused) {
+  // relu uses output, which is defined after it: a cycle in an FX graph's order.
+  v1::SessionCapture c = Valid();
+  c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("output");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("graphs[0].nodes[1].args[0]")));
+}
+
+TEST(ValidateTest, KwargReferencesAreChecked) {
+  v1::SessionCapture c = Valid();
+  (*c.mutable_graphs(0)->mutable_nodes(2)->mutable_kwargs())["k"].set_node("nope");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("graphs[0].nodes[2].kwargs[\"k\"]")));
+}
+
+TEST(ValidateTest, CountsFurtherProblems) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(0)->set_id("bad");
+  c.mutable_compiles(1)->set_id("worse");
+  c.mutable_graphs(0)->mutable_nodes(0)->set_op("teleport");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("(and 4 more problems)")));
+}
+
+TEST(ValidateTest, HostileStringsAreEscapedInMessages) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(0)->set_id("<script>\n\x01");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("\"<script>\\n\\x01\" is not a compile id")));
+}
+
+TEST(ValidateTest, RankOutsideWorld) {
+  v1::SessionCapture c = Valid();
+  c.mutable_session()->set_rank(3);
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("session.rank")));
+}
+
+TEST(CompileIdTest, Parses) {
+  auto id = ParseCompileId("12/3_4");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->frame_id, 12u);
+  EXPECT_EQ(id->frame_compile_id, 3u);
+  EXPECT_EQ(id->attempt, 4u);
+  for (const char* bad : {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999"}) {
+    EXPECT_FALSE(ParseCompileId(bad).has_value()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace cl
