@@ -1,0 +1,25 @@
+#include "service/render/html_fragments.h"
+
+#include "absl/strings/str_cat.h"
+#include "service/render/location_format.h"
+
+namespace cl {
+
+absl::string_view OrDash(absl::string_view value) { return value.empty() ? "—" : value; }
+
+void WriteCodeLocation(const v1::Location& location, HtmlWriter& w) {
+  w.Tag("<code>").Text(FormatLocation(location, LocationStyle::kPage)).Tag("</code>");
+}
+
+void WriteMetaRow(Markup term, absl::string_view value, HtmlWriter& w) {
+  w.Tag("<dt>").Tag(term).Tag("</dt><dd>").Text(OrDash(value)).Tag("</dd>");
+}
+
+void WriteOmittedRows(int total, HtmlWriter& w) {
+  if (total <= kMaxTableRows) return;
+  w.Tag("<p class=\"muted\">… and ")
+      .Text(absl::StrCat(total - kMaxTableRows))
+      .Tag(" more row(s) in the JSON report.</p>\n");
+}
+
+}  // namespace cl

@@ -1,0 +1,52 @@
+// IR diff (base → head): the change summary, the matcher's quality figures, and one table per
+// kind of change.
+#include "absl/strings/str_cat.h"
+#include "service/render/html_fragments.h"
+#include "service/render/html_sections.h"
+#include "service/render/number_format.h"
+
+namespace cl {
+namespace {
+
+void WriteChangeTable(Markup heading,
+                      const google::protobuf::RepeatedPtrField<v1::NodeChange>& changes,
+                      HtmlWriter& w) {
+  if (changes.empty()) return;
+  w.Tag("<h3>").Tag(heading).Tag(" (").Text(absl::StrCat(changes.size())).Tag(")</h3>\n");
+  w.BeginTable({"node", "op", "what changed", "where", "confidence"});
+  for (int i = 0; i < ShownRows(changes.size()); ++i) {
+    const v1::NodeChange& change = changes[i];
+    w.Tag("<tr><td><code>").Text(OrDash(change.node())).Tag("</code></td><td>");
+    w.Text(OrDash(change.op())).Tag("</td><td>").Text(OrDash(change.change())).Tag("</td><td>");
+    WriteCodeLocation(change.location(), w);
+    w.Tag("</td><td>").Text(FormatFixed(change.confidence(), 2)).Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(changes.size(), w);
+}
+
+}  // namespace
+
+void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w) {
+  if (section.added().empty() && section.removed().empty() && section.modified().empty()) {
+    w.Tag("<p class=\"good\">The compiled graph is unchanged: no node added, removed or "
+          "modified.</p>");
+  } else {
+    w.Tag("<p class=\"warn\">The compiled graph changed: <strong>")
+        .Text(absl::StrCat(section.added().size()))
+        .Tag("</strong> added, <strong>")
+        .Text(absl::StrCat(section.removed().size()))
+        .Tag("</strong> removed, <strong>")
+        .Text(absl::StrCat(section.modified().size()))
+        .Tag("</strong> modified node(s).</p>");
+  }
+  w.Tag("<dl class=\"meta\">");
+  WriteMetaRow("match coverage", FormatPercent(section.match_coverage()), w);
+  WriteMetaRow("anchor uniqueness", FormatPercent(section.anchor_uniqueness()), w);
+  w.Tag("</dl>");
+  WriteChangeTable("added", section.added(), w);
+  WriteChangeTable("removed", section.removed(), w);
+  WriteChangeTable("modified", section.modified(), w);
+}
+
+}  // namespace cl

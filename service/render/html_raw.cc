@@ -1,0 +1,42 @@
+// Raw artifacts (the capture's counts) and the diagnostics the import and validation recorded.
+#include "absl/strings/str_cat.h"
+#include "service/render/html_fragments.h"
+#include "service/render/html_sections.h"
+
+namespace cl {
+
+void WriteRawBody(const v1::RawSection& raw, HtmlWriter& w) {
+  w.Tag("<dl class=\"meta\">");
+  WriteMetaRow("schema", raw.schema(), w);
+  WriteMetaRow("recompilations", absl::StrCat(raw.recompilations()), w);
+  WriteMetaRow("compiled graphs", absl::StrCat(raw.compiled_graphs()), w);
+  WriteMetaRow("graph breaks", absl::StrCat(raw.graph_breaks()), w);
+  WriteMetaRow("iterations", absl::StrCat(raw.iterations()), w);
+  w.Tag("</dl><p class=\"muted\">The machine-readable <code>.cls.json</code> is the source of "
+        "truth for this report.</p>");
+}
+
+void WriteDiagnosticsBody(
+    const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics, HtmlWriter& w) {
+  w.Tag("<p class=\"muted\">")
+      .Text(absl::StrCat(diagnostics.size()))
+      .Tag(" import or validation note(s), recorded rather than dropped.</p>\n");
+  w.BeginTable({"severity", "where", "message"});
+  for (int i = 0; i < ShownRows(diagnostics.size()); ++i) {
+    const v1::Diagnostic& d = diagnostics[i];
+    const bool serious =
+        d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR;
+    if (serious) {
+      w.Tag("<tr><td class=\"warn\">");
+    } else {
+      w.Tag("<tr><td>");
+    }
+    w.Text(OrDash(v1::Diagnostic::Severity_Name(d.severity()))).Tag("</td><td><code>");
+    w.Text(OrDash(d.where())).Tag("</code></td><td>").Text(OrDash(d.message()));
+    w.Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(diagnostics.size(), w);
+}
+
+}  // namespace cl

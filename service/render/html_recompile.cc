@@ -1,0 +1,124 @@
+// Recompile summary: how often and why dynamo recompiled, the observed guard transitions, what
+// to change, and the related cache-size-limit hits and graph breaks.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "service/render/html_fragments.h"
+#include "service/render/html_sections.h"
+#include "service/render/location_format.h"
+
+namespace cl {
+namespace {
+
+void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.total() == 0) {
+    w.Tag("<p class=\"good\">No recompilations.</p>");
+    return;
+  }
+  w.Tag("<p><strong>")
+      .Text(absl::StrCat(section.total()))
+      .Tag("</strong> recompilation(s), across <strong>")
+      .Text(absl::StrCat(section.categories()))
+      .Tag("</strong> guard categor(y/ies).</p>");
+  const v1::RecompileFrame& frame = section.frame();
+  const bool has_location = HasLocation(frame.location());
+  if (frame.name().empty() && !has_location) return;
+  w.Tag("<p class=\"muted\">Recompiling <code>").Text(OrDash(frame.name())).Tag("</code>");
+  if (has_location) {
+    w.Tag(" at ");
+    WriteCodeLocation(frame.location(), w);
+  }
+  w.Tag(".</p>");
+}
+
+void WriteClusters(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.clusters().empty()) return;
+  w.BeginTable({"category", "count", "axis", "observed values"});
+  for (int i = 0; i < ShownRows(section.clusters().size()); ++i) {
+    const v1::RecompileCluster& cluster = section.clusters(i);
+    // A size or stride guard names its dimension ("x[0]"); any other guard names its variable.
+    const std::string& axis = cluster.axis().empty() ? cluster.variable() : cluster.axis();
+    w.Tag("<tr><td>").Text(OrDash(cluster.category())).Tag("</td><td>");
+    w.Text(absl::StrCat(cluster.count())).Tag("</td><td><code>").Text(OrDash(axis));
+    w.Tag("</code></td><td>").Text(OrDash(absl::StrJoin(cluster.transitions(), ", ")));
+    w.Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(section.clusters().size(), w);
+}
+
+// Only when more than one frame recompiled: the headline already names the single one.
+void WriteFrames(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.frames().size() < 2) return;
+  w.Tag("<h3>Frames that recompiled (").Text(absl::StrCat(section.frames().size())).Tag(")</h3>\n");
+  w.BeginTable({"frame", "where", "recompiles"});
+  for (int i = 0; i < ShownRows(section.frames().size()); ++i) {
+    const v1::RecompileFrame& frame = section.frames(i);
+    w.Tag("<tr><td><code>").Text(OrDash(frame.name())).Tag("</code></td><td>");
+    WriteCodeLocation(frame.location(), w);
+    w.Tag("</td><td>").Text(absl::StrCat(frame.recompiles())).Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(section.frames().size(), w);
+}
+
+void WriteSuggestions(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.suggestions().empty()) return;
+  w.Tag("<h3>Top suggestions</h3>\n<ol>\n");
+  for (const v1::Suggestion& suggestion : section.suggestions()) {
+    w.Tag("<li>").Text(suggestion.text());
+    if (!suggestion.evidence().empty()) {
+      w.Tag("<br><span class=\"muted\">evidence: ").Text(suggestion.evidence()).Tag("</span>");
+    }
+    w.Tag("</li>\n");
+  }
+  w.Tag("</ol>\n");
+}
+
+void WriteCacheLimitHits(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.cache_limit_hits().empty()) return;
+  w.Tag("<h3>Cache-size limit hits (")
+      .Text(absl::StrCat(section.cache_limit_hits().size()))
+      .Tag(")</h3>\n");
+  w.BeginTable({"frame", "where", "limit", "value", "evidence"});
+  for (int i = 0; i < ShownRows(section.cache_limit_hits().size()); ++i) {
+    const v1::CacheLimitHit& hit = section.cache_limit_hits(i);
+    w.Tag("<tr><td><code>").Text(OrDash(hit.frame())).Tag("</code></td><td>");
+    WriteCodeLocation(hit.location(), w);
+    w.Tag("</td><td><code>").Text(OrDash(hit.limit())).Tag("</code></td><td>");
+    w.Text(absl::StrCat(hit.value())).Tag("</td><td>").Text(OrDash(hit.evidence()));
+    w.Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(section.cache_limit_hits().size(), w);
+}
+
+void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
+  if (section.graph_breaks().empty()) return;
+  w.Tag("<h3>Graph breaks (").Text(absl::StrCat(section.graph_breaks().size())).Tag(")</h3>\n");
+  w.BeginTable({"reason", "category", "count", "where", "remedy"});
+  for (int i = 0; i < ShownRows(section.graph_breaks().size()); ++i) {
+    const v1::GraphBreakSummary& brk = section.graph_breaks(i);
+    w.Tag("<tr><td>").Text(OrDash(brk.reason()));
+    if (brk.frame_skipped()) w.Tag(" <span class=\"warn\">(the whole frame ran eager)</span>");
+    w.Tag("</td><td>").Text(OrDash(brk.category())).Tag("</td><td>");
+    w.Text(absl::StrCat(brk.count())).Tag("</td><td>");
+    if (!brk.frame().empty()) w.Tag("<code>").Text(brk.frame()).Tag("</code> ");
+    WriteCodeLocation(brk.location(), w);
+    w.Tag("</td><td>").Text(OrDash(brk.remedy())).Tag("</td></tr>\n");
+  }
+  w.EndTable();
+  WriteOmittedRows(section.graph_breaks().size(), w);
+}
+
+}  // namespace
+
+void WriteRecompileBody(const v1::RecompileSection& section, HtmlWriter& w) {
+  WriteHeadline(section, w);
+  WriteClusters(section, w);
+  WriteFrames(section, w);
+  WriteSuggestions(section, w);
+  WriteCacheLimitHits(section, w);
+  WriteGraphBreaks(section, w);
+}
+
+}  // namespace cl

@@ -1,0 +1,101 @@
+// RenderHtml: the page skeleton (head, CSP, style sheet, header) and the section frames. Each
+// section is a <details open> with the seed's id and heading; a pass that was skipped or failed
+// shows its reason in place of a body, and the rest of the page still renders.
+#include "service/render/html.h"
+
+#include "service/render/html_sections.h"
+#include "service/render/html_writer.h"
+#include "service/render/report_css.h"
+
+namespace cl {
+namespace {
+
+// The page's <head>. The CSP is the second line of defence after escaping: even markup that
+// slipped through could neither run a script nor load anything.
+void WriteHead(HtmlWriter& w) {
+  w.Tag("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+        "'unsafe-inline'\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>compile-lens session report</title>\n<style>\n")
+      .Tag(ReportCss())
+      .Tag("</style>\n</head>\n");
+}
+
+void WriteHeader(const v1::Metadata& metadata, HtmlWriter& w) {
+  w.Tag("<header>\n<h1>compile-lens session report</h1>\n<p class=\"sub\">torch ");
+  w.Text(metadata.torch_version().empty() ? "unknown" : metadata.torch_version());
+  if (!metadata.started_at().empty()) w.Tag(" · ").Text(metadata.started_at());
+  w.Tag("</p>\n</header>\n");
+}
+
+void OpenSection(Markup id, Markup title, HtmlWriter& w) {
+  w.Tag("<details open id=\"").Tag(id).Tag("\">\n<summary><h2>").Tag(title);
+  w.Tag("</h2></summary>\n<div class=\"body\">");
+}
+
+void CloseSection(HtmlWriter& w) { w.Tag("</div>\n</details>\n"); }
+
+// A section written by a pass: its body when the pass ran, else why not.
+template <typename Section>
+void WritePassSection(Markup id, Markup title, const Section& section,
+                      void (*write_body)(const Section&, HtmlWriter&), HtmlWriter& w) {
+  OpenSection(id, title, w);
+  switch (section.status()) {
+    case v1::OK:
+      write_body(section, w);
+      break;
+    case v1::SKIPPED:
+      if (section.reason().empty()) {
+        w.Tag("<p class=\"muted\">Skipped.</p>");
+      } else {
+        w.Tag("<p class=\"muted\">Skipped: ").Text(section.reason()).Tag("</p>");
+      }
+      break;
+    case v1::ERROR:
+      w.Tag("<p class=\"warn\">This pass failed: ").Text(section.reason()).Tag("</p>");
+      break;
+    default:
+      // No status at all: the report came from an engine that did not run this pass.
+      w.Tag("<p class=\"muted\">No result: this pass did not run.</p>");
+      break;
+  }
+  CloseSection(w);
+}
+
+}  // namespace
+
+std::string RenderHtml(const v1::AnalysisReport& report) {
+  HtmlWriter w;
+  WriteHead(w);
+  w.Tag("<body>\n");
+  WriteHeader(report.metadata(), w);
+  w.Tag("<main>\n");
+
+  OpenSection("metadata", "Session metadata", w);
+  WriteMetadataBody(report.metadata(), w);
+  CloseSection(w);
+  WritePassSection("ir-diff", "IR Diff (base → head)", report.ir_diff(), &WriteIrDiffBody, w);
+  WritePassSection("recompile", "Recompile summary", report.recompile(), &WriteRecompileBody, w);
+  WritePassSection("cache-stability", "Cache stability", report.cache_stability(),
+                   &WriteCacheStabilityBody, w);
+  WritePassSection("divergence", "Divergence (eager vs compiled)", report.divergence(),
+                   &WriteDivergenceBody, w);
+  WritePassSection("lint", "Lint (Tool 4)", report.lint(), &WriteLintBody, w);
+  WritePassSection("fusion", "Fusion opportunities (CODA)", report.fusion(), &WriteFusionBody,
+                   w);
+  WritePassSection("roofline", "Roofline (Tool 5)", report.roofline(), &WriteRooflineBody, w);
+  OpenSection("raw", "Raw artifacts", w);
+  WriteRawBody(report.raw(), w);
+  CloseSection(w);
+  if (!report.diagnostics().empty()) {
+    OpenSection("diagnostics", "Diagnostics", w);
+    WriteDiagnosticsBody(report.diagnostics(), w);
+    CloseSection(w);
+  }
+
+  w.Tag("</main>\n</body>\n</html>\n");
+  return w.Release();
+}
+
+}  // namespace cl

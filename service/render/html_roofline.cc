@@ -1,0 +1,65 @@
+// Roofline: per kernel, how close it runs to the GPU's memory or compute roof. Kernels whose
+// flops/bytes were estimated from the graph (no measured features) are marked as estimates.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "service/render/html_fragments.h"
+#include "service/render/html_sections.h"
+#include "service/render/number_format.h"
+
+namespace cl {
+namespace {
+
+// FLOP/s figures; zero means "not known" (no measured time, no spec for the GPU).
+std::string Rate(double flops_per_second) {
+  return flops_per_second > 0 ? FormatSi(flops_per_second, "FLOP/s") : "—";
+}
+
+std::string Bytes(double bytes) {
+  if (!(bytes >= 0) || bytes > 1.8e19) return FormatSi(bytes, "B");  // nan or beyond uint64
+  return FormatBytes(static_cast<uint64_t>(std::llround(bytes)));
+}
+
+void WriteKernelRow(const v1::RooflineKernel& kernel, HtmlWriter& w) {
+  w.Tag("<tr><td><code>").Text(OrDash(kernel.name())).Tag("</code>");
+  if (kernel.estimated()) w.Tag(" <span class=\"muted\">(estimate)</span>");
+  w.Tag("</td><td>").Text(FormatSi(kernel.flops(), "FLOP")).Tag("</td><td>");
+  w.Text(Bytes(kernel.bytes())).Tag("</td><td>");
+  w.Text(absl::StrCat(FormatFixed(kernel.intensity(), 2), " FLOP/B")).Tag("</td><td>");
+  w.Text(Rate(kernel.achieved())).Tag("</td><td>").Text(Rate(kernel.attainable()));
+  w.Tag("</td><td>").Text(OrDash(kernel.bound())).Tag("</td></tr>\n");
+}
+
+}  // namespace
+
+void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
+  const auto& kernels = section.kernels();
+  const bool measured = std::any_of(kernels.begin(), kernels.end(),
+                                    [](const v1::RooflineKernel& k) { return !k.estimated(); });
+  if (!measured) {
+    w.Tag("<p class=\"muted\">No kernel carried the flops/bytes features the roofline model "
+          "needs");
+    if (!section.gpu().empty()) w.Tag(" (GPU: <code>").Text(section.gpu()).Tag("</code>)");
+    w.Tag(".</p>");
+  }
+  if (!section.note().empty()) w.Tag("<p class=\"muted\">").Text(section.note()).Tag("</p>");
+  if (kernels.empty()) return;
+  if (measured) {
+    w.Tag("<dl class=\"meta\">");
+    WriteMetaRow("GPU", section.gpu(), w);
+    w.Tag("</dl>");
+  } else {
+    w.Tag("<p class=\"muted\">The figures below are estimated analytically from the graph "
+          "(mm, bmm, addmm, conv, sdpa), not measured.</p>");
+  }
+  w.Tag("\n");
+  w.BeginTable(
+      {"kernel", "flops", "bytes", "intensity", "achieved", "attainable", "bound"});
+  for (int i = 0; i < ShownRows(kernels.size()); ++i) WriteKernelRow(kernels[i], w);
+  w.EndTable();
+  WriteOmittedRows(kernels.size(), w);
+}
+
+}  // namespace cl

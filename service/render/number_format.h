@@ -1,0 +1,28 @@
+// How numbers read in the report, in HTML and text alike. The formats are the seed's
+// (seed/hero.html), so a report always reads the same whatever produced it:
+//   FormatPercent(1.0)        "100%"     integer percent; never rounds up to 100% or down to 0%
+//                                        when the value is not exactly 1 or 0 ("99%", "<1%")
+//   FormatFixed(1.0, 2)       "1.00"     confidences, speedup bounds
+//   FormatScientific(5.033)   "5.033e0"  4 significant digits, exponent without '+' or zeros
+//   FormatBytes(270336)       "264 KiB"  binary units; one decimal only when not whole
+//   FormatSi(3.1e12, "FLOP")  "3.1 TFLOP" 3 significant digits with an SI prefix
+// Non-finite values read "nan", "inf" or "-inf" everywhere.
+#ifndef SERVICE_RENDER_NUMBER_FORMAT_H_
+#define SERVICE_RENDER_NUMBER_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace cl {
+
+std::string FormatPercent(double fraction);
+std::string FormatFixed(double value, int decimals);
+std::string FormatScientific(double value);
+std::string FormatBytes(uint64_t bytes);
+std::string FormatSi(double value, absl::string_view unit);
+
+}  // namespace cl
+
+#endif  // SERVICE_RENDER_NUMBER_FORMAT_H_

@@ -1,0 +1,277 @@
+// RenderText: the terminal summary. One headline per section ("recompile: 3 recompilation(s) in
+// forward (examples/hero_scene.py:86); size x[0]: 16→32, …") and, under it, at most a few
+// indented lines with the findings that matter most; the HTML and JSON reports have the rest.
+#include "service/render/text.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "service/render/location_format.h"
+#include "service/render/number_format.h"
+#include "service/render/terminal_writer.h"
+
+namespace cl {
+namespace {
+
+constexpr int kMaxItems = 3;
+
+std::string Where(const v1::Location& location) {
+  return FormatLocation(location, LocationStyle::kTerminal);
+}
+
+// "  … and 4 more" after a list cut at kMaxItems.
+void WriteMore(int total, TerminalWriter& t) {
+  if (total <= kMaxItems) return;
+  t.Text("  ").Styled(Style::kMuted, absl::StrCat("… and ", total - kMaxItems, " more")).EndLine();
+}
+
+void WriteName(absl::string_view name, TerminalWriter& t) {
+  t.Styled(Style::kTitle, name).Text(": ");
+}
+
+// Writes the headline for a section that did not run; returns false when it did (status OK).
+template <typename Section>
+bool WroteNotRun(absl::string_view name, const Section& section, TerminalWriter& t) {
+  if (section.status() == v1::OK) return false;
+  WriteName(name, t);
+  switch (section.status()) {
+    case v1::SKIPPED:
+      t.Styled(Style::kMuted, section.reason().empty()
+                                  ? std::string("skipped")
+                                  : absl::StrCat("skipped (", section.reason(), ")"));
+      break;
+    case v1::ERROR:
+      t.Styled(Style::kError, absl::StrCat("this pass failed: ", section.reason()));
+      break;
+    default:
+      t.Styled(Style::kMuted, "no result (this pass did not run)");
+      break;
+  }
+  t.EndLine();
+  return true;
+}
+
+void WriteHeader(const v1::Metadata& m, TerminalWriter& t) {
+  t.Styled(Style::kTitle, "compile-lens session report");
+  t.Text(absl::StrCat(" — torch ", m.torch_version().empty() ? "unknown" : m.torch_version()));
+  if (!m.started_at().empty()) t.Text(absl::StrCat(" · ", m.started_at()));
+  t.EndLine();
+  if (!m.session_id().empty()) t.Styled(Style::kMuted, absl::StrCat("session ", m.session_id()));
+  if (!m.session_id().empty()) t.EndLine();
+}
+
+void WriteIrDiff(const v1::IrDiffSection& s, TerminalWriter& t) {
+  if (WroteNotRun("ir-diff", s, t)) return;
+  WriteName("ir-diff", t);
+  const int changed = s.added().size() + s.removed().size() + s.modified().size();
+  t.Styled(changed == 0 ? Style::kGood : Style::kWarn,
+           changed == 0 ? std::string("graph unchanged")
+                        : absl::StrCat(s.modified().size(), " modified, ", s.added().size(),
+                                       " added, ", s.removed().size(), " removed"));
+  t.Text(absl::StrCat(" (match coverage ", FormatPercent(s.match_coverage()),
+                      ", anchor uniqueness ", FormatPercent(s.anchor_uniqueness()), ")"));
+  t.EndLine();
+  int shown = 0;
+  for (const auto* group : {&s.modified(), &s.added(), &s.removed()}) {
+    for (const v1::NodeChange& c : *group) {
+      if (shown++ >= kMaxItems) break;
+      t.Text(absl::StrCat("  ", c.node(), " (", c.op(), "): ", c.change(), " at ",
+                          Where(c.location()), ", confidence ", FormatFixed(c.confidence(), 2)));
+      t.EndLine();
+    }
+  }
+  WriteMore(changed, t);
+}
+
+void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
+  if (WroteNotRun("recompile", s, t)) return;
+  WriteName("recompile", t);
+  if (s.total() == 0) {
+    t.Styled(Style::kGood, "no recompilations");
+  } else {
+    t.Styled(Style::kWarn, absl::StrCat(s.total(), " recompilation(s)"));
+    if (!s.frame().name().empty()) {
+      t.Text(absl::StrCat(" in ", s.frame().name()));
+      if (HasLocation(s.frame().location())) {
+        t.Text(absl::StrCat(" (", Where(s.frame().location()), ")"));
+      }
+    }
+    for (int i = 0; i < std::min(s.clusters().size(), kMaxItems); ++i) {
+      const v1::RecompileCluster& c = s.clusters(i);
+      const std::string& axis = c.axis().empty() ? c.variable() : c.axis();
+      t.Text(absl::StrCat("; ", c.category(), " ", axis, ": ", absl::StrJoin(c.transitions(), ", ")));
+    }
+  }
+  t.EndLine();
+  if (!s.suggestions().empty()) {
+    t.Text("  suggestion: ").Text(s.suggestions(0).text()).EndLine();
+  }
+  if (!s.cache_limit_hits().empty()) {
+    const v1::CacheLimitHit& hit = s.cache_limit_hits(0);
+    t.Text("  ").Styled(Style::kWarn, absl::StrCat(s.cache_limit_hits().size(),
+                                                   " cache-size limit hit(s)"));
+    t.Text(absl::StrCat(": ", hit.frame(), " hit ", hit.limit(), " = ", hit.value())).EndLine();
+  }
+  if (!s.graph_breaks().empty()) {
+    t.Text("  ").Styled(Style::kWarn, absl::StrCat(s.graph_breaks().size(), " graph break(s)"));
+    t.EndLine();
+    for (int i = 0; i < std::min(s.graph_breaks().size(), kMaxItems); ++i) {
+      const v1::GraphBreakSummary& b = s.graph_breaks(i);
+      t.Text(absl::StrCat("    ", b.reason(), " at ", Where(b.location()), " ×", b.count()));
+      t.EndLine();
+    }
+    WriteMore(s.graph_breaks().size(), t);
+  }
+}
+
+void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) {
+  if (WroteNotRun("cache-stability", s, t)) return;
+  WriteName("cache-stability", t);
+  if (s.findings().empty()) {
+    t.Styled(Style::kGood, "no silently-stale-cache findings").EndLine();
+    return;
+  }
+  t.Styled(Style::kWarn, absl::StrCat(s.findings().size(), " silently-stale-cache finding(s)"));
+  t.EndLine();
+  for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
+    const v1::CacheStabilityFinding& f = s.findings(i);
+    t.Text(absl::StrCat("  ", f.state_key(), " at iteration ", f.iteration(), " (cache entry ",
+                        f.compile_id(), "): ", f.evidence()));
+    t.EndLine();
+  }
+  WriteMore(s.findings().size(), t);
+}
+
+std::string Cause(const v1::BisectCulprit& cause) {
+  if (cause.name().empty()) return "not attributed";
+  switch (cause.kind()) {
+    case v1::BisectCulprit::BACKEND: return absl::StrCat("backend ", cause.name());
+    case v1::BisectCulprit::SUBSYSTEM: return absl::StrCat("subsystem ", cause.name());
+    case v1::BisectCulprit::PASS: return absl::StrCat("pass ", cause.name());
+    default: return cause.name();
+  }
+}
+
+void WriteDivergence(const v1::DivergenceSection& s, TerminalWriter& t) {
+  if (WroteNotRun("divergence", s, t)) return;
+  WriteName("divergence", t);
+  if (s.first_divergent_layer().empty()) {
+    t.Styled(Style::kGood, "matches eager");
+    t.Text(absl::StrCat(" (", s.layers_compared(), " layer(s) compared)")).EndLine();
+    return;
+  }
+  t.Styled(Style::kWarn, absl::StrCat(s.first_divergent_layer(), " diverges first"));
+  t.Text(absl::StrCat(" (max abs diff ", FormatScientific(s.max_abs_diff()), ", ",
+                      s.layers_compared(), " layer(s) compared); cause: ", Cause(s.cause())));
+  t.EndLine();
+}
+
+void WriteLint(const v1::LintSection& s, TerminalWriter& t) {
+  if (WroteNotRun("lint", s, t)) return;
+  WriteName("lint", t);
+  if (s.findings().empty()) {
+    t.Styled(Style::kGood, "no known-risky pattern").EndLine();
+    return;
+  }
+  t.Styled(Style::kWarn, absl::StrCat(s.findings().size(), s.escalated()
+                                                               ? " pattern(s), rated"
+                                                               : " candidate pattern(s)"));
+  if (!s.escalated()) t.Text(" (not yet escalated; pass --db <correctness.toml> to rate)");
+  t.EndLine();
+  for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
+    const v1::LintFinding& f = s.findings(i);
+    t.Text(absl::StrCat("  ", f.pattern(), " at ", Where(f.location()), " (", f.confidence()));
+    if (s.escalated() && !f.severity().empty()) t.Text(absl::StrCat(", ", f.severity()));
+    t.Text(")").EndLine();
+  }
+  WriteMore(s.findings().size(), t);
+}
+
+void WriteFusion(const v1::FusionSection& s, TerminalWriter& t) {
+  if (WroteNotRun("fusion", s, t)) return;
+  WriteName("fusion", t);
+  if (s.opportunities().empty()) {
+    t.Styled(Style::kGood, "no unfused algebraic chain").EndLine();
+    return;
+  }
+  t.Text(absl::StrCat(s.opportunities().size(), " opportunit(y/ies), upper bounds for ranking"));
+  t.EndLine();
+  for (int i = 0; i < std::min(s.opportunities().size(), kMaxItems); ++i) {
+    const v1::FusionOpportunity& o = s.opportunities(i);
+    std::string line = absl::StrCat("  ", o.pattern());
+    if (o.count() > 1) absl::StrAppend(&line, " ×", o.count());
+    absl::StrAppend(&line, " at ", Where(o.location()));
+    if (o.hbm_bytes_before() > 0) {
+      absl::StrAppend(&line, ": HBM ", FormatBytes(o.hbm_bytes_before()), " → ",
+                      FormatBytes(o.hbm_bytes_after()));
+    }
+    if (o.speedup_bound() > 0) {
+      absl::StrAppend(&line, ", ≤ ", FormatFixed(o.speedup_bound(), 2), "×");
+    }
+    t.Text(line).EndLine();
+  }
+  WriteMore(s.opportunities().size(), t);
+}
+
+void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
+  if (WroteNotRun("roofline", s, t)) return;
+  WriteName("roofline", t);
+  const std::string gpu = s.gpu().empty() ? "" : absl::StrCat(" (GPU ", s.gpu(), ")");
+  if (s.kernels().empty()) {
+    t.Styled(Style::kMuted, absl::StrCat("no kernel carried flops/bytes", gpu)).EndLine();
+    return;
+  }
+  t.Text(absl::StrCat(s.kernels().size(), " kernel(s)", gpu)).EndLine();
+  for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
+    const v1::RooflineKernel& k = s.kernels(i);
+    t.Text(absl::StrCat("  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",
+                        k.bound().empty() ? "bound unknown" : absl::StrCat(k.bound(), "-bound"),
+                        k.estimated() ? " (estimate)" : ""));
+    t.EndLine();
+  }
+  WriteMore(s.kernels().size(), t);
+}
+
+void WriteRaw(const v1::RawSection& r, TerminalWriter& t) {
+  WriteName("raw", t);
+  t.Text(absl::StrCat("schema ", r.schema().empty() ? "?" : r.schema(), " · ", r.recompilations(),
+                      " recompilation(s) · ", r.compiled_graphs(), " compiled graph(s) · ",
+                      r.graph_breaks(), " graph break(s) · ", r.iterations(), " iteration(s)"));
+  t.EndLine();
+}
+
+void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
+  if (report.diagnostics().empty()) return;
+  WriteName("diagnostics", t);
+  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s)")).EndLine();
+  for (int i = 0; i < std::min(report.diagnostics().size(), kMaxItems); ++i) {
+    const v1::Diagnostic& d = report.diagnostics(i);
+    const bool serious =
+        d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR;
+    t.Text("  ").Styled(serious ? Style::kWarn : Style::kPlain,
+                        v1::Diagnostic::Severity_Name(d.severity()));
+    t.Text(absl::StrCat(" ", d.where(), ": ", d.message())).EndLine();
+  }
+  WriteMore(report.diagnostics().size(), t);
+}
+
+}  // namespace
+
+std::string RenderText(const v1::AnalysisReport& report, bool color) {
+  TerminalWriter t(color);
+  WriteHeader(report.metadata(), t);
+  WriteIrDiff(report.ir_diff(), t);
+  WriteRecompile(report.recompile(), t);
+  WriteCacheStability(report.cache_stability(), t);
+  WriteDivergence(report.divergence(), t);
+  WriteLint(report.lint(), t);
+  WriteFusion(report.fusion(), t);
+  WriteRoofline(report.roofline(), t);
+  WriteRaw(report.raw(), t);
+  WriteDiagnostics(report, t);
+  return t.Release();
+}
+
+}  // namespace cl

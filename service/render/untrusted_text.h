@@ -1,0 +1,36 @@
+// Makes an untrusted string (anything from an uploaded capture) safe to *display*: valid UTF-8,
+// with the characters that change how surrounding text reads shown as visible escapes.
+//
+// This is not HTML escaping (html_escape.h builds on it); it is what both the HTML page and the
+// terminal summary need before any byte of capture data reaches a reader:
+//   - invalid UTF-8 (bad lead bytes, truncated or overlong sequences, surrogates) becomes U+FFFD,
+//     so the page stays valid UTF-8 and nothing decodes differently in another reader;
+//   - C0 controls, DEL and C1 controls (ESC starts terminal escape sequences) become "[U+001B]";
+//   - bidirectional overrides, embeddings and isolates (U+202A-U+202E, U+2066-U+2069) become
+//     "[U+202E]": they reorder what the reader sees ("Trojan Source", CVE-2021-42574).
+#ifndef SERVICE_RENDER_UNTRUSTED_TEXT_H_
+#define SERVICE_RENDER_UNTRUSTED_TEXT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace cl {
+
+enum class Newlines {
+  kKeep,     // '\n' and '\t' pass through (HTML collapses them into spaces).
+  kFlatten,  // '\n' and '\t' become a space: one terminal line stays one line.
+};
+
+// Returns `in` as valid UTF-8 with controls and bidi overrides made visible (see above).
+std::string ScrubUntrusted(absl::string_view in, Newlines newlines);
+
+// Only the first rule: `in` with every byte that is not part of a well-formed UTF-8 sequence
+// replaced by U+FFFD, everything else unchanged. For renderings that escape controls themselves
+// (JSON) but must not emit invalid UTF-8.
+std::string ToValidUtf8(absl::string_view in);
+bool IsValidUtf8(absl::string_view in);
+
+}  // namespace cl
+
+#endif  // SERVICE_RENDER_UNTRUSTED_TEXT_H_

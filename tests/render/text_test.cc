@@ -1,0 +1,114 @@
+// The terminal summary: the hero's lines (golden), colour only when asked, every section's
+// status, and hostile strings that can neither colour the terminal nor forge a line.
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "service/render/text.h"
+#include "tests/render/golden.h"
+#include "tests/render/hero_report.h"
+#include "tests/render/hostile_report.h"
+#include "tests/render/page_text.h"
+
+namespace cl {
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(TextTest, HeroMatchesGoldenFile) {
+  testing::ExpectMatchesGolden("hero.txt", RenderText(testing::HeroReport(), /*color=*/false));
+}
+
+TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {
+  const std::string text = RenderText(testing::HeroReport(), /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("recompile: 3 recompilation(s) in forward "
+                              "(examples/hero_scene.py:86); size x[0]: 16→32, 16→64, 16→128\n"
+                              "  suggestion: `x` dim 0 keeps changing size"));
+  EXPECT_THAT(text, HasSubstr("divergence: blocks.0.norm diverges first (max abs diff 5.033e0, 2 "
+                              "layer(s) compared); cause: pass post_grad_custom_post_pass\n"));
+  EXPECT_THAT(text, HasSubstr("sub (aten.sub.Tensor): operands reordered at "
+                              "examples/hero_scene.py:89, confidence 1.00\n"));
+  EXPECT_THAT(text, HasSubstr("GEMM → +resid → RMSNorm → GEMM ×3 at "
+                              "examples/hero_scene.py:69-72: HBM 264 KiB → 184 KiB, ≤ 1.43×\n"));
+}
+
+TEST(TextTest, ColourOnlyWhenAsked) {
+  EXPECT_THAT(RenderText(testing::HeroReport(), /*color=*/false), Not(HasSubstr("\x1b")));
+  const std::string coloured = RenderText(testing::HeroReport(), /*color=*/true);
+  EXPECT_THAT(coloured, HasSubstr("\x1b[1mrecompile\x1b[0m: \x1b[33m3 recompilation(s)\x1b[0m"));
+  EXPECT_THAT(coloured, HasSubstr("\x1b[32mno silently-stale-cache findings\x1b[0m"));
+}
+
+TEST(TextTest, SkippedAndFailedSectionsSaySo) {
+  v1::AnalysisReport report = testing::HeroReport();
+  report.mutable_ir_diff()->Clear();
+  report.mutable_ir_diff()->set_status(v1::SKIPPED);
+  report.mutable_ir_diff()->set_reason("no base capture");
+  report.mutable_lint()->set_status(v1::ERROR);
+  report.mutable_lint()->set_reason("tree-sitter: parse failed");
+  const std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("\nir-diff: skipped (no base capture)\n"));
+  EXPECT_THAT(text, HasSubstr("\nlint: this pass failed: tree-sitter: parse failed\n"));
+  EXPECT_THAT(RenderText(report, /*color=*/true),
+              HasSubstr("\x1b[1;31mthis pass failed: tree-sitter: parse failed\x1b[0m"));
+}
+
+TEST(TextTest, EmptyReportRenders) {
+  const std::string text = RenderText(v1::AnalysisReport(), /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("compile-lens session report — torch unknown\n"));
+  EXPECT_THAT(text, HasSubstr("recompile: no result (this pass did not run)\n"));
+  EXPECT_THAT(text, HasSubstr("raw: schema ? · 0 recompilation(s)"));
+}
+
+std::string StripSgr(std::string text) {
+  for (const char* code : {"\x1b[0m", "\x1b[1m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m", "\x1b[2m"}) {
+    absl::StrReplaceAll({{code, ""}}, &text);
+  }
+  return text;
+}
+
+// A line the renderer starts: an indented item, the title, the session, or "<section>: ".
+bool StartsAsTheRendererDoes(absl::string_view line) {
+  if (absl::StartsWith(line, "  ") || absl::StartsWith(line, "compile-lens session report — ") ||
+      absl::StartsWith(line, "session ")) {
+    return true;
+  }
+  for (const char* name : {"ir-diff", "recompile", "cache-stability", "divergence", "lint",
+                           "fusion", "roofline", "raw", "diagnostics"}) {
+    if (absl::StartsWith(line, absl::StrCat(name, ": "))) return true;
+  }
+  return false;
+}
+
+// Every line of the summary starts with a section name or an indent: a newline in a capture
+// string cannot start a line of its own, and no escape sequence comes through.
+TEST(TextTest, HostileStringsStayInert) {
+  for (const bool color : {false, true}) {
+    const std::string text = RenderText(testing::HostileReport(), color);
+    EXPECT_TRUE(testing::IsValidUtf8(text));
+    EXPECT_THAT(text, Not(HasSubstr("\u202E")));
+    EXPECT_THAT(text, HasSubstr(std::string(testing::kHostileTerminal)));
+    for (absl::string_view line : absl::StrSplit(StripSgr(text), '\n', absl::SkipEmpty())) {
+      EXPECT_TRUE(StartsAsTheRendererDoes(line)) << line;
+    }
+    // The only escape sequences are the renderer's own SGR codes.
+    for (size_t at = text.find('\x1b'); at != std::string::npos; at = text.find('\x1b', at + 1)) {
+      const std::string code = text.substr(at, text.find('m', at) - at + 1);
+      EXPECT_THAT(code, ::testing::AnyOf("\x1b[0m", "\x1b[1m", "\x1b[32m", "\x1b[33m",
+                                         "\x1b[1;31m", "\x1b[2m"));
+    }
+    if (!color) {
+      EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cl
