@@ -1,0 +1,38 @@
+// The client library behind cl-client: analyze a capture in-process or on a cl-server.
+//
+// Both ways produce the same AnalyzeResponse for the same captures: the in-process way runs the
+// same engine and renderers the server runs (service/analysis.h).
+#ifndef CLIENT_ANALYZE_CLIENT_H_
+#define CLIENT_ANALYZE_CLIENT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "capture/stream/capture_assembler.h"
+#include "compile_lens/v1/service.pb.h"
+
+namespace cl {
+
+// Runs the analysis here, on a pool of `threads` (0: one per hardware thread).
+absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
+                                                     const v1::AnalyzeOptions& options, int threads);
+
+struct RemoteOptions {
+  std::string target;                       // HOST:PORT, or any gRPC target ("dns:///svc:50051")
+  absl::Duration deadline = absl::Seconds(120);
+  size_t part_budget = 0;                   // 0: the splitter's default
+};
+
+// Streams the captures to a cl-server's Analyze and returns its answer; the server's status
+// (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) comes back as is.
+absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captures,
+                                                  const v1::AnalyzeOptions& options,
+                                                  const RemoteOptions& remote);
+
+// grpc.health.v1.Health/Check for `service` ("" = the whole server): OK when SERVING.
+absl::Status CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline);
+
+}  // namespace cl
+
+#endif  // CLIENT_ANALYZE_CLIENT_H_

@@ -1,0 +1,39 @@
+// cl-client's documented exit codes (see its --help), and the status → code mapping.
+#ifndef CLIENT_EXIT_CODES_H_
+#define CLIENT_EXIT_CODES_H_
+
+#include "absl/status/status.h"
+
+namespace cl {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitBadInput = 3;
+inline constexpr int kExitUnavailable = 4;
+
+inline int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kPermissionDenied:
+      return kExitBadInput;
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kAborted:
+      return kExitUnavailable;
+    default:
+      return kExitInternal;
+  }
+}
+
+}  // namespace cl
+
+#endif  // CLIENT_EXIT_CODES_H_

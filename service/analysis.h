@@ -1,0 +1,22 @@
+// One analysis request, end to end: the engine's report plus the renderings the options ask for.
+// cl-server's reactor and cl-client's in-process mode both call this, so a session gets the same
+// report whichever way it is analyzed.
+#ifndef SERVICE_ANALYSIS_H_
+#define SERVICE_ANALYSIS_H_
+
+#include <atomic>
+
+#include "absl/status/statusor.h"
+#include "capture/stream/capture_assembler.h"
+#include "compile_lens/v1/service.pb.h"
+#include "service/engine.h"
+
+namespace cl {
+
+absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, const AssembledCaptures& captures,
+                                                const v1::AnalyzeOptions& options,
+                                                const std::atomic<bool>* cancelled);
+
+}  // namespace cl
+
+#endif  // SERVICE_ANALYSIS_H_

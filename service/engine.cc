@@ -1,0 +1,175 @@
+#include "service/engine.h"
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "analyzers/registry.h"
+#include "service/summary.h"
+
+namespace cl {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+// Sets a report section's `status` and `reason` fields (every section message has both).
+void SetSectionStatus(Message* section, v1::SectionStatus status, absl::string_view reason) {
+  const google::protobuf::Descriptor* d = section->GetDescriptor();
+  const google::protobuf::Reflection* r = section->GetReflection();
+  r->SetEnumValue(section, d->FindFieldByName("status"), status);
+  r->SetString(section, d->FindFieldByName("reason"), std::string(reason));
+}
+
+v1::SectionStatus GetSectionStatus(const Message& section) {
+  return static_cast<v1::SectionStatus>(
+      section.GetReflection()->GetEnumValue(section, section.GetDescriptor()->FindFieldByName("status")));
+}
+
+// The AnalysisReport fields that are sections: messages with a `status` field.
+std::vector<const FieldDescriptor*> SectionFields() {
+  std::vector<const FieldDescriptor*> out;
+  const google::protobuf::Descriptor* d = v1::AnalysisReport::descriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->message_type() != nullptr && !f->is_repeated() &&
+        f->message_type()->FindFieldByName("status") != nullptr) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+struct PassRun {
+  absl::Status status;
+  v1::AnalysisReport report;
+  double seconds = 0;
+};
+
+PassRun RunPass(const Pass& pass, const PassInput& input) {
+  PassRun run;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    run.status = pass.Run(input, &run.report);
+  } catch (const std::exception& e) {
+    run.status = absl::InternalError(absl::StrCat("the pass threw: ", e.what()));
+  } catch (...) {
+    run.status = absl::InternalError("the pass threw a non-standard exception");
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+// The state a fan-out shares with the pool helpers it schedules. Helpers hold it by shared_ptr: one
+// that starts after the analysis is over finds no pass left and touches nothing else.
+struct FanOut {
+  explicit FanOut(size_t n) : runs(n), done(static_cast<int>(n)) {}
+  std::atomic<size_t> next{0};
+  std::vector<PassRun> runs;
+  absl::BlockingCounter done;
+};
+
+void Work(FanOut& fan, const std::vector<const Pass*>& passes, const PassInput& input) {
+  for (size_t i; (i = fan.next.fetch_add(1)) < passes.size();) {
+    fan.runs[i] = RunPass(*passes[i], input);
+    fan.done.DecrementCount();
+  }
+}
+
+}  // namespace
+
+Engine::Engine(ThreadPool* pool) : Engine(pool, RegisteredPasses()) {}
+
+Engine::Engine(ThreadPool* pool, std::vector<const Pass*> passes)
+    : pool_(pool), passes_(std::move(passes)) {}
+
+absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
+                                             const v1::SessionCapture* base,
+                                             const v1::AnalyzeOptions& options,
+                                             const std::atomic<bool>* cancelled) const {
+  // Select the passes, in registry order.
+  std::vector<const Pass*> selected;
+  if (options.passes().empty()) {
+    selected = passes_;
+  } else {
+    absl::flat_hash_set<std::string> wanted(options.passes().begin(), options.passes().end());
+    for (const std::string& name : wanted) {
+      bool known = false;
+      for (const Pass* p : passes_) known = known || p->Name() == name;
+      if (!known) {
+        std::vector<std::string> names;
+        for (const Pass* p : passes_) names.emplace_back(p->Name());
+        return absl::InvalidArgumentError(absl::StrCat("unknown pass \"", name, "\"; the passes are: ",
+                                                       absl::StrJoin(names, ", ")));
+      }
+    }
+    for (const Pass* p : passes_) {
+      if (wanted.contains(std::string(p->Name()))) selected.push_back(p);
+    }
+  }
+
+  PassOptions pass_options{options.gpu(), options.correctness_db()};
+  const PassInput input{head, base, pass_options, cancelled};
+
+  auto fan = std::make_shared<FanOut>(selected.size());
+  // One helper per pass beyond the first; the calling thread takes its share. A full queue only
+  // means fewer helpers.
+  for (size_t i = 1; i < selected.size(); ++i) {
+    if (!pool_->TrySchedule([fan, selected, input]() mutable { Work(*fan, selected, input); })) break;
+  }
+  Work(*fan, selected, input);
+  fan->done.Wait();
+  if (cancelled != nullptr && cancelled->load()) return absl::CancelledError("the analysis was cancelled");
+
+  EngineResult result;
+  v1::AnalysisReport& report = result.report;
+  FillMetadata(head, base, &report);
+  FillRaw(head, &report);
+  *report.mutable_diagnostics() = head.diagnostics();
+
+  const google::protobuf::Reflection* r = report.GetReflection();
+  absl::flat_hash_set<const FieldDescriptor*> filled;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const Pass& pass = *selected[i];
+    PassRun& run = fan->runs[i];
+    v1::PassTiming* timing = &result.timings.emplace_back();
+    timing->set_pass(std::string(pass.Name()));
+    timing->set_seconds(run.seconds);
+
+    const FieldDescriptor* field = v1::AnalysisReport::descriptor()->FindFieldByName(std::string(pass.Section()));
+    if (field == nullptr) {
+      return absl::InternalError(absl::StrCat("pass ", pass.Name(), " names no report section \"", pass.Section(), "\""));
+    }
+    filled.insert(field);
+    Message* section = r->MutableMessage(&report, field);
+    if (!run.status.ok()) {
+      SetSectionStatus(section, v1::ERROR, run.status.message());
+      v1::Diagnostic* d = report.add_diagnostics();
+      d->set_severity(v1::Diagnostic::ERROR);
+      d->set_where(absl::StrCat("pass ", pass.Name()));
+      d->set_message(std::string(run.status.message()));
+      continue;
+    }
+    section->CopyFrom(run.report.GetReflection()->GetMessage(run.report, field));
+    if (GetSectionStatus(*section) == v1::SECTION_STATUS_UNSPECIFIED) SetSectionStatus(section, v1::OK, "");
+    for (v1::Diagnostic& d : *run.report.mutable_diagnostics()) *report.add_diagnostics() = std::move(d);
+  }
+
+  // Sections that no selected pass filled say why.
+  for (const FieldDescriptor* field : SectionFields()) {
+    if (filled.contains(field)) continue;
+    bool registered = false;
+    for (const Pass* p : passes_) registered = registered || p->Section() == field->name();
+    SetSectionStatus(r->MutableMessage(&report, field), v1::SKIPPED,
+                     registered ? "pass not selected (--passes)"
+                                : "no pass for this section in this build yet");
+  }
+  return result;
+}
+
+}  // namespace cl

@@ -1,0 +1,48 @@
+// The analysis engine: runs the selected passes over a session, in parallel, into one report.
+//
+// Passes are fanned out on the shared bounded ThreadPool. The calling thread works too — it claims
+// passes alongside the pool's helpers — so an analysis finishes even when the pool's queue is full
+// and a pool thread waiting on its own passes can never deadlock the pool. Each pass is timed; a
+// failing pass (error status or exception) marks its own section ERROR while the rest of the report
+// comes back. Sections no selected pass fills are marked SKIPPED with the reason.
+#ifndef SERVICE_ENGINE_H_
+#define SERVICE_ENGINE_H_
+
+#include <atomic>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzers/pass.h"
+#include "compile_lens/v1/capture.pb.h"
+#include "compile_lens/v1/report.pb.h"
+#include "compile_lens/v1/service.pb.h"
+#include "service/thread_pool.h"
+
+namespace cl {
+
+struct EngineResult {
+  v1::AnalysisReport report;
+  std::vector<v1::PassTiming> timings;  // in pass order
+};
+
+class Engine {
+ public:
+  // `pool` is not owned and must outlive the engine. `passes` defaults to the registry.
+  explicit Engine(ThreadPool* pool);
+  Engine(ThreadPool* pool, std::vector<const Pass*> passes);
+
+  // INVALID_ARGUMENT for an unknown pass name in `options.passes`; CANCELLED when `cancelled`
+  // flips before the report is done. Pass failures are not errors here: they are ERROR sections.
+  absl::StatusOr<EngineResult> Analyze(const v1::SessionCapture& head,
+                                       const v1::SessionCapture* base,
+                                       const v1::AnalyzeOptions& options,
+                                       const std::atomic<bool>* cancelled) const;
+
+ private:
+  ThreadPool* const pool_;
+  const std::vector<const Pass*> passes_;
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_ENGINE_H_

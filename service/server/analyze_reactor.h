@@ -1,0 +1,64 @@
+// The reactor for one CompileLens.Analyze call.
+//
+// It only moves bytes: each chunk goes to a CaptureAssembler (which checks it), and at the end
+// marker the analysis is handed to the engine's bounded pool, whose task calls Finish() as its
+// last touch of the reactor. Reactions never block. A full pool or too many sessions in flight is
+// RESOURCE_EXHAUSTED straight away; a stream that ends without the marker is INVALID_ARGUMENT and
+// is never analyzed.
+#ifndef SERVICE_SERVER_ANALYZE_REACTOR_H_
+#define SERVICE_SERVER_ANALYZE_REACTOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "capture/stream/capture_assembler.h"
+#include "compile_lens/v1/service.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "service/engine.h"
+#include "service/thread_pool.h"
+
+namespace cl {
+
+// What every call shares; owned by the server, outlives every reactor.
+struct AnalyzeServiceState {
+  const Engine* engine = nullptr;
+  ThreadPool* pool = nullptr;
+  uint64_t max_session_bytes = 0;
+  int max_inflight = 0;
+  std::atomic<int> inflight{0};
+};
+
+class AnalyzeReactor : public grpc::ServerReadReactor<v1::AnalyzeChunk> {
+ public:
+  AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
+                 v1::AnalyzeResponse* response);
+
+  void OnReadDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  absl::Status Accept(v1::AnalyzeChunk& chunk);  // an error ends the call with it
+  void StartAnalysis();
+  void FinishWith(const absl::Status& status);
+
+  AnalyzeServiceState* const state_;
+  grpc::CallbackServerContext* const context_;
+  v1::AnalyzeResponse* const response_;
+  bool admitted_ = false;
+  bool has_options_ = false;
+  bool ended_ = false;
+  v1::AnalyzeChunk chunk_;
+  v1::AnalyzeOptions options_;
+  CaptureAssembler assembler_;
+  std::optional<AssembledCaptures> captures_;
+  // Shared with the analysis task, which polls it through the engine's passes.
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_SERVER_ANALYZE_REACTOR_H_

@@ -1,0 +1,65 @@
+// cl-server's core: the CompileLens service, gRPC health and reflection, limits, and drain.
+//
+// Owns the analysis pool and the engine. main.cc only parses flags into ServerOptions, starts an
+// AnalysisServer and waits for SIGTERM; tests start one in-process on port 0.
+#ifndef SERVICE_SERVER_SERVER_H_
+#define SERVICE_SERVER_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "service/engine.h"
+#include "service/server/analyze_reactor.h"
+#include "service/thread_pool.h"
+
+namespace cl {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
+  int analysis_threads = 0;                // 0: one per hardware thread
+  size_t analysis_queue = 64;              // queued pool tasks before RESOURCE_EXHAUSTED
+  int max_inflight = 32;                   // concurrent Analyze calls before RESOURCE_EXHAUSTED
+  uint64_t max_session_bytes = 256ull << 20;
+  int max_message_bytes = 1 << 20;         // per gRPC message; the client sends parts under it
+  absl::Duration max_connection_age = absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
+  absl::Duration max_connection_age_grace = absl::Minutes(10);
+};
+
+class AnalysisServer {
+ public:
+  // Binds and starts serving; health is SERVING once this returns.
+  static absl::StatusOr<std::unique_ptr<AnalysisServer>> Start(const ServerOptions& options);
+  ~AnalysisServer();
+
+  // The bound address, with the real port when the options asked for port 0.
+  const std::string& address() const { return address_; }
+  int port() const { return port_; }
+
+  // Drains: health NOT_SERVING, then `delay` for load balancers to notice, then new calls are
+  // refused while calls in flight run to completion until `grace` has passed (the rest are
+  // cancelled), then the pool finishes. Safe to call once; Wait() returns after it.
+  void Drain(absl::Duration delay, absl::Duration grace);
+  void Wait();
+
+  int inflight() const { return state_.inflight.load(); }
+
+ private:
+  class Service;
+  explicit AnalysisServer(const ServerOptions& options);
+
+  ThreadPool pool_;
+  Engine engine_;
+  AnalyzeServiceState state_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  int port_ = 0;
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_SERVER_SERVER_H_

@@ -1,0 +1,52 @@
+// A fixed-size thread pool with a bounded queue.
+//
+// TrySchedule never blocks and never grows the queue past its bound: when the queue is full it
+// returns false, and the caller sheds the load (the server answers RESOURCE_EXHAUSTED). The pool is
+// owned by whoever runs analyses (cl-server's main, or cl-client in-process) and outlives them.
+#ifndef SERVICE_THREAD_POOL_H_
+#define SERVICE_THREAD_POOL_H_
+
+#include <cstddef>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/synchronization/mutex.h"
+
+namespace cl {
+
+class ThreadPool {
+ public:
+  using Task = absl::AnyInvocable<void() &&>;
+
+  // `threads` <= 0 means one per hardware thread.
+  ThreadPool(int threads, size_t max_queue);
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  // Runs what is queued, then joins.
+  ~ThreadPool();
+
+  // Queues `task`; false when the queue is full or the pool is shutting down.
+  bool TrySchedule(Task task) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stops accepting tasks, runs the queued ones and joins the threads. Idempotent.
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
+
+  size_t queued() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t threads() const { return threads_.size(); }
+  size_t max_queue() const { return max_queue_; }
+
+ private:
+  void WorkLoop() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const size_t max_queue_;
+  mutable absl::Mutex mu_;
+  std::deque<Task> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_THREAD_POOL_H_

@@ -1,0 +1,123 @@
+// The real binaries: cl-server on port 0 (reading the bound address from its first stderr line),
+// cl-client streaming the hero session to it, and the same session analyzed in-process. The JSON
+// reports must be equal. Then bad input through the CLI, and SIGTERM draining the server.
+#include <signal.h>
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "service/render/render.h"
+#include "tests/testing/subprocess.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::RunCommand;
+using ::cl::testing::RunResult;
+using ::cl::testing::Subprocess;
+using ::testing::HasSubstr;
+
+const std::string kServer = CL_BINARY_DIR "/service/cl-server";
+const std::string kClient = CL_BINARY_DIR "/client/cl-client";
+const std::string kHead = CL_SOURCE_DIR "/examples/hero/head.cls.json";
+const std::string kBase = CL_SOURCE_DIR "/examples/hero/base.cls.json";
+
+std::string Tmp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+class E2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<Subprocess>(
+        std::vector<std::string>{kServer, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
+    const std::string line = server_->ReadStderrLine();
+    absl::string_view address = line;
+    ASSERT_TRUE(absl::ConsumePrefix(&address, "cl-server: listening on ")) << line;
+    address_ = std::string(address);
+  }
+
+  std::unique_ptr<Subprocess> server_;
+  std::string address_;
+};
+
+TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
+  const RunResult remote = RunCommand({kClient, "analyze", kHead, "--base", kBase, "--server", address_,
+                                "--json", Tmp("remote.json"), "--html", Tmp("remote.html"), "--color=never"});
+  ASSERT_EQ(remote.exit_code, 0) << remote.stderr_text;
+  const RunResult local = RunCommand({kClient, "analyze", kHead, "--base", kBase, "--json", Tmp("local.json"),
+                               "--html", Tmp("local.html"), "--color=never"});
+  ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
+
+  absl::StatusOr<std::string> remote_json = ReadFile(Tmp("remote.json"));
+  absl::StatusOr<std::string> local_json = ReadFile(Tmp("local.json"));
+  ASSERT_TRUE(remote_json.ok() && local_json.ok());
+  EXPECT_EQ(*remote_json, *local_json);
+  EXPECT_EQ(*ReadFile(Tmp("remote.html")), *ReadFile(Tmp("local.html")));
+  EXPECT_EQ(remote.stdout_text, local.stdout_text);
+
+  // The report says what the seed says about recompiles.
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*remote_json);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->recompile().total(), 3u);
+  ASSERT_EQ(report->recompile().clusters_size(), 1);
+  EXPECT_EQ(report->recompile().clusters(0).axis(), "x[0]");
+  EXPECT_THAT(report->recompile().clusters(0).transitions(),
+              ::testing::ElementsAre("16→32", "16→64", "16→128"));
+  EXPECT_THAT(remote.stdout_text, HasSubstr("recompile"));
+}
+
+TEST_F(E2eTest, HealthCheck) {
+  const RunResult r = RunCommand({kClient, "health", "--server", address_});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("SERVING"));
+}
+
+TEST_F(E2eTest, BadInputGetsAClearErrorAndTheServerStaysUp) {
+  ASSERT_TRUE(WriteFile(Tmp("garbage.cls.json"), "{\"schema\": \"0.5.0\", oops").ok());
+  RunResult r = RunCommand({kClient, "analyze", Tmp("garbage.cls.json"), "--server", address_});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr("garbage.cls.json: not a capture"));
+
+  ASSERT_TRUE(WriteFile(Tmp("old.cls.json"), "{\"schema\": \"0.3.0\"}").ok());
+  r = RunCommand({kClient, "analyze", Tmp("old.cls.json")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr("this build reads schema 0.5.x"));
+
+  r = RunCommand({kClient, "analyze", kHead, "--server", address_, "--passes", "nope"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("unknown pass \"nope\""));
+
+  r = RunCommand({kClient, "analyze", kHead, "--server", address_, "--json", Tmp("after.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+}
+
+TEST_F(E2eTest, UnreachableServerIsExitCode4) {
+  const RunResult r = RunCommand({kClient, "analyze", kHead, "--server", "127.0.0.1:1", "--deadline", "3s"});
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+}
+
+TEST_F(E2eTest, UsageErrors) {
+  EXPECT_EQ(RunCommand({kClient}).exit_code, 2);
+  EXPECT_EQ(RunCommand({kClient, "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(RunCommand({kClient, "health"}).exit_code, 2);
+  const RunResult help = RunCommand({kClient, "--help"});
+  EXPECT_THAT(help.stdout_text + help.stderr_text, HasSubstr("cl-client analyze"));
+  const RunResult server_help = RunCommand({kServer, "--help"});
+  EXPECT_THAT(server_help.stdout_text + server_help.stderr_text, HasSubstr("--max_inflight"));
+}
+
+TEST_F(E2eTest, SigtermDrainsAndExitsZero) {
+  server_->Signal(SIGTERM);
+  EXPECT_EQ(server_->Wait(), 0);
+  const std::string rest = server_->ReadStderrToEnd();
+  EXPECT_THAT(rest, HasSubstr("draining"));
+  EXPECT_THAT(rest, HasSubstr("drained, exiting"));
+}
+
+}  // namespace
+}  // namespace cl

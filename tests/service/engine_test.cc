@@ -1,0 +1,147 @@
+#include "service/engine.h"
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "analyzers/registry.h"
+#include "capture/capture_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::StatusIs;
+using ::testing::HasSubstr;
+
+// A test pass that fills a section with a recognisable reason, or fails the way it is told to.
+class FakePass : public Pass {
+ public:
+  enum class Mode { kOk, kError, kThrow, kWaitForCancel };
+  FakePass(std::string name, std::string section, Mode mode)
+      : name_(std::move(name)), section_(std::move(section)), mode_(mode) {}
+  absl::string_view Name() const override { return name_; }
+  absl::string_view Section() const override { return section_; }
+  absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override {
+    switch (mode_) {
+      case Mode::kOk:
+        out->mutable_recompile()->set_total(static_cast<uint32_t>(in.head.compiles_size()));
+        out->mutable_lint()->set_escalated(in.base != nullptr);
+        out->add_diagnostics()->set_message("from " + name_);
+        return absl::OkStatus();
+      case Mode::kError:
+        return absl::FailedPreconditionError("it broke: <details>");
+      case Mode::kThrow:
+        throw std::runtime_error("boom");
+      case Mode::kWaitForCancel:
+        while (!in.Cancelled()) std::this_thread::yield();
+        return absl::CancelledError();
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string name_, section_;
+  Mode mode_;
+};
+
+v1::SessionCapture Hero() { return ::cl::testing::LoadHero("head.cls.json"); }
+
+TEST(EngineTest, AFailingPassIsAnErrorSectionAndTheRestComesBack) {
+  ThreadPool pool(2, 8);
+  FakePass good("good", "recompile", FakePass::Mode::kOk);
+  FakePass bad("bad", "divergence", FakePass::Mode::kError);
+  FakePass thrower("thrower", "fusion", FakePass::Mode::kThrow);
+  Engine engine(&pool, {&good, &bad, &thrower});
+  const v1::SessionCapture hero = Hero();
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(hero, nullptr, {}, nullptr));
+
+  EXPECT_EQ(r.report.recompile().status(), v1::OK);
+  EXPECT_EQ(r.report.recompile().total(), 4u);
+  EXPECT_EQ(r.report.divergence().status(), v1::ERROR);
+  EXPECT_EQ(r.report.divergence().reason(), "it broke: <details>");
+  EXPECT_EQ(r.report.fusion().status(), v1::ERROR);
+  EXPECT_THAT(r.report.fusion().reason(), HasSubstr("the pass threw: boom"));
+  // A pass only owns its own section: what "good" wrote into lint is not merged.
+  EXPECT_EQ(r.report.lint().status(), v1::SKIPPED);
+  EXPECT_FALSE(r.report.lint().escalated());
+  // Failures are also diagnostics, so they are never silent.
+  std::vector<std::string> where;
+  for (const v1::Diagnostic& d : r.report.diagnostics()) where.push_back(d.where());
+  EXPECT_THAT(where, ::testing::IsSupersetOf({"pass bad", "pass thrower"}));
+  ASSERT_EQ(r.timings.size(), 3u);
+  EXPECT_EQ(r.timings[0].pass(), "good");
+}
+
+TEST(EngineTest, SectionsWithoutAPassSayWhy) {
+  ThreadPool pool(1, 8);
+  FakePass good("good", "recompile", FakePass::Mode::kOk);
+  Engine engine(&pool, {&good});
+  const v1::SessionCapture hero = Hero();
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(hero, nullptr, {}, nullptr));
+  EXPECT_EQ(r.report.ir_diff().status(), v1::SKIPPED);
+  EXPECT_THAT(r.report.ir_diff().reason(), HasSubstr("no pass for this section"));
+  v1::AnalyzeOptions only;
+  only.add_passes("good");
+  FakePass other("other", "lint", FakePass::Mode::kOk);
+  Engine two(&pool, {&good, &other});
+  ASSERT_OK_AND_ASSIGN(r, two.Analyze(hero, nullptr, only, nullptr));
+  EXPECT_EQ(r.report.lint().status(), v1::SKIPPED);
+  EXPECT_THAT(r.report.lint().reason(), HasSubstr("not selected"));
+}
+
+TEST(EngineTest, MetadataAndRawComeFromTheCapture) {
+  ThreadPool pool(1, 8);
+  Engine engine(&pool, {});
+  const v1::SessionCapture hero = Hero();
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(hero, &hero, {}, nullptr));
+  EXPECT_EQ(r.report.metadata().schema(), "0.5.0");
+  EXPECT_EQ(r.report.metadata().torch_version(), hero.session().torch_version());
+  EXPECT_TRUE(r.report.metadata().has_base());
+  EXPECT_EQ(r.report.raw().recompilations(), 3u);
+  EXPECT_EQ(r.report.raw().compiled_graphs(), 1u);
+  EXPECT_EQ(r.report.raw().iterations(), 4u);
+}
+
+TEST(EngineTest, UnknownPassNamesAreRefused) {
+  ThreadPool pool(1, 8);
+  FakePass good("good", "recompile", FakePass::Mode::kOk);
+  Engine engine(&pool, {&good});
+  v1::AnalyzeOptions options;
+  options.add_passes("nope");
+  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"nope\"; the passes are: good")));
+}
+
+TEST(EngineTest, RunsWithAFullPoolOnTheCallingThread) {
+  ThreadPool pool(1, 0);  // no queue at all: every helper is refused
+  FakePass a("a", "recompile", FakePass::Mode::kOk), b("b", "lint", FakePass::Mode::kOk);
+  Engine engine(&pool, {&a, &b});
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(Hero(), nullptr, {}, nullptr));
+  EXPECT_EQ(r.report.recompile().status(), v1::OK);
+  EXPECT_EQ(r.report.lint().status(), v1::OK);
+}
+
+TEST(EngineTest, CancellationIsHonoured) {
+  ThreadPool pool(2, 8);
+  FakePass waits("waits", "recompile", FakePass::Mode::kWaitForCancel);
+  Engine engine(&pool, {&waits});
+  std::atomic<bool> cancelled{false};
+  const v1::SessionCapture hero = Hero();
+  std::thread canceller([&] { cancelled.store(true); });
+  EXPECT_THAT(engine.Analyze(hero, nullptr, {}, &cancelled), StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
+  canceller.join();
+}
+
+TEST(EngineTest, TheRegistryHasTheRecompilePass) {
+  ASSERT_NE(FindPass("recompile"), nullptr);
+  EXPECT_EQ(FindPass("recompile")->Section(), "recompile");
+  EXPECT_EQ(FindPass("no-such-pass"), nullptr);
+}
+
+}  // namespace
+}  // namespace cl

@@ -1,0 +1,252 @@
+// cl-server's service in-process on port 0, over real gRPC on loopback: valid sessions, every kind
+// of bad stream, and limits. After each bad call the server must still be healthy and serve the
+// next valid request correctly.
+#include "service/server/server.h"
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "capture/capture_io.h"
+#include "capture/stream/capture_splitter.h"
+#include "client/analyze_client.h"
+#include "compile_lens/v1/service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::IsOk;
+using ::cl::testing::StatusIs;
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+v1::SessionCapture Load(const char* name) { return ::cl::testing::LoadHero(name); }
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start(ServerOptions{}); }
+
+  void Start(ServerOptions options) {
+    server_.reset();
+    options.listen = "127.0.0.1:0";
+    options.analysis_threads = 2;
+    absl::StatusOr<std::unique_ptr<AnalysisServer>> s = AnalysisServer::Start(options);
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    stub_ = v1::CompileLens::NewStub(
+        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  }
+
+  // Sends `chunks` as they are (no end marker unless one is among them) and returns the status.
+  grpc::Status SendRaw(const std::vector<v1::AnalyzeChunk>& chunks, v1::AnalyzeResponse* response = nullptr) {
+    v1::AnalyzeResponse ignored;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    auto writer = stub_->Analyze(&context, response ? response : &ignored);
+    for (const v1::AnalyzeChunk& c : chunks) {
+      if (!writer->Write(c)) break;
+    }
+    writer->WritesDone();
+    return writer->Finish();
+  }
+
+  // The stream for `capture`: options, parts, and (when `end`) the end marker.
+  static std::vector<v1::AnalyzeChunk> Stream(const v1::SessionCapture& capture, bool end = true) {
+    std::vector<v1::AnalyzeChunk> chunks(1);
+    chunks[0].mutable_options()->set_render_html(true);
+    uint64_t parts = 0;
+    absl::Status s = SplitCapture(capture, v1::HEAD, kDefaultPartBudget, [&](v1::CapturePart&& p) {
+      *chunks.emplace_back().mutable_part() = std::move(p);
+      ++parts;
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(s.ok());
+    if (end) chunks.emplace_back().mutable_end()->set_parts(parts);
+    return chunks;
+  }
+
+  // The server is healthy and analyzes the hero session correctly.
+  void ExpectStillServing() {
+    EXPECT_THAT(CheckHealth(server_->address(), "", absl::Seconds(10)), IsOk());
+    AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+    absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->report().recompile().total(), 3u);
+  }
+
+  std::unique_ptr<AnalysisServer> server_;
+  std::unique_ptr<v1::CompileLens::Stub> stub_;
+};
+
+TEST_F(ServerTest, RemoteReportEqualsTheInProcessOne) {
+  AssembledCaptures hero{Load("head.cls.json"), Load("base.cls.json")};
+  v1::AnalyzeOptions options;
+  options.set_render_html(true);
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse remote,
+                       AnalyzeRemote(hero, options, {server_->address(), absl::Seconds(30)}));
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse local, AnalyzeInProcess(hero, options, 2));
+  EXPECT_TRUE(MessageDifferencer::Equals(remote.report(), local.report()));
+  EXPECT_EQ(remote.html(), local.html());
+  EXPECT_THAT(remote.html(), HasSubstr("id=\"recompile\""));
+  EXPECT_EQ(remote.report().recompile().status(), v1::OK);
+  EXPECT_FALSE(remote.timings().empty());
+}
+
+TEST_F(ServerTest, StreamWithoutEndMarkerIsNotAnalyzed) {
+  const grpc::Status s = SendRaw(Stream(Load("head.cls.json"), /*end=*/false));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("without an end marker"));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, TruncatedStreamIsRefused) {
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  const uint64_t declared = chunks.back().end().parts();
+  chunks.erase(chunks.end() - 3, chunks.end() - 1);  // two parts lost on the way
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr(absl::StrCat("end marker says ", declared, " parts")));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, OptionsMustComeFirst) {
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  chunks.erase(chunks.begin());
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("first message of Analyze must carry the options"));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, OversizePartIsRefused) {
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  v1::AnalyzeChunk big;
+  big.mutable_part()->set_side(v1::HEAD);
+  big.mutable_part()->mutable_extra()->set_payload(std::string(2 << 20, 'x'));
+  chunks.insert(chunks.begin() + 2, big);
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, WrongSchemaIsRefusedNamingTheVersions) {
+  v1::SessionCapture c = Load("head.cls.json");
+  c.set_schema("0.4.0");
+  const grpc::Status s = SendRaw(Stream(c));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("part 0 (head header): schema: \"0.4.0\" is not supported; this build reads schema 0.5.x"));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
+  v1::SessionCapture c = Load("head.cls.json");
+  v1::Graph* g = c.add_graphs();
+  g->set_id("post_grad_0");
+  g->set_compile_id("0/0");
+  v1::Node* n = g->add_nodes();
+  n->set_name("sub");
+  n->set_op("call_function");
+  n->set_target("aten.sub.Tensor");
+  n->add_args()->set_node("mm_5");
+  const grpc::Status s = SendRaw(Stream(c));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("head: graphs[0].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\""));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, GarbageBytesOnTheWire) {
+  // A message that is not an AnalyzeChunk at all, sent through the generic API.
+  grpc::GenericStub generic(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::CompletionQueue cq;
+  auto call = generic.PrepareCall(&context, "/compile_lens.v1.CompileLens/Analyze", &cq);
+  void* tag = nullptr;
+  bool ok = false;
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  const std::string garbage = "\xff\xff\xff\xff\x0f garbage";
+  grpc::Slice slice(garbage);
+  grpc::ByteBuffer buffer(&slice, 1);
+  call->Write(buffer, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  call->WritesDone(reinterpret_cast<void*>(3));
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(4));
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.error_code(), grpc::StatusCode::OK);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {}
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, SessionByteLimit) {
+  ServerOptions options;
+  options.max_session_bytes = 4096;
+  Start(options);
+  AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+  EXPECT_THAT(AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)}),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_session_bytes")));
+}
+
+TEST_F(ServerTest, InflightLimitShedsLoad) {
+  ServerOptions options;
+  options.max_inflight = 1;
+  Start(options);
+  // Hold one call open (options sent, no end yet), then a second call is refused at once.
+  grpc::ClientContext held_context;
+  v1::AnalyzeResponse held_response;
+  auto held = stub_->Analyze(&held_context, &held_response);
+  v1::AnalyzeChunk options_chunk;
+  options_chunk.mutable_options();
+  ASSERT_TRUE(held->Write(options_chunk));
+  while (server_->inflight() < 1) std::this_thread::yield();
+
+  AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+  EXPECT_THAT(AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)}),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
+  held->WritesDone();
+  EXPECT_EQ(held->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  while (server_->inflight() > 0) std::this_thread::yield();
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, UnknownPassIsInvalidArgument) {
+  AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+  v1::AnalyzeOptions options;
+  options.add_passes("no-such-pass");
+  EXPECT_THAT(AnalyzeRemote(hero, options, {server_->address(), absl::Seconds(30)}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"no-such-pass\"")));
+}
+
+TEST_F(ServerTest, DrainFinishesInFlightCallsAndRefusesNewOnes) {
+  grpc::ClientContext context;
+  v1::AnalyzeResponse response;
+  auto writer = stub_->Analyze(&context, &response);
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) ASSERT_TRUE(writer->Write(chunks[i]));
+  while (server_->inflight() < 1) std::this_thread::yield();
+
+  // Drain while the call is mid-upload; it still completes with its report.
+  std::thread drain([this] { server_->Drain(absl::ZeroDuration(), absl::Seconds(20)); });
+  ASSERT_TRUE(writer->Write(chunks.back()));
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  drain.join();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.report().recompile().total(), 3u);
+  EXPECT_FALSE(CheckHealth(server_->address(), "", absl::Seconds(2)).ok());
+}
+
+}  // namespace
+}  // namespace cl
