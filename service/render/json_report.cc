@@ -8,7 +8,7 @@
 #include "common/proto_status.h"
 #include "common/status_macros.h"
 #include "google/protobuf/util/json_util.h"
-#include "service/render/proto_utf8.h"
+#include "common/proto_utf8.h"
 
 namespace cl {
 

@@ -25,12 +25,6 @@ enum class Newlines {
 // Returns `in` as valid UTF-8 with controls and bidi overrides made visible (see above).
 std::string ScrubUntrusted(absl::string_view in, Newlines newlines);
 
-// Only the first rule: `in` with every byte that is not part of a well-formed UTF-8 sequence
-// replaced by U+FFFD, everything else unchanged. For renderings that escape controls themselves
-// (JSON) but must not emit invalid UTF-8.
-std::string ToValidUtf8(absl::string_view in);
-bool IsValidUtf8(absl::string_view in);
-
 }  // namespace cl
 
 #endif  // SERVICE_RENDER_UNTRUSTED_TEXT_H_

@@ -1,0 +1,19 @@
+// Proto3 `string` fields must hold valid UTF-8, but a report's strings come from uploaded
+// captures, and an importer may carry bad bytes through. protobuf then logs an error per field
+// and its JSON printer writes the bytes raw, producing JSON that nothing (protobuf included) can
+// read back. RepairUtf8 fixes a message in place before it is printed or sent.
+#ifndef COMMON_PROTO_UTF8_H_
+#define COMMON_PROTO_UTF8_H_
+
+#include "google/protobuf/message.h"
+
+namespace cl {
+
+// Replaces every ill-formed byte in every string field of `message` (singular, repeated and map
+// keys/values, at any depth) with U+FFFD. Returns the number of strings it changed. `bytes`
+// fields are left alone: they may hold anything.
+int RepairUtf8(google::protobuf::Message& message);
+
+}  // namespace cl
+
+#endif  // COMMON_PROTO_UTF8_H_
