@@ -90,6 +90,9 @@ void ValidateArg(const v1::Arg& arg, const std::string& path,
     p->Add(path, absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ",
                               Quote(graph)));
   }
+  for (int i = 0; i < arg.list().items_size(); ++i) {
+    ValidateArg(arg.list().items(i), absl::StrCat(path, "[", i, "]"), defined, graph, p);
+  }
 }
 
 void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<std::string>& compiles,

@@ -9,6 +9,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config
   # libraries (Debian's, pinned by the distribution: gRPC 1.51, protobuf 3.21, abseil 20220623)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libre2-dev
+  libsimdjson-dev libssl-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the HTML report is checked in real headless Chromium

@@ -35,6 +35,7 @@ absl::Status CaptureAssembler::Add(v1::CapturePart part) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": side must be HEAD or BASE"));
   }
   SideState& side = part.side() == v1::BASE ? base_ : head_;
+  side_name_ = std::string(SideName(part.side()));
   absl::Status status = Apply(side, part);
   if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where, ": ", status.message()));
   return absl::OkStatus();
@@ -52,12 +53,30 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
   }
   if (part.part_case() == v1::CapturePart::kHeader) {
     if (side.has_header) return absl::InvalidArgumentError("a second header for the same side");
+    if (side.trace != nullptr) return absl::InvalidArgumentError("the header must come before the side's trace bytes");
     side.has_header = true;
+    side.source_name = part.header().source_name();
     side.capture.set_schema(part.header().schema());
     *side.capture.mutable_session() = std::move(*part.mutable_header()->mutable_session());
     return CheckSchema(side.capture.schema());
   }
+  if (part.part_case() == v1::CapturePart::kTorchTrace) {
+    if (side.typed) {
+      return absl::InvalidArgumentError("a side carries typed parts or raw TORCH_TRACE bytes, not both");
+    }
+    if (side.trace == nullptr) {
+      TraceParseOptions options;
+      options.source_name = side.source_name.empty() ? side_name_ : side.source_name;
+      side.trace = std::make_unique<TraceImporter>(options);
+    }
+    side.trace->Feed(part.torch_trace());
+    return absl::OkStatus();
+  }
+  if (side.trace != nullptr) {
+    return absl::InvalidArgumentError("a side carries typed parts or raw TORCH_TRACE bytes, not both");
+  }
   if (!side.has_header) return absl::InvalidArgumentError("the header must be the first part of a side");
+  side.typed = true;
 
   v1::SessionCapture& c = side.capture;
   switch (part.part_case()) {
@@ -122,10 +141,9 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     case v1::CapturePart::kDiagnostic:
       *c.add_diagnostics() = std::move(*part.mutable_diagnostic());
       return absl::OkStatus();
-    case v1::CapturePart::kTorchTrace:
-      return absl::UnimplementedError(
-          "raw TORCH_TRACE bytes are not imported by this build yet; send a capture "
-          "(cl-client analyze FILE.cls.json)");
+    case v1::CapturePart::kRankDigest:
+      *c.add_ranks() = std::move(*part.mutable_rank_digest());
+      return absl::OkStatus();
     case v1::CapturePart::PART_NOT_SET:
       return absl::InvalidArgumentError("the part carries nothing");
     default:
@@ -176,6 +194,16 @@ absl::StatusOr<AssembledCaptures> CaptureAssembler::Finish(const v1::EndOfCaptur
     if (!side->source_path.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": the stream ended inside source \"",
                                                      side->source_path, "\""));
+    }
+    if (side->trace != nullptr) {
+      // The log is the capture; a header's non-empty session fields override what it says.
+      v1::SessionCapture imported = side->trace->Finish();
+      if (side->has_header) {
+        v1::Session header = side->capture.session();
+        imported.mutable_session()->MergeFrom(header);
+      }
+      side->capture = std::move(imported);
+      side->has_header = true;
     }
     if (!side->has_header) continue;
     if (absl::Status s = ValidateCapture(side->capture); !s.ok()) {

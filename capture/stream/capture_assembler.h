@@ -8,10 +8,12 @@
 #define CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "capture/torch_trace/importer.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compile_lens/v1/capture.pb.h"
@@ -32,7 +34,8 @@ class CaptureAssembler {
   explicit CaptureAssembler(uint64_t max_bytes);
 
   // INVALID_ARGUMENT naming the part for a malformed or out-of-order part; RESOURCE_EXHAUSTED
-  // over the byte limit; UNIMPLEMENTED for raw TORCH_TRACE bytes (no importer in this build).
+  // over the byte limit. A side is typed parts (header first) or raw TORCH_TRACE bytes (after an
+  // optional header whose session fields override the log's), imported as they arrive.
   absl::Status Add(v1::CapturePart part);
   // Ends the stream: the marker's part count must match, nothing may be left half-sent.
   absl::StatusOr<AssembledCaptures> Finish(const v1::EndOfCapture& end);
@@ -48,6 +51,9 @@ class CaptureAssembler {
     std::string fragment_kind;  // non-empty while a fragmented item is arriving
     std::string fragment_bytes;
     std::string source_path;    // non-empty while a source file's pieces are arriving
+    std::unique_ptr<TraceImporter> trace;  // set once raw TORCH_TRACE bytes arrive
+    bool typed = false;         // typed parts other than the header arrived
+    std::string source_name;    // the header's name for the raw log
   };
 
   absl::Status Apply(SideState& side, v1::CapturePart& part);
@@ -58,6 +64,7 @@ class CaptureAssembler {
   uint64_t parts_ = 0;
   SideState head_;
   SideState base_;
+  std::string side_name_;  // "head" or "base": names the stream in import diagnostics
 };
 
 }  // namespace cl

@@ -9,6 +9,7 @@
 #include "capture/capture_io.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
+#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -193,7 +194,7 @@ TEST(CaptureAssemblerTest, DanglingNodeIsRefusedAtTheEnd) {
   n->add_args()->set_node("ghost");
   EXPECT_THAT(Assemble(Split(c, v1::HEAD, kDefaultPartBudget)),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("head: graphs[0].nodes[0].args[0]: node \"ghost\"")));
+                       HasSubstr("head: graphs[12].nodes[0].args[0]: node \"ghost\"")));
 }
 
 TEST(CaptureAssemblerTest, BadFragments) {
@@ -221,13 +222,49 @@ TEST(CaptureAssemblerTest, StreamEndingInsideAFragmentOrSource) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the stream ended inside")));
 }
 
-TEST(CaptureAssemblerTest, RawTraceBytesAreNotImportedYet) {
+std::vector<v1::CapturePart> RawTrace(const std::string& log, size_t chunk) {
+  std::vector<v1::CapturePart> parts;
+  for (size_t i = 0; i < log.size(); i += chunk) {
+    v1::CapturePart p;
+    p.set_side(v1::HEAD);
+    p.set_torch_trace(log.substr(i, chunk));
+    parts.push_back(std::move(p));
+  }
+  return parts;
+}
+
+TEST(CaptureAssemblerTest, RawTraceBytesAreImportedAsTheyArrive) {
+  absl::StatusOr<std::string> log = ReadFile(CL_SOURCE_DIR "/examples/hero/traces/head.log");
+  ASSERT_TRUE(log.ok());
+  std::vector<v1::CapturePart> parts{Header()};
+  parts[0].mutable_header()->mutable_session()->set_gpu("H100-SXM");
+  (*parts[0].mutable_header()->mutable_session()->mutable_labels())["model"] = "hero";
+  for (v1::CapturePart& p : RawTrace(*log, 65536)) parts.push_back(std::move(p));
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
+  EXPECT_EQ(got.head.compiles_size(), 4);
+  EXPECT_EQ(got.head.frames(0).name(), "forward");
+  EXPECT_EQ(got.head.session().gpu(), "H100-SXM");  // the header's facts override the log's
+  EXPECT_EQ(got.head.session().labels().at("model"), "hero");
+  EXPECT_FALSE(got.head.session().id().empty());   // and the log's own facts stay
+}
+
+TEST(CaptureAssemblerTest, RawTraceWithoutAHeader) {
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got,
+                       Assemble(RawTrace("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, "
+                                         "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n",
+                                         7)));
+  EXPECT_EQ(got.head.compiles_size(), 1);
+}
+
+TEST(CaptureAssemblerTest, TypedPartsAndRawBytesDoNotMix) {
   CaptureAssembler a(kNoLimit);
   ASSERT_THAT(a.Add(Header()), IsOk());
-  v1::CapturePart raw;
-  raw.set_side(v1::HEAD);
-  raw.set_torch_trace("V1129 ...");
-  EXPECT_THAT(a.Add(raw), StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("TORCH_TRACE")));
+  v1::CapturePart frame;
+  frame.set_side(v1::HEAD);
+  frame.mutable_frame()->set_id(0);
+  ASSERT_THAT(a.Add(frame), IsOk());
+  EXPECT_THAT(a.Add(RawTrace("V1129 x", 100)[0]),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("typed parts or raw TORCH_TRACE bytes, not both")));
 }
 
 TEST(CaptureAssemblerTest, EmptyPart) {

@@ -90,6 +90,15 @@ TEST(ValidateTest, ANodeArgumentNamingAMissingNode) {
                        HasSubstr("graphs[0].nodes[1].args[0]: node \"mm_9\" is not defined before it in graph \"g0\"")));
 }
 
+TEST(ValidateTest, ReferencesInsideListsAreChecked) {
+  v1::SessionCapture c = Valid();
+  v1::ArgList* list = c.mutable_graphs(0)->mutable_nodes(2)->add_args()->mutable_list();
+  list->add_items()->set_node("relu");
+  list->add_items()->mutable_list()->add_items()->set_node("phantom");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("graphs[0].nodes[2].args[1][1][0]: node \"phantom\"")));
+}
+
 TEST(ValidateTest, CyclesAreRefused) {
   // relu uses output, which is defined after it: a cycle in an FX graph's order.
   v1::SessionCapture c = Valid();

@@ -1,0 +1,237 @@
+#include "capture/torch_trace/importer.h"
+
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "common/file_io.h"
+#include "common/status_macros.h"
+
+namespace cl {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kReadChunk = 1 << 20;
+constexpr absl::string_view kRankPrefix = "dedicated_log_torch_trace_rank_";
+
+// The rank in `dedicated_log_torch_trace_rank_<N>[_*].log[.gz]`, or -1.
+int RankOfFileName(absl::string_view name) {
+  if (!absl::ConsumePrefix(&name, kRankPrefix)) return -1;
+  absl::ConsumeSuffix(&name, ".gz");
+  if (!absl::ConsumeSuffix(&name, ".log")) return -1;
+  const size_t end = name.find('_');
+  int rank = -1;
+  if (!absl::SimpleAtoi(name.substr(0, end), &rank) || rank < 0) return -1;
+  return rank;
+}
+
+bool LooksLikeLog(absl::string_view name) {
+  return absl::EndsWith(name, ".log") || absl::EndsWith(name, ".log.gz");
+}
+
+std::string Sha256Hex(absl::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), len));
+}
+
+v1::RankDigest DigestOf(const v1::SessionCapture& c, const std::string& source) {
+  v1::RankDigest d;
+  d.set_rank(c.session().rank());
+  d.set_source(source);
+  for (const v1::Compile& cp : c.compiles()) {
+    d.add_compile_ids(cp.id());
+    for (const v1::CacheEvent& e : cp.cache_events()) d.add_cache_sequence(absl::StrCat(e.cache(), ":", e.status()));
+    d.set_compiles(d.compiles() + 1);
+    if (!cp.recompile_reasons().empty()) d.set_recompiles(d.recompiles() + 1);
+    if (cp.status() == v1::Compile::FAILED) d.set_failed(d.failed() + 1);
+    d.set_graph_breaks(d.graph_breaks() + cp.graph_breaks_size());
+  }
+  return d;
+}
+
+}  // namespace
+
+TraceImporter::TraceImporter(TraceParseOptions parse, TokenizerLimits limits)
+    : tokenizer_(limits), parser_(std::move(parse)) {}
+
+void TraceImporter::Feed(absl::string_view bytes) {
+  tokenizer_.Feed(bytes, [this](TraceRecord&& r) { parser_.Add(std::move(r)); });
+}
+
+v1::SessionCapture TraceImporter::Finish() {
+  tokenizer_.Finish([this](TraceRecord&& r) { parser_.Add(std::move(r)); });
+  return parser_.Finish(tokenizer_.counters());
+}
+
+namespace {
+
+// Imports one log; `rank_in_log` says whether its records named a rank.
+absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const ImportOptions& options,
+                                             bool* rank_in_log) {
+  gzFile in = gzopen(path.c_str(), "rb");  // reads plain files too, transparently
+  if (in == nullptr) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open (", std::strerror(errno), ")"));
+  }
+  gzbuffer(in, 256 << 10);
+  TraceParseOptions parse;
+  parse.source_name = fs::path(path).filename().string();
+  TraceImporter importer(parse);
+  std::string buffer(kReadChunk, '\0');
+  while (true) {
+    const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
+    if (n < 0) {
+      int err = 0;
+      const std::string msg = gzerror(in, &err);
+      gzclose(in);
+      return absl::DataLossError(absl::StrCat(path, ": ", msg));
+    }
+    if (n == 0) break;
+    importer.Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)));
+  }
+  gzclose(in);
+  v1::SessionCapture capture = importer.Finish();
+  *rank_in_log = importer.rank().has_value();
+  if (!options.project_root.empty()) capture.mutable_session()->set_project_root(options.project_root);
+  if (options.read_sources) ReadSources(options, &capture);
+  return capture;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path, const ImportOptions& options) {
+  bool rank_in_log = false;
+  return ImportOne(path, options, &rank_in_log);
+}
+
+absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, bool latest) {
+  std::error_code ec;
+  std::map<int, std::vector<std::string>> ranked;
+  std::vector<std::pair<fs::file_time_type, std::string>> logs;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec) || e.file_size(ec) == 0) continue;
+    const std::string name = e.path().filename().string();
+    if (const int rank = RankOfFileName(name); rank >= 0) {
+      ranked[rank].push_back(e.path().string());
+    } else if (LooksLikeLog(name)) {
+      logs.emplace_back(e.last_write_time(ec), e.path().string());
+    }
+  }
+  if (ec) return absl::NotFoundError(absl::StrCat(dir, ": ", ec.message()));
+  std::vector<std::string> out;
+  if (!ranked.empty()) {
+    for (auto& [rank, files] : ranked) {
+      // Several runs of one rank: the newest file is this run's.
+      std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        std::error_code e1, e2;
+        return fs::last_write_time(a, e1) < fs::last_write_time(b, e2);
+      });
+      out.push_back(files.back());
+    }
+    return out;
+  }
+  if (logs.empty()) return absl::NotFoundError(absl::StrCat(dir, ": no TORCH_TRACE log (*.log, *.log.gz) in it"));
+  if (logs.size() > 1 && !latest) {
+    std::vector<std::string> names;
+    for (const auto& [t, p] : logs) names.push_back(fs::path(p).filename().string());
+    std::sort(names.begin(), names.end());
+    return absl::InvalidArgumentError(absl::StrCat(dir, " holds ", logs.size(), " logs (", absl::StrJoin(names, ", "),
+                                                   "); pass one of them, or --latest for the newest"));
+  }
+  std::sort(logs.begin(), logs.end());
+  out.push_back(logs.back().second);
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path, const ImportOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportTraceFile(path, options));
+    return std::vector<v1::SessionCapture>{std::move(capture)};
+  }
+  CL_ASSIGN_OR_RETURN(std::vector<std::string> files, FindTraceLogs(path, options.latest));
+  std::vector<v1::SessionCapture> captures;
+  for (const std::string& file : files) {
+    bool rank_in_log = false;
+    CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportOne(file, options, &rank_in_log));
+    // A log whose records name no rank (written before dist.init) is the rank its name says.
+    if (const int named = RankOfFileName(fs::path(file).filename().string()); !rank_in_log && named >= 0) {
+      capture.mutable_session()->set_rank(named);
+      for (v1::Compile& c : *capture.mutable_compiles()) c.set_rank(named);
+    }
+    captures.push_back(std::move(capture));
+  }
+  if (captures.size() > 1) {
+    std::vector<v1::RankDigest> digests;
+    for (size_t i = 0; i < captures.size(); ++i) {
+      digests.push_back(DigestOf(captures[i], fs::path(files[i]).filename().string()));
+    }
+    for (v1::SessionCapture& c : captures) {
+      c.mutable_session()->set_world_size(static_cast<int32_t>(captures.size()));
+      for (const v1::RankDigest& d : digests) *c.add_ranks() = d;
+    }
+  }
+  return captures;
+}
+
+bool IsTraceInput(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return true;
+  return !(absl::EndsWith(path, ".json") || absl::EndsWith(path, ".pb"));
+}
+
+void ReadSources(const ImportOptions& options, v1::SessionCapture* capture) {
+  std::vector<std::string> files;
+  absl::flat_hash_set<std::string> seen;
+  auto want = [&](const std::string& file) {
+    if (file.empty() || file[0] == '<' || !seen.insert(file).second) return;
+    files.push_back(file);
+  };
+  for (const v1::Frame& f : capture->frames()) want(f.file());
+  for (const v1::Compile& c : capture->compiles()) {
+    for (const v1::GraphBreak& gb : c.graph_breaks()) {
+      for (const v1::StackFrame& f : gb.user_stack()) want(f.file());
+    }
+  }
+  for (const v1::Graph& g : capture->graphs()) {
+    for (const v1::Node& n : g.nodes()) want(n.source().file());
+  }
+  absl::flat_hash_set<std::string> have;
+  for (const v1::SourceFile& s : capture->sources()) have.insert(s.path());
+  for (const std::string& file : files) {
+    if (have.contains(file)) continue;
+    // Only the user's code: torch's own files are not what a stack points the user at.
+    if (absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/")) continue;
+    std::string local = file;
+    for (const auto& [from, to] : options.path_map) {
+      if (absl::StartsWith(file, from)) {
+        local = absl::StrCat(to, file.substr(from.size()));
+        break;
+      }
+    }
+    std::error_code ec;
+    const auto size = fs::file_size(local, ec);
+    if (ec || size > options.max_source_bytes) continue;
+    absl::StatusOr<std::string> text = ReadFile(local);
+    if (!text.ok()) continue;
+    v1::SourceFile* s = capture->add_sources();
+    s->set_path(file);
+    s->set_sha256(Sha256Hex(*text));
+    s->set_text(*std::move(text));
+  }
+}
+
+}  // namespace cl

@@ -1,0 +1,67 @@
+// TORCH_TRACE import: a log (.log or .log.gz) or a directory of them → SessionCapture.
+//
+// TraceImporter is the streaming core (tokenizer + parser): bytes go in as they arrive, memory holds
+// the capture being built, not the log. The file and directory functions feed it from disk; the
+// server feeds it from the Analyze stream. A directory of per-rank logs
+// (`dedicated_log_torch_trace_rank_<N>_*.log`) imports every rank and gives each capture the
+// digests of all ranks, for the cross-rank comparison.
+#ifndef CAPTURE_TORCH_TRACE_IMPORTER_H_
+#define CAPTURE_TORCH_TRACE_IMPORTER_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "capture/torch_trace/tokenizer.h"
+#include "capture/torch_trace/trace_parser.h"
+#include "compile_lens/v1/capture.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+class TraceImporter {
+ public:
+  explicit TraceImporter(TraceParseOptions parse = {}, TokenizerLimits limits = {});
+  void Feed(absl::string_view bytes);
+  v1::SessionCapture Finish();
+  uint64_t bytes() const { return tokenizer_.counters().bytes; }
+  std::optional<int64_t> rank() const { return parser_.rank(); }
+
+ private:
+  TraceTokenizer tokenizer_;
+  TraceParser parser_;
+};
+
+struct ImportOptions {
+  bool read_sources = true;  // read the user files the stacks name, when they exist here
+  // Where a path in the trace lives on this machine: {"/mnt/project/examples", "examples/hero"}.
+  std::vector<std::pair<std::string, std::string>> path_map;
+  std::string project_root;   // sets session.project_root
+  bool latest = false;        // a directory without rank logs: take the newest log
+  size_t max_source_bytes = 4 << 20;
+};
+
+// Reads one log, gzip-compressed or not.
+absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path, const ImportOptions& options);
+
+// The logs a directory holds: its rank logs, in rank order, when it has any; otherwise its one
+// log, or with `latest` its newest. Unrelated and empty files are ignored.
+absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, bool latest);
+
+// A file or a directory. One capture per rank (one for a single log), each carrying every rank's
+// digest when there are several.
+absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path, const ImportOptions& options);
+
+// True when `path` looks like a TORCH_TRACE log or a directory (not a .cls.json / .cls.pb).
+bool IsTraceInput(const std::string& path);
+
+// Reads the user source files `capture`'s frames, graph breaks and nodes name into `sources`.
+void ReadSources(const ImportOptions& options, v1::SessionCapture* capture);
+
+}  // namespace cl
+
+#endif  // CAPTURE_TORCH_TRACE_IMPORTER_H_

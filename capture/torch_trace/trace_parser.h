@@ -1,0 +1,83 @@
+// Turns TORCH_TRACE records (tokenizer.h) into a SessionCapture.
+//
+// Known events become the model: `str` interns file names; `dynamo_start` opens a compile and names
+// its frame; `compilation_metrics` fills the compile (every field kept in `metrics`); artifacts give
+// recompile reasons, graph breaks, cache events, kernels; graph events and artifacts are parsed from
+// their FX text into nodes (fx_graph.h). Everything else is kept, size-capped, in `extras`. Problems
+// are counted into `diagnostics`, never fatal. One parser per rank's log: records of another rank
+// are counted and skipped, as tlparse does.
+#ifndef CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
+#define CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "capture/torch_trace/tokenizer.h"
+#include "compile_lens/v1/capture.pb.h"
+
+namespace simdjson::dom {
+class parser;
+class element;
+}  // namespace simdjson::dom
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+struct TraceParseOptions {
+  std::string source_name = "trace";  // names the input in diagnostics ("trace.log:123")
+  size_t extra_payload_cap = 16 << 10;  // bytes of each unmodelled record kept in `extras`
+  size_t extras_budget = 8 << 20;       // all extras together; past it they are only counted
+};
+
+class TraceParser {
+ public:
+  explicit TraceParser(TraceParseOptions options = {});
+  ~TraceParser();
+  TraceParser(const TraceParser&) = delete;
+  TraceParser& operator=(const TraceParser&) = delete;
+
+  void Add(TraceRecord&& record);
+  // The capture, with the tokenizer's and the parser's counters in `diagnostics`.
+  v1::SessionCapture Finish(const TokenizerCounters& tokenizer);
+
+  // The rank the log's records carry, if any did (logs written before dist.init carry none).
+  std::optional<int64_t> rank() const { return rank_; }
+
+ private:
+  struct Envelope;
+  void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
+  v1::Compile* CompileFor(const Envelope& env);
+  void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
+  void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
+  void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
+  void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event, v1::Graph::Stage stage);
+  void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
+  void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
+  void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
+  void Count(const std::string& counter) { ++counters_[counter]; }
+
+  const TraceParseOptions options_;
+  std::unique_ptr<simdjson::dom::parser> json_;
+  v1::SessionCapture capture_;
+  absl::flat_hash_map<int64_t, std::string> strings_;     // the `str` intern table
+  absl::flat_hash_map<std::string, int> compile_index_;   // compile id -> index in compiles
+  absl::flat_hash_map<uint32_t, int> frame_index_;        // frame id -> index in frames
+  absl::flat_hash_map<std::string, int> graph_count_;     // graph id -> times seen (for unique ids)
+  absl::flat_hash_map<std::string, int> kernel_index_;    // kernel name -> index in kernels
+  std::optional<int64_t> rank_;                           // the rank this log is about
+  bool seen_ranked_ = false;
+  size_t extras_bytes_ = 0;
+  std::optional<int> year_;                               // from a compilation_metrics epoch
+  std::optional<TraceRecord> first_;                      // for started_at
+  std::map<std::string, uint64_t> counters_;              // sorted, for stable diagnostics
+  int diagnostics_kept_ = 0;
+};
+
+}  // namespace cl
+
+#endif  // CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
