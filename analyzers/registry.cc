@@ -1,5 +1,6 @@
 #include "analyzers/registry.h"
 
+#include "analyzers/cross_rank.h"
 #include "analyzers/recompile.h"
 
 namespace cl {
@@ -7,6 +8,7 @@ namespace cl {
 const std::vector<const Pass*>& RegisteredPasses() {
   // The one place passes are registered: add a new pass here, in report order.
   static const auto* const kPasses = new std::vector<const Pass*>{
+      new CrossRankPass(),
       new RecompilePass(),
   };
   return *kPasses;

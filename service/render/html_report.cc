@@ -75,6 +75,13 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   OpenSection("metadata", "Session metadata", w);
   WriteMetadataBody(report.metadata(), w);
   CloseSection(w);
+  // Not a seed section: it appears only for a multi-rank session (status OK), so a single-rank
+  // page (SKIPPED here) stays the seed's page. A failure of the pass still shows, in Diagnostics.
+  if (report.ranks().status() == v1::OK) {
+    OpenSection("ranks", "Ranks (multi-rank session)", w);
+    WriteRanksBody(report.ranks(), w);
+    CloseSection(w);
+  }
   WritePassSection("ir-diff", "IR Diff (base → head)", report.ir_diff(), &WriteIrDiffBody, w);
   WritePassSection("recompile", "Recompile summary", report.recompile(), &WriteRecompileBody, w);
   WritePassSection("cache-stability", "Cache stability", report.cache_stability(),
@@ -89,7 +96,17 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   WriteRawBody(report.raw(), w);
   CloseSection(w);
   if (!report.diagnostics().empty()) {
-    OpenSection("diagnostics", "Diagnostics", w);
+    // Import counts alone are reference material: the section starts folded unless something in
+    // it is a warning or an error.
+    bool serious = false;
+    for (const v1::Diagnostic& d : report.diagnostics()) {
+      serious |= d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR;
+    }
+    if (serious) {
+      OpenSection("diagnostics", "Diagnostics", w);
+    } else {
+      w.Tag("<details id=\"diagnostics\">\n<summary><h2>Diagnostics</h2></summary>\n<div class=\"body\">");
+    }
     WriteDiagnosticsBody(report.diagnostics(), w);
     CloseSection(w);
   }

@@ -4,7 +4,12 @@
 #include "service/render/text.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -60,6 +65,31 @@ void WriteHeader(const v1::Metadata& m, TerminalWriter& t) {
   t.EndLine();
   if (!m.session_id().empty()) t.Styled(Style::kMuted, absl::StrCat("session ", m.session_id()));
   if (!m.session_id().empty()) t.EndLine();
+}
+
+// Only for a multi-rank session (status OK): a single-rank summary stays as it was.
+void WriteRanks(const v1::CrossRankSection& s, TerminalWriter& t) {
+  if (s.status() != v1::OK) return;
+  WriteName("ranks", t);
+  t.Text(absl::StrCat(s.world_size(), " ranks; "));
+  if (s.divergences().empty()) {
+    t.Styled(Style::kGood, "all agree on compiles, cache events and recompiles").EndLine();
+    return;
+  }
+  std::set<int32_t> odd;
+  std::vector<std::string> kinds;
+  for (const v1::RankDivergence& d : s.divergences()) {
+    odd.insert(d.ranks().begin(), d.ranks().end());
+    if (std::find(kinds.begin(), kinds.end(), d.kind()) == kinds.end()) kinds.push_back(d.kind());
+  }
+  // A line, not a list: a big job's odd ranks are counted past the first few.
+  constexpr size_t kMaxRanks = 8;
+  const auto shown_end = std::next(odd.begin(), std::min(odd.size(), kMaxRanks));
+  std::string ranks = absl::StrJoin(odd.begin(), shown_end, ", ");
+  if (odd.size() > kMaxRanks) absl::StrAppend(&ranks, ", … (", odd.size() - kMaxRanks, " more)");
+  t.Styled(Style::kWarn, absl::StrCat(odd.size() == 1 ? "rank " : "ranks ", ranks,
+                                      odd.size() == 1 ? " diverges" : " diverge"));
+  t.Text(absl::StrCat(" (", absl::StrJoin(kinds, ", "), ")")).EndLine();
 }
 
 void WriteIrDiff(const v1::IrDiffSection& s, TerminalWriter& t) {
@@ -242,19 +272,24 @@ void WriteRaw(const v1::RawSection& r, TerminalWriter& t) {
   t.EndLine();
 }
 
+// Warnings and errors are listed; informational notes (import counts) are only counted here and
+// stay in the JSON and HTML reports.
 void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
   if (report.diagnostics().empty()) return;
+  std::vector<const v1::Diagnostic*> serious;
+  for (const v1::Diagnostic& d : report.diagnostics()) {
+    if (d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR) serious.push_back(&d);
+  }
   WriteName("diagnostics", t);
-  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s)")).EndLine();
-  for (int i = 0; i < std::min(report.diagnostics().size(), kMaxItems); ++i) {
-    const v1::Diagnostic& d = report.diagnostics(i);
-    const bool serious =
-        d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR;
-    t.Text("  ").Styled(serious ? Style::kWarn : Style::kPlain,
-                        v1::Diagnostic::Severity_Name(d.severity()));
+  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s), ", serious.size(),
+                      " warning(s) or error(s)"))
+      .EndLine();
+  for (size_t i = 0; i < std::min(serious.size(), static_cast<size_t>(kMaxItems)); ++i) {
+    const v1::Diagnostic& d = *serious[i];
+    t.Text("  ").Styled(Style::kWarn, v1::Diagnostic::Severity_Name(d.severity()));
     t.Text(absl::StrCat(" ", d.where(), ": ", d.message())).EndLine();
   }
-  WriteMore(report.diagnostics().size(), t);
+  WriteMore(static_cast<int>(serious.size()), t);
 }
 
 }  // namespace
@@ -262,6 +297,7 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
 std::string RenderText(const v1::AnalysisReport& report, bool color) {
   TerminalWriter t(color);
   WriteHeader(report.metadata(), t);
+  WriteRanks(report.ranks(), t);
   WriteIrDiff(report.ir_diff(), t);
   WriteRecompile(report.recompile(), t);
   WriteCacheStability(report.cache_stability(), t);

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl {
@@ -46,12 +47,7 @@ std::string SectionJson(const v1::RecompileSection& section) {
 
 v1::RecompileSection RunPass(const v1::SessionCapture& capture,
                              v1::AnalysisReport* report = nullptr) {
-  v1::AnalysisReport local;
-  if (report == nullptr) report = &local;
-  PassOptions options;
-  PassInput in{capture, nullptr, options};
-  EXPECT_THAT(RecompilePass().Run(in, report), IsOk());
-  return report->recompile();
+  return ::cl::testing::RunPassOk(RecompilePass(), capture, report).recompile();
 }
 
 std::vector<std::string> Transitions(const v1::RecompileCluster& cluster) {
@@ -324,11 +320,7 @@ TEST(RecompilePassTest, CancelledFlagStopsThePass) {
   v1::SessionCapture capture;
   AddCompile(&capture, 0, 0);
   AddCompile(&capture, 0, 1, {"0/0: L['n'] == 3"});
-  std::atomic<bool> cancelled{true};
-  PassOptions options;
-  PassInput in{capture, nullptr, options, &cancelled};
-  v1::AnalysisReport report;
-  EXPECT_THAT(RecompilePass().Run(in, &report),
+  EXPECT_THAT(::cl::testing::RunPassCancelled(RecompilePass(), capture),
               StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
 }
 

@@ -29,6 +29,7 @@ const std::vector<std::string>& ShownFields() {
       "metadata.session_id", "metadata.torch_version", "metadata.started_at",
       "metadata.python_version", "metadata.host", "metadata.labels{}.key",
       "metadata.labels{}.value",
+      "ranks.ranks[0].source", "ranks.divergences[0].kind", "ranks.divergences[0].detail",
       "ir_diff.added[0].node", "ir_diff.added[0].op", "ir_diff.added[0].change",
       "ir_diff.added[0].location.file", "ir_diff.removed[0].node", "ir_diff.modified[0].node",
       "recompile.frame.name", "recompile.frame.location.file", "recompile.clusters[0].category",
