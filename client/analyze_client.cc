@@ -1,7 +1,10 @@
 #include "client/analyze_client.h"
 
+#include <zlib.h>
+
 #include <memory>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "capture/stream/capture_splitter.h"
 #include "common/grpc_status.h"
@@ -36,40 +39,39 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& ca
   return RunAnalysis(engine, captures, options, /*cancelled=*/nullptr);
 }
 
-absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captures,
-                                                  const v1::AnalyzeOptions& options,
-                                                  const RemoteOptions& remote) {
+namespace {
+
+// One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
+// the server has already finished the call (with an error, say): stop sending and let Finish()
+// tell why.
+absl::StatusOr<v1::AnalyzeResponse> Stream(
+    const v1::AnalyzeOptions& options, const RemoteOptions& remote,
+    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)> send_parts) {
   auto stub = v1::CompileLens::NewStub(MakeChannel(remote.target));
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
   v1::AnalyzeResponse response;
   std::unique_ptr<grpc::ClientWriter<v1::AnalyzeChunk>> writer = stub->Analyze(&context, &response);
 
-  // A failed Write means the server has already finished the call (with an error, say): stop
-  // sending and let Finish() tell why.
   bool open = true;
-  auto write = [&](v1::AnalyzeChunk&& chunk) {
+  auto write = [&](const v1::AnalyzeChunk& chunk) {
     if (open) open = writer->Write(chunk);
   };
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;
-  write(std::move(first));
-
+  write(first);
   uint64_t parts = 0;
-  auto emit = [&](v1::CapturePart&& part) -> absl::Status {
+  absl::Status sent = send_parts([&](v1::CapturePart&& part) -> absl::Status {
     v1::AnalyzeChunk chunk;
     *chunk.mutable_part() = std::move(part);
-    write(std::move(chunk));
+    write(chunk);
     ++parts;
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
-  };
-  const size_t budget = remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
-  absl::Status split = SplitCapture(captures.head, v1::HEAD, budget, emit);
-  if (split.ok() && captures.base) split = SplitCapture(*captures.base, v1::BASE, budget, emit);
-  if (split.ok()) {
+  });
+  if (sent.ok()) {
     v1::AnalyzeChunk end;
     end.mutable_end()->set_parts(parts);
-    write(std::move(end));
+    write(end);
   }
   if (open) writer->WritesDone();
   const grpc::Status status = writer->Finish();
@@ -77,7 +79,49 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
     return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                         absl::StrCat(remote.target, ": ", status.error_message()));
   }
-  if (!split.ok() && !absl::IsAborted(split)) return split;
+  if (!sent.ok() && !absl::IsAborted(sent)) return sent;
+  return response;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captures,
+                                                  const v1::AnalyzeOptions& options,
+                                                  const RemoteOptions& remote) {
+  const size_t budget = remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
+  return Stream(options, remote, [&](auto emit) -> absl::Status {
+    CL_RETURN_IF_ERROR(SplitCapture(captures.head, v1::HEAD, budget, emit));
+    if (captures.base) CL_RETURN_IF_ERROR(SplitCapture(*captures.base, v1::BASE, budget, emit));
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
+                                                       const v1::CaptureHeader& header,
+                                                       const v1::AnalyzeOptions& options,
+                                                       const RemoteOptions& remote) {
+  gzFile in = gzopen(log_path.c_str(), "rb");  // plain files pass through unchanged
+  if (in == nullptr) return absl::NotFoundError(absl::StrCat(log_path, ": cannot open"));
+  const size_t budget = remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
+  absl::StatusOr<v1::AnalyzeResponse> response = Stream(options, remote, [&](auto emit) -> absl::Status {
+    if (header.has_session() || !header.source_name().empty()) {
+      v1::CapturePart part;
+      part.set_side(v1::HEAD);
+      *part.mutable_header() = header;
+      CL_RETURN_IF_ERROR(emit(std::move(part)));
+    }
+    std::string buffer(budget - 64, '\0');
+    while (true) {
+      const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
+      if (n < 0) return absl::DataLossError(absl::StrCat(log_path, ": read failed"));
+      if (n == 0) return absl::OkStatus();
+      v1::CapturePart part;
+      part.set_side(v1::HEAD);
+      part.set_torch_trace(buffer.data(), static_cast<size_t>(n));
+      CL_RETURN_IF_ERROR(emit(std::move(part)));
+    }
+  });
+  gzclose(in);
   return response;
 }
 

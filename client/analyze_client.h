@@ -30,6 +30,14 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
                                                   const v1::AnalyzeOptions& options,
                                                   const RemoteOptions& remote);
 
+// Streams a TORCH_TRACE log's bytes (decompressed when .gz) to a cl-server, which imports it
+// server-side; `header` goes first: its session fields override what the log says, and its
+// source_name names the log in the import's diagnostics.
+absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
+                                                       const v1::CaptureHeader& header,
+                                                       const v1::AnalyzeOptions& options,
+                                                       const RemoteOptions& remote);
+
 // grpc.health.v1.Health/Check for `service` ("" = the whole server): OK when SERVING.
 absl::Status CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline);
 

@@ -2,6 +2,8 @@
 // Flags are read here and nowhere else.
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,7 +15,10 @@
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
 #include "client/analyze_client.h"
+#include "capture/schema.h"
+#include "capture/torch_trace/importer.h"
 #include "client/exit_codes.h"
+#include "client/inputs.h"
 #include "common/file_io.h"
 #include "service/render/render.h"
 
@@ -28,22 +33,44 @@ ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "give up on the server a
 ABSL_FLAG(int, threads, 0, "in-process analysis threads; 0 = one per hardware thread");
 ABSL_FLAG(std::string, color, "auto", "colour the summary: auto (on a terminal), always, never");
 ABSL_FLAG(bool, quiet, false, "print no summary");
+// Reading TORCH_TRACE logs.
+ABSL_FLAG(std::string, o, "", "import-trace: the capture to write (.cls.json, or .cls.pb for binary)");
+ABSL_FLAG(bool, latest, false, "a directory holding several non-rank logs: take the newest");
+ABSL_FLAG(bool, sources, true, "read the user source files the trace names (--no-sources to skip)");
+ABSL_FLAG(std::vector<std::string>, path_map, {},
+          "FROM=TO[,FROM=TO...]: a trace path prefix and where those files are here, for reading sources");
+ABSL_FLAG(int, rank, -1, "a multi-rank directory: the rank to analyze or write (default: the lowest)");
+ABSL_FLAG(bool, raw, false, "with --server and a log: send the raw log and let the server import it");
+// Session facts a log does not record.
+ABSL_FLAG(std::vector<std::string>, label, {},
+          "KEY=VALUE[,KEY=VALUE...] fleet labels for the session (cluster, model, ...)");
+ABSL_FLAG(std::string, torch_version, "", "the session's torch version");
+ABSL_FLAG(std::string, host, "", "the session's host");
+ABSL_FLAG(std::string, project_root, "", "the project root the trace's paths are under; locations are reported relative to it");
+ABSL_FLAG(std::string, session_id, "", "the session id (default: one derived from the log)");
 
 namespace {
 
 constexpr char kUsage[] = R"(compile-lens client: explain a torch.compile session.
 
 Usage:
-  cl-client analyze HEAD.cls.json [--base BASE.cls.json] [--server HOST:PORT] [--html F] [--json F]
+  cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F]
                     [--passes recompile,...] [--gpu NAME] [--db correctness.toml] [--deadline 120s]
+  cl-client import-trace LOG|DIR -o s.cls.json [--latest] [--rank N] [--no-sources] [--path-map FROM=TO]
   cl-client health --server HOST:PORT
 
-With no --server the analysis runs in-process; with one, the capture is streamed to cl-server.
-Either way the report is the same. Captures are .cls.json (proto3 JSON) or .cls.pb (binary).
+HEAD and BASE are captures (.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory:
+its rank logs dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no
+--server the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw
+the log itself is streamed and imported server-side). Either way the report is the same. Session
+facts a log does not record can be given: --gpu, --label K=V,K=V, --torch-version, --host,
+--project-root, --session-id. Flags may be written with dashes or underscores.
 
 Examples:
   cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \
       --html hero.html --json hero.report.json
+  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a --label model=llama
+  cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace
   cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile
   cl-client health --server 127.0.0.1:50051
 
@@ -74,13 +101,62 @@ bool UseColor() {
   return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr;
 }
 
+// The import and session flags, read once.
+absl::StatusOr<cl::InputOptions> ReadInputOptions() {
+  cl::InputOptions in;
+  in.import.latest = absl::GetFlag(FLAGS_latest);
+  in.import.read_sources = absl::GetFlag(FLAGS_sources);
+  for (const std::string& m : absl::GetFlag(FLAGS_path_map)) {
+    absl::StatusOr<std::pair<std::string, std::string>> kv = cl::SplitAssignment(m, "path-map");
+    if (!kv.ok()) return kv.status();
+    in.import.path_map.push_back(*kv);
+  }
+  if (const int rank = absl::GetFlag(FLAGS_rank); rank >= 0) in.rank = rank;
+  cl::SessionOverrides& o = in.overrides;
+  for (const std::string& l : absl::GetFlag(FLAGS_label)) {
+    absl::StatusOr<std::pair<std::string, std::string>> kv = cl::SplitAssignment(l, "label");
+    if (!kv.ok()) return kv.status();
+    o.labels[kv->first] = kv->second;
+  }
+  o.id = absl::GetFlag(FLAGS_session_id);
+  o.gpu = absl::GetFlag(FLAGS_gpu);
+  o.torch_version = absl::GetFlag(FLAGS_torch_version);
+  o.host = absl::GetFlag(FLAGS_host);
+  o.project_root = absl::GetFlag(FLAGS_project_root);
+  in.import.project_root = o.project_root;
+  return in;
+}
+
+int ImportTrace(const std::string& path) {
+  const std::string out = absl::GetFlag(FLAGS_o);
+  if (out.empty()) return Usage("import-trace needs -o OUT.cls.json");
+  absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
+  if (!in.ok()) return Fail(in.status());
+  absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
+  if (!capture.ok()) return Fail(capture.status());
+  if (absl::Status s = cl::WriteCaptureFile(out, *capture); !s.ok()) return Fail(s);
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    std::cout << out << ": " << capture->frames_size() << " frame(s), " << capture->compiles_size()
+              << " compile(s), " << capture->graphs_size() << " graph(s), " << capture->kernels_size()
+              << " kernel(s), " << capture->sources_size() << " source file(s), "
+              << capture->diagnostics_size() << " diagnostic(s)\n";
+  }
+  return cl::kExitOk;
+}
+
 int Analyze(const std::string& head_path) {
+  absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
+  if (!in.ok()) return Fail(in.status());
+  const bool raw = absl::GetFlag(FLAGS_raw);
   cl::AssembledCaptures captures;
-  absl::StatusOr<cl::v1::SessionCapture> head = cl::ReadCaptureFile(head_path);
-  if (!head.ok()) return Fail(head.status());
-  captures.head = std::move(*head);
+  if (!raw) {
+    absl::StatusOr<cl::v1::SessionCapture> head = cl::LoadSession(head_path, *in);
+    if (!head.ok()) return Fail(head.status());
+    captures.head = std::move(*head);
+  }
   if (const std::string base_path = absl::GetFlag(FLAGS_base); !base_path.empty()) {
-    absl::StatusOr<cl::v1::SessionCapture> base = cl::ReadCaptureFile(base_path);
+    if (raw) return Usage("--raw streams one log; it takes no --base");
+    absl::StatusOr<cl::v1::SessionCapture> base = cl::LoadSession(base_path, *in);
     if (!base.ok()) return Fail(base.status());
     captures.base = std::move(*base);
   }
@@ -96,9 +172,25 @@ int Analyze(const std::string& head_path) {
   }
 
   const std::string server = absl::GetFlag(FLAGS_server);
-  absl::StatusOr<cl::v1::AnalyzeResponse> response =
-      server.empty() ? cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads))
-                     : cl::AnalyzeRemote(captures, options, {server, absl::GetFlag(FLAGS_deadline)});
+  absl::StatusOr<cl::v1::AnalyzeResponse> response;
+  if (raw) {
+    if (server.empty()) return Usage("--raw needs --server");
+    if (!cl::IsTraceInput(head_path) || std::filesystem::is_directory(head_path)) {
+      return Usage("--raw streams one TORCH_TRACE log file (.log or .log.gz)");
+    }
+    // The session facts given on the command line travel as a header the server applies.
+    cl::v1::CaptureHeader header;
+    cl::v1::SessionCapture facts;
+    cl::ApplyOverrides(in->overrides, &facts);
+    header.set_schema(std::string(cl::kSchemaVersion));
+    header.set_source_name(std::filesystem::path(head_path).filename().string());
+    if (facts.has_session()) *header.mutable_session() = facts.session();
+    response = cl::AnalyzeRemoteTrace(head_path, header, options, {server, absl::GetFlag(FLAGS_deadline)});
+  } else if (server.empty()) {
+    response = cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
+  } else {
+    response = cl::AnalyzeRemote(captures, options, {server, absl::GetFlag(FLAGS_deadline)});
+  }
   if (!response.ok()) return Fail(response.status());
 
   if (const std::string html = absl::GetFlag(FLAGS_html); !html.empty()) {
@@ -113,16 +205,39 @@ int Analyze(const std::string& head_path) {
   return cl::kExitOk;
 }
 
+// Lets flags be written with dashes (--no-sources, --path-map) as well as absl's underscores.
+std::vector<std::string> NormalizeFlagNames(int argc, char** argv) {
+  std::vector<std::string> out(argv, argv + argc);
+  for (size_t i = 1; i < out.size(); ++i) {
+    std::string& a = out[i];
+    if (a == "--") break;
+    if (a.rfind("--", 0) != 0) continue;
+    const size_t end = std::min(a.find('='), a.size());
+    for (size_t j = 2; j < end; ++j) {
+      if (a[j] == '-') a[j] = '_';
+    }
+    if (a.rfind("--no_", 0) == 0) a.erase(4, 1);  // --no_sources -> --nosources (absl's bool negation)
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() < 2) return Usage("no command (analyze, health)");
+  std::vector<std::string> normalized = NormalizeFlagNames(argc, argv);
+  std::vector<char*> normalized_argv;
+  for (std::string& a : normalized) normalized_argv.push_back(a.data());
+  std::vector<char*> args = absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());
+  if (args.size() < 2) return Usage("no command (analyze, import-trace, health)");
   const std::string command = args[1];
   if (command == "analyze") {
     if (args.size() != 3) return Usage("analyze takes one capture file");
     return Analyze(args[2]);
+  }
+  if (command == "import-trace") {
+    if (args.size() != 3) return Usage("import-trace takes one log file or directory");
+    return ImportTrace(args[2]);
   }
   if (command == "health") {
     if (args.size() != 2) return Usage("health takes no arguments");
@@ -133,5 +248,5 @@ int main(int argc, char** argv) {
     std::cout << server << ": SERVING\n";
     return cl::kExitOk;
   }
-  return Usage("unknown command \"" + command + "\" (analyze, health)");
+  return Usage("unknown command \"" + command + "\" (analyze, import-trace, health)");
 }

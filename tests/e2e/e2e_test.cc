@@ -70,6 +70,36 @@ TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
   EXPECT_THAT(remote.stdout_text, HasSubstr("recompile"));
 }
 
+const std::string kHeadTrace = CL_SOURCE_DIR "/examples/hero/traces/head.log";
+
+TEST_F(E2eTest, ATraceAnalyzedHereOrImportedByTheServerGivesTheSameReport) {
+  const RunResult local = RunCommand({kClient, "analyze", kHeadTrace, "--no-sources", "--gpu", "A100-SXM-80GB",
+                                      "--label", "model=hero", "--json", Tmp("trace-local.json")});
+  ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
+  const RunResult raw = RunCommand({kClient, "analyze", kHeadTrace, "--server", address_, "--raw", "--gpu",
+                                    "A100-SXM-80GB", "--label", "model=hero", "--json", Tmp("trace-raw.json")});
+  ASSERT_EQ(raw.exit_code, 0) << raw.stderr_text;
+  EXPECT_EQ(*ReadFile(Tmp("trace-local.json")), *ReadFile(Tmp("trace-raw.json")));
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(Tmp("trace-raw.json")));
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->recompile().total(), 3u);
+  EXPECT_EQ(report->metadata().gpu(), "A100-SXM-80GB");
+  EXPECT_EQ(report->metadata().labels().at("model"), "hero");
+}
+
+TEST_F(E2eTest, ImportTraceWritesACapture) {
+  const RunResult r = RunCommand({kClient, "import-trace", kHeadTrace, "-o", Tmp("imported.cls.json"),
+                                  "--project-root", "/mnt/project"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("4 compile(s)"));
+  const RunResult again = RunCommand({kClient, "analyze", Tmp("imported.cls.json"), "--json", Tmp("imported.json")});
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  EXPECT_EQ(RunCommand({kClient, "import-trace", kHeadTrace}).exit_code, 2) << "-o is required";
+  const RunResult missing = RunCommand({kClient, "import-trace", "/nonexistent.log", "-o", Tmp("x.cls.json")});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
+}
+
 TEST_F(E2eTest, HealthCheck) {
   const RunResult r = RunCommand({kClient, "health", "--server", address_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;

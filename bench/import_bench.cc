@@ -1,0 +1,64 @@
+// TORCH_TRACE import throughput (MB/s, one core) and peak memory, on the largest fixture and on a
+// large real trace (bench/large_trace/make_large_trace.sh writes it; CL_LARGE_TRACE overrides the
+// path). Streaming means the peak RSS grows with the capture, not with the log: the counters show
+// both the log size and the process's peak RSS.
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "capture/torch_trace/importer.h"
+
+namespace cl {
+namespace {
+
+double PeakRssMiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+void ImportFile(benchmark::State& state, const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    state.SkipWithError(("missing " + path).c_str());
+    return;
+  }
+  ImportOptions options;
+  options.read_sources = false;
+  size_t graphs = 0;
+  for (auto _ : state) {
+    absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(path, options);
+    if (!c.ok()) state.SkipWithError(std::string(c.status().message()).c_str());
+    else graphs = c->graphs_size();
+    benchmark::DoNotOptimize(c);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+  state.counters["log_MiB"] = static_cast<double>(size) / (1 << 20);
+  state.counters["peak_rss_MiB"] = PeakRssMiB();
+  state.counters["graphs"] = static_cast<double>(graphs);
+}
+
+void BM_ImportLargestFixture(benchmark::State& state) {
+  ImportFile(state, CL_SHARED_DIR "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs/"
+                                  "dedicated_log_torch_trace_rank_1.log");
+}
+BENCHMARK(BM_ImportLargestFixture)->Unit(benchmark::kMillisecond);
+
+void BM_ImportLargeTrace(benchmark::State& state) {
+  const char* env = std::getenv("CL_LARGE_TRACE");
+  ImportFile(state, env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log");
+}
+BENCHMARK(BM_ImportLargeTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_ImportLargeTraceGz(benchmark::State& state) {
+  const char* env = std::getenv("CL_LARGE_TRACE");
+  ImportFile(state, std::string(env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log") + ".gz");
+}
+BENCHMARK(BM_ImportLargeTraceGz)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace cl
