@@ -192,7 +192,7 @@ void AddDims(absl::string_view list, google::protobuf::RepeatedPtrField<std::str
 }
 
 // The meta of FX's verbose annotations: "f32[s0, 64][64, 1]cpu", "f32[16, 256]" (no stride or
-// device), "Sym(s0)" (a SymInt: dtype "Sym", no shape), and for several outputs
+// device), "Sym(s0)" (a SymInt: dtype "Sym", sym_expr "s0", no shape), and for several outputs
 // "(f32[2][1]cpu, i64[2][1]cpu)", of which the first is kept.
 bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta) {
   ann = Strip(ann);
@@ -203,7 +203,8 @@ bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta) {
   if (ann.empty()) return true;  // "()": no outputs, nothing to record
   if (absl::StartsWith(ann, "Sym(")) {
     if (ann.back() != ')') return false;
-    meta->set_dtype("Sym");  // capture.proto's TensorMeta has no field for the expression
+    meta->set_dtype("Sym");
+    meta->set_sym_expr(std::string(Strip(ann.substr(4, ann.size() - 5))));
     return true;
   }
   const size_t shape_open = ann.find('[');

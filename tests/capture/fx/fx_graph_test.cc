@@ -67,7 +67,8 @@ std::string DumpNode(const v1::Node& n) {
   if (n.has_meta()) {
     const v1::TensorMeta& m = n.meta();
     absl::StrAppend(&out, "  meta{dtype=", m.dtype(), " shape=[", absl::StrJoin(m.shape(), ", "),
-                    "] stride=[", absl::StrJoin(m.stride(), ", "), "] device=", m.device(), "}");
+                    "] stride=[", absl::StrJoin(m.stride(), ", "), "] device=", m.device(),
+                    m.sym_expr().empty() ? "" : absl::StrCat(" sym=", m.sym_expr()), "}");
   }
   if (n.has_source()) {
     const v1::SourceLoc& s = n.source();
