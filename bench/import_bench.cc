@@ -29,17 +29,22 @@ void ImportFile(benchmark::State& state, const std::string& path) {
   }
   ImportOptions options;
   options.read_sources = false;
-  size_t graphs = 0;
+  size_t graphs = 0, capture_bytes = 0;
   for (auto _ : state) {
     absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(path, options);
-    if (!c.ok()) state.SkipWithError(std::string(c.status().message()).c_str());
-    else graphs = c->graphs_size();
+    if (!c.ok()) {
+      state.SkipWithError(std::string(c.status().message()).c_str());
+    } else {
+      graphs = c->graphs_size();
+      capture_bytes = c->ByteSizeLong();
+    }
     benchmark::DoNotOptimize(c);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
   state.counters["log_MiB"] = static_cast<double>(size) / (1 << 20);
   state.counters["peak_rss_MiB"] = PeakRssMiB();
   state.counters["graphs"] = static_cast<double>(graphs);
+  state.counters["capture_MiB"] = static_cast<double>(capture_bytes) / (1 << 20);  // encoded size
 }
 
 void BM_ImportLargestFixture(benchmark::State& state) {

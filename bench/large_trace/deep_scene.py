@@ -180,7 +180,7 @@ def main():
         sys.exit("usage: python3 deep_scene.py RESULT.json [N_BLOCKS]")
     out = sys.argv[1]
     nblocks = int(sys.argv[2]) if len(sys.argv) == 3 else N_BLOCKS
-    # Eight shapes and three modes per frame: more than the default limit of 8 entries.
+    # 8 entries per frame is exactly the default limit; headroom so that a new row cannot fall back to eager.
     torch._dynamo.config.cache_size_limit = 64
     torch.manual_seed(0)
     model = DeepScene(nblocks=nblocks)

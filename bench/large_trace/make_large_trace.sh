@@ -2,11 +2,11 @@
 # Makes the large real TORCH_TRACE log for the importer's throughput benchmark: runs the deep
 # scene (deep_scene.py, next to this script) under TORCH_TRACE in the torch sandbox (PyTorch 2.6,
 # CPU) and leaves, in OUT_DIR (default /var/tmp/compile-lens-bench; never inside the repository,
-# the log is about 100 MB):
+# the log is about 74 MB):
 #
 #   large.log          the TORCH_TRACE log torch wrote (dedicated_log_torch_trace_*.log)
 #   large.log.gz       the same, gzip -6
-#   large.result.json  what the scene measured: seconds and max_abs_diff per call
+#   large.result.json  what the scene measured: torch version, seconds, max_abs_diff per call
 #
 # The scene is staged as $tmp/bench/large_trace/deep_scene.py and run with $tmp as the sandbox's
 # project folder, so the trace names it /mnt/project/bench/large_trace/deep_scene.py, its path in
@@ -15,9 +15,10 @@
 # code from the log.
 #
 # Needs root (the sandbox is a chroot) and a sandbox that is set up (`torch-sandbox setup`).
-# About 5 minutes on 2 cores.
+# About 8 minutes on 2 cores, most of it g++ building the Inductor kernels. The log is checked
+# (24 compiles, 21 recompiles, at least 50 MB) before it replaces the previous one.
 # Environment: TORCH_SANDBOX (default: ../shared/tools/torch-sandbox from the repository root);
-# TORCH_SANDBOX_ROOT is passed through; TMPDIR (where the run is staged; it needs ~1 GB).
+# TORCH_SANDBOX_ROOT is passed through; TMPDIR (where the run is staged; it needs about 200 MB).
 # Usage: make_large_trace.sh [OUT_DIR]
 set -euo pipefail
 
@@ -36,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bench/large_trace" "$tmp/out"
 cp "$here/deep_scene.py" "$tmp/bench/large_trace/deep_scene.py"
 
-echo "make_large_trace.sh: running the deep scene (about 5 minutes)" >&2
+echo "make_large_trace.sh: running the deep scene (about 8 minutes)" >&2
 start=$SECONDS
 TORCH_TRACE=/mnt/project/out/trace \
   "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache \

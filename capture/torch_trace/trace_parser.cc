@@ -13,7 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "capture/torch_trace/fx_graph.h"
 #include "capture/torch_trace/json_value.h"
-#include "common/proto_utf8.h"
+#include "common/utf8.h"
 #include "simdjson.h"
 
 namespace cl {
@@ -138,6 +138,13 @@ void TraceParser::Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std
 
 void TraceParser::Add(TraceRecord&& r) {
   if (!r.md5_ok) Diagnose(v1::Diagnostic::WARNING, r.line, "payload md5 does not match has_payload (kept)");
+  // Payload text becomes proto strings, which must be valid UTF-8: check once here (fast, and
+  // nearly always true) rather than walking the finished capture. The metadata is JSON, which the
+  // JSON parser checks itself.
+  if (!simdjson::validate_utf8(r.payload.data(), r.payload.size())) {
+    r.payload = ToValidUtf8(r.payload);
+    Count("payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)");
+  }
   element root;
   if (json_->parse(r.metadata).get(root) != simdjson::SUCCESS || !root.is_object()) {
     Count("bad json");
@@ -414,7 +421,6 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
 
 void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind) {
   Count(absl::StrCat("kept in extras: ", kind));
-  const size_t size = r.metadata.size() + r.payload.size() + 1;
   if (extras_bytes_ >= options_.extras_budget) {
     Count("extras over budget (dropped)");
     return;
@@ -422,17 +428,23 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
   v1::Extra* x = capture_.add_extras();
   x->set_kind(std::string(kind));
   x->set_compile_id(env.compile_id);
-  std::string text = r.metadata;
-  if (r.has_payload) absl::StrAppend(&text, "\n", r.payload);
-  if (text.size() > options_.extra_payload_cap) {
-    size_t cut = options_.extra_payload_cap;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // stay valid UTF-8
-    text.resize(cut);
+  // The metadata, a newline and the payload, cut at the cap: copy only what is kept.
+  const size_t cap = options_.extra_payload_cap;
+  std::string* text = x->mutable_payload();
+  text->reserve(std::min(cap, r.metadata.size() + 1 + r.payload.size()));
+  text->append(r.metadata, 0, std::min(r.metadata.size(), cap));
+  if (r.has_payload && text->size() < cap) {
+    text->push_back('\n');
+    text->append(r.payload, 0, std::min(r.payload.size(), cap - text->size()));
+  }
+  if (r.metadata.size() + (r.has_payload ? 1 + r.payload.size() : 0) > text->size()) {
+    size_t cut = text->size();
+    while (cut > 0 && (static_cast<unsigned char>((*text)[cut - 1]) & 0xC0) == 0x80) --cut;  // stay valid UTF-8
+    if (cut > 0 && (static_cast<unsigned char>((*text)[cut - 1]) & 0xC0) == 0xC0) --cut;      // ...at a lead byte
+    text->resize(cut);
     x->set_truncated(true);
   }
-  extras_bytes_ += text.size();
-  x->set_payload(std::move(text));
-  (void)size;
+  extras_bytes_ += text->size();
 }
 
 v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
@@ -472,10 +484,6 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   std::sort(capture_.mutable_frames()->begin(), capture_.mutable_frames()->end(),
             [](const v1::Frame& a, const v1::Frame& b) { return a.id() < b.id(); });
 
-  // Payload text is whatever the log held; proto strings must be valid UTF-8.
-  if (const int repaired = RepairUtf8(capture_); repaired > 0) {
-    counters_["string(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)"] = static_cast<uint64_t>(repaired);
-  }
   capture_.set_schema("0.5.0");
   v1::Session* s = capture_.mutable_session();
   if (first_) {
