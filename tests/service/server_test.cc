@@ -158,7 +158,7 @@ TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
   const grpc::Status s = SendRaw(Stream(c));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(),
-              HasSubstr("head: graphs[0].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\""));
+              HasSubstr("head: graphs[12].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\""));
   ExpectStillServing();
 }
 
