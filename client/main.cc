@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ ABSL_FLAG(bool, sources, true, "read the user source files the trace names (--no
 ABSL_FLAG(std::vector<std::string>, path_map, {},
           "FROM=TO[,FROM=TO...]: a trace path prefix and where those files are here, for reading sources");
 ABSL_FLAG(int, rank, -1, "a multi-rank directory: the rank to analyze or write (default: the lowest)");
+ABSL_FLAG(bool, all_ranks, false, "a multi-rank directory: analyze every rank (outputs get .rank<N> before the extension)");
 ABSL_FLAG(bool, raw, false, "with --server and a log: send the raw log and let the server import it");
 // Session facts a log does not record.
 ABSL_FLAG(std::vector<std::string>, label, {},
@@ -54,7 +56,7 @@ namespace {
 constexpr char kUsage[] = R"(compile-lens client: explain a torch.compile session.
 
 Usage:
-  cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F]
+  cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F] [--all-ranks]
                     [--passes recompile,...] [--gpu NAME] [--db correctness.toml] [--deadline 120s]
   cl-client import-trace LOG|DIR -o s.cls.json [--latest] [--rank N] [--no-sources] [--path-map FROM=TO]
   cl-client health --server HOST:PORT
@@ -144,23 +146,51 @@ int ImportTrace(const std::string& path) {
   return cl::kExitOk;
 }
 
+// "out/hero.html" for rank 3 -> "out/hero.rank3.html".
+std::string ForRank(const std::string& path, std::optional<int> rank) {
+  if (!rank || path.empty()) return path;
+  const std::filesystem::path p(path);
+  return (p.parent_path() / (p.stem().string() + ".rank" + std::to_string(*rank) + p.extension().string())).string();
+}
+
+// Writes what the flags ask for: the HTML and JSON reports and the summary.
+int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank) {
+  if (const std::string html = ForRank(absl::GetFlag(FLAGS_html), rank); !html.empty()) {
+    if (absl::Status s = cl::WriteFile(html, response.html()); !s.ok()) return Fail(s);
+  }
+  if (const std::string json = ForRank(absl::GetFlag(FLAGS_json), rank); !json.empty()) {
+    absl::StatusOr<std::string> text = cl::RenderJson(response.report());
+    if (!text.ok()) return Fail(text.status());
+    if (absl::Status s = cl::WriteFile(json, *text); !s.ok()) return Fail(s);
+  }
+  if (!absl::GetFlag(FLAGS_quiet)) std::cout << cl::RenderText(response.report(), UseColor());
+  return cl::kExitOk;
+}
+
+absl::StatusOr<cl::v1::AnalyzeResponse> Run(const cl::AssembledCaptures& captures,
+                                            const cl::v1::AnalyzeOptions& options) {
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) return cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
+  return cl::AnalyzeRemote(captures, options, {server, absl::GetFlag(FLAGS_deadline)});
+}
+
+// A multi-rank directory, every rank: one report each (rank N's files get ".rankN").
+int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in, const cl::v1::AnalyzeOptions& options) {
+  absl::StatusOr<std::vector<cl::v1::SessionCapture>> ranks = cl::ImportTrace(dir, in.import);
+  if (!ranks.ok()) return Fail(ranks.status());
+  for (cl::v1::SessionCapture& capture : *ranks) {
+    cl::ApplyOverrides(in.overrides, &capture);
+    const int rank = capture.session().rank();
+    absl::StatusOr<cl::v1::AnalyzeResponse> response = Run({std::move(capture), std::nullopt}, options);
+    if (!response.ok()) return Fail(response.status());
+    if (const int code = Deliver(*response, rank); code != cl::kExitOk) return code;
+  }
+  return cl::kExitOk;
+}
+
 int Analyze(const std::string& head_path) {
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
   if (!in.ok()) return Fail(in.status());
-  const bool raw = absl::GetFlag(FLAGS_raw);
-  cl::AssembledCaptures captures;
-  if (!raw) {
-    absl::StatusOr<cl::v1::SessionCapture> head = cl::LoadSession(head_path, *in);
-    if (!head.ok()) return Fail(head.status());
-    captures.head = std::move(*head);
-  }
-  if (const std::string base_path = absl::GetFlag(FLAGS_base); !base_path.empty()) {
-    if (raw) return Usage("--raw streams one log; it takes no --base");
-    absl::StatusOr<cl::v1::SessionCapture> base = cl::LoadSession(base_path, *in);
-    if (!base.ok()) return Fail(base.status());
-    captures.base = std::move(*base);
-  }
-
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_gpu(absl::GetFlag(FLAGS_gpu));
@@ -170,11 +200,19 @@ int Analyze(const std::string& head_path) {
     if (!text.ok()) return Fail(text.status());
     options.set_correctness_db(*text);
   }
-
+  const bool raw = absl::GetFlag(FLAGS_raw);
+  const std::string base_path = absl::GetFlag(FLAGS_base);
   const std::string server = absl::GetFlag(FLAGS_server);
-  absl::StatusOr<cl::v1::AnalyzeResponse> response;
+
+  if (absl::GetFlag(FLAGS_all_ranks)) {
+    if (!std::filesystem::is_directory(head_path)) return Usage("--all-ranks takes a directory of rank logs");
+    if (raw || !base_path.empty()) return Usage("--all-ranks takes no --raw or --base");
+    return AnalyzeAllRanks(head_path, *in, options);
+  }
+
   if (raw) {
     if (server.empty()) return Usage("--raw needs --server");
+    if (!base_path.empty()) return Usage("--raw streams one log; it takes no --base");
     if (!cl::IsTraceInput(head_path) || std::filesystem::is_directory(head_path)) {
       return Usage("--raw streams one TORCH_TRACE log file (.log or .log.gz)");
     }
@@ -185,24 +223,24 @@ int Analyze(const std::string& head_path) {
     header.set_schema(std::string(cl::kSchemaVersion));
     header.set_source_name(std::filesystem::path(head_path).filename().string());
     if (facts.has_session()) *header.mutable_session() = facts.session();
-    response = cl::AnalyzeRemoteTrace(head_path, header, options, {server, absl::GetFlag(FLAGS_deadline)});
-  } else if (server.empty()) {
-    response = cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
-  } else {
-    response = cl::AnalyzeRemote(captures, options, {server, absl::GetFlag(FLAGS_deadline)});
+    absl::StatusOr<cl::v1::AnalyzeResponse> response =
+        cl::AnalyzeRemoteTrace(head_path, header, options, {server, absl::GetFlag(FLAGS_deadline)});
+    if (!response.ok()) return Fail(response.status());
+    return Deliver(*response, std::nullopt);
   }
-  if (!response.ok()) return Fail(response.status());
 
-  if (const std::string html = absl::GetFlag(FLAGS_html); !html.empty()) {
-    if (absl::Status s = cl::WriteFile(html, response->html()); !s.ok()) return Fail(s);
+  cl::AssembledCaptures captures;
+  absl::StatusOr<cl::v1::SessionCapture> head = cl::LoadSession(head_path, *in);
+  if (!head.ok()) return Fail(head.status());
+  captures.head = std::move(*head);
+  if (!base_path.empty()) {
+    absl::StatusOr<cl::v1::SessionCapture> base = cl::LoadSession(base_path, *in);
+    if (!base.ok()) return Fail(base.status());
+    captures.base = std::move(*base);
   }
-  if (const std::string json = absl::GetFlag(FLAGS_json); !json.empty()) {
-    absl::StatusOr<std::string> text = cl::RenderJson(response->report());
-    if (!text.ok()) return Fail(text.status());
-    if (absl::Status s = cl::WriteFile(json, *text); !s.ok()) return Fail(s);
-  }
-  if (!absl::GetFlag(FLAGS_quiet)) std::cout << cl::RenderText(response->report(), UseColor());
-  return cl::kExitOk;
+  absl::StatusOr<cl::v1::AnalyzeResponse> response = Run(captures, options);
+  if (!response.ok()) return Fail(response.status());
+  return Deliver(*response, std::nullopt);
 }
 
 // Lets flags be written with dashes (--no-sources, --path-map) as well as absl's underscores.

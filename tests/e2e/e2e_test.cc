@@ -100,6 +100,31 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
 }
 
+TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
+  const std::string dir = CL_SHARED_DIR "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs";
+  const RunResult r = RunCommand({kClient, "analyze", dir, "--all-ranks", "--no-sources", "--json", Tmp("mr.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  for (int rank = 0; rank < 4; ++rank) {
+    absl::StatusOr<std::string> json = ReadFile(Tmp(absl::StrCat("mr.rank", rank, ".json")));
+    ASSERT_TRUE(json.ok()) << rank;
+    absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*json);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->ranks().status(), v1::OK);
+    EXPECT_EQ(report->metadata().rank(), rank);
+  }
+  // One rank, chosen; its report carries the cross-rank section naming the storm on rank 1.
+  const RunResult one = RunCommand({kClient, "analyze", dir, "--rank", "1", "--no-sources", "--json", Tmp("r1.json")});
+  ASSERT_EQ(one.exit_code, 0) << one.stderr_text;
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(Tmp("r1.json")));
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->recompile().total(), 14u);
+  bool rank1_diverges = false;
+  for (const v1::RankDivergence& d : report->ranks().divergences()) {
+    for (int rank : d.ranks()) rank1_diverges |= rank == 1;
+  }
+  EXPECT_TRUE(rank1_diverges);
+}
+
 TEST_F(E2eTest, HealthCheck) {
   const RunResult r = RunCommand({kClient, "health", "--server", address_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
