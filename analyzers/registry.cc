@@ -1,7 +1,10 @@
 #include "analyzers/registry.h"
 
 #include "analyzers/cross_rank.h"
+#include "analyzers/fusion.h"
+#include "analyzers/ir_diff.h"
 #include "analyzers/recompile.h"
+#include "analyzers/roofline.h"
 
 namespace cl {
 
@@ -9,7 +12,10 @@ const std::vector<const Pass*>& RegisteredPasses() {
   // The one place passes are registered: add a new pass here, in report order.
   static const auto* const kPasses = new std::vector<const Pass*>{
       new CrossRankPass(),
+      new IrDiffPass(),
       new RecompilePass(),
+      new FusionPass(),
+      new RooflinePass(),
   };
   return *kPasses;
 }

@@ -60,6 +60,16 @@ void WriteAdvice(const v1::FusionOpportunity& opportunity, bool titled, HtmlWrit
     w.Tag("<p class=\"muted\"><strong>How to apply:</strong> ").TextWithCode(opportunity.how());
     w.Tag("</p>\n");
   }
+  if (!opportunity.byte_model().empty()) {
+    w.Tag("<p class=\"muted\"><strong>Byte model:</strong> ").Text(opportunity.byte_model());
+    w.Tag("</p>\n");
+  }
+}
+
+void WriteNote(const v1::FusionSection& section, HtmlWriter& w) {
+  if (!section.note().empty()) {
+    w.Tag("<p class=\"muted\">").TextWithCode(section.note()).Tag("</p>\n");
+  }
 }
 
 }  // namespace
@@ -74,10 +84,12 @@ void WriteFusionBody(const v1::FusionSection& section, HtmlWriter& w) {
           "ranking</strong> (real is ~1.05–1.15×); applying one means a fused epilogue "
           "kernel.</p>\n");
   }
-  if (!section.note().empty()) {
-    w.Tag("<p class=\"muted\">").TextWithCode(section.note()).Tag("</p>\n");
+  // The note on the byte model follows the advice, so that the table and the advice read
+  // first, as the seed shows them.
+  if (opportunities.empty()) {
+    WriteNote(section, w);
+    return;
   }
-  if (opportunities.empty()) return;
   w.BeginTable({"pattern", "where", "shape (M×N×K0×K1)", "HBM saved", "≤ speedup"});
   for (int i = 0; i < ShownRows(opportunities.size()); ++i) WriteRow(opportunities[i], w);
   w.EndTable();
@@ -88,6 +100,7 @@ void WriteFusionBody(const v1::FusionSection& section, HtmlWriter& w) {
   for (int i = 0; i < ShownRows(opportunities.size()); ++i) {
     WriteAdvice(opportunities[i], titled, w);
   }
+  WriteNote(section, w);
 }
 
 }  // namespace cl

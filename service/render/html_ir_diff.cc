@@ -25,6 +25,38 @@ void WriteChangeTable(Markup heading,
   WriteOmittedRows(changes.size(), w);
 }
 
+// "Frames compiled only in the base: <code>a (x.py:3)</code>, <code>b</code>."
+void WriteFrameList(Markup lead, const google::protobuf::RepeatedPtrField<std::string>& frames,
+                    HtmlWriter& w) {
+  if (frames.empty()) return;
+  w.Tag("<p class=\"muted\">").Tag(lead);
+  for (int i = 0; i < ShownRows(frames.size()); ++i) {
+    if (i > 0) w.Tag(", ");
+    w.Tag("<code>").Text(frames[i]).Tag("</code>");
+  }
+  if (frames.size() > kMaxTableRows) {
+    w.Tag(" and ").Text(absl::StrCat(frames.size() - kMaxTableRows)).Tag(" more");
+  }
+  w.Tag(".</p>");
+}
+
+// What was compared (one stage, one compile per frame and side) and what could not be: without
+// it a reader cannot tell a diff of the post-grad graph of 0/0 from one of every recompile.
+void WriteScope(const v1::IrDiffSection& section, HtmlWriter& w) {
+  if (!section.stage().empty()) {
+    w.Tag("<p class=\"muted\">Compared <code>").Text(section.stage())
+        .Tag("</code>: the most-lowered graph stage both sides have, each frame's first compile "
+             "of it.</p>");
+  }
+  for (const v1::IrDiffFrame& frame : section.frames()) {
+    if (frame.note().empty()) continue;
+    w.Tag("<p class=\"muted\">Not compared: <code>").Text(frame.frame()).Tag("</code> (")
+        .Text(frame.note()).Tag(").</p>");
+  }
+  WriteFrameList("Frames compiled only in the base: ", section.frames_only_in_base(), w);
+  WriteFrameList("Frames compiled only in the head: ", section.frames_only_in_head(), w);
+}
+
 }  // namespace
 
 void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w) {
@@ -44,6 +76,7 @@ void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w) {
   WriteMetaRow("match coverage", FormatPercent(section.match_coverage()), w);
   WriteMetaRow("anchor uniqueness", FormatPercent(section.anchor_uniqueness()), w);
   w.Tag("</dl>");
+  WriteScope(section, w);
   WriteChangeTable("added", section.added(), w);
   WriteChangeTable("removed", section.removed(), w);
   WriteChangeTable("modified", section.modified(), w);

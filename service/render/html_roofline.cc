@@ -8,6 +8,7 @@
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/number_format.h"
+#include "service/render/svg_roofline.h"
 
 namespace cl {
 namespace {
@@ -60,6 +61,13 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
   for (int i = 0; i < ShownRows(kernels.size()); ++i) WriteKernelRow(kernels[i], w);
   w.EndTable();
   WriteOmittedRows(kernels.size(), w);
+  // The chart needs roofs: a GPU from the spec table.
+  if (section.peak_flops() > 0 && section.bandwidth() > 0) {
+    w.Tag("<p class=\"muted\">Roofs: ").Text(FormatSi(section.peak_flops(), "FLOP/s"));
+    w.Tag(" compute, ").Text(FormatSi(section.bandwidth(), "B/s")).Tag(" memory; ridge point ");
+    w.Text(absl::StrCat(FormatFixed(section.ridge_point(), 1), " FLOP/B.")).Tag("</p>\n");
+    WriteRooflineChart(section, w);
+  }
 }
 
 }  // namespace cl

@@ -103,6 +103,9 @@ void WriteIrDiff(const v1::IrDiffSection& s, TerminalWriter& t) {
   t.Text(absl::StrCat(" (match coverage ", FormatPercent(s.match_coverage()),
                       ", anchor uniqueness ", FormatPercent(s.anchor_uniqueness()), ")"));
   t.EndLine();
+  if (!s.stage().empty()) {
+    t.Text("  ").Styled(Style::kMuted, absl::StrCat("compared ", s.stage())).EndLine();
+  }
   int shown = 0;
   for (const auto* group : {&s.modified(), &s.added(), &s.removed()}) {
     for (const v1::NodeChange& c : *group) {
@@ -253,7 +256,14 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
     t.Styled(Style::kMuted, absl::StrCat("no kernel carried flops/bytes", gpu)).EndLine();
     return;
   }
-  t.Text(absl::StrCat(s.kernels().size(), " kernel(s)", gpu)).EndLine();
+  const bool estimated = std::all_of(s.kernels().begin(), s.kernels().end(),
+                                     [](const v1::RooflineKernel& k) { return k.estimated(); });
+  std::string line = absl::StrCat(s.kernels().size(), " kernel(s)", gpu);
+  if (s.ridge_point() > 0) {
+    absl::StrAppend(&line, ", ridge ", FormatFixed(s.ridge_point(), 1), " FLOP/B");
+  }
+  if (estimated) absl::StrAppend(&line, "; no kernel carried flops/bytes, estimated from the graph");
+  t.Text(line).EndLine();
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
     const v1::RooflineKernel& k = s.kernels(i);
     t.Text(absl::StrCat("  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",

@@ -121,7 +121,9 @@ const std::set<std::string>& RendererElements() {
   static const auto* elements = new std::set<std::string>{
       "!doctype", "html", "head", "meta", "title", "style", "body", "header", "h1", "p",
       "main", "details", "summary", "h2", "h3", "div", "dl", "dt", "dd", "table", "thead",
-      "tbody", "tr", "th", "td", "code", "strong", "span", "br", "ol", "li", "a"};
+      "tbody", "tr", "th", "td", "code", "strong", "span", "br", "ol", "li", "a",
+      // The roofline chart (service/render/svg_roofline.cc).
+      "svg", "g", "line", "text", "circle"};
   return *elements;
 }
 

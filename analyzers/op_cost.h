@@ -1,0 +1,46 @@
+// Analytic flops and bytes of the kernels a post-grad graph becomes, for the roofline when the
+// capture's kernels carry no measured features (reference/torch_semantics.md §7.3).
+//
+//   mm [M,K]x[K,N]        2·M·N·K            (M·K + K·N + M·N)·s
+//   addmm (C, A, B)       2·M·N·K            + numel(C)·s
+//   bmm [B,M,K]x[B,K,N]   2·B·M·N·K          B·(M·K + K·N + M·N)·s
+//   baddbmm               as bmm             + numel(input)·s
+//   convolution           2·numel(y)·(Cin/g)·kh·kw = 2·numel(y)·numel(w)/Cout
+//                                            (numel(x) + numel(w) + numel(y) [+ bias])·s
+//   SDPA Q[b,h,Sq,d] K[..,Sk,d] V[..,Sk,dv]
+//                         2·b·h·Sq·Sk·(d + dv)   (Q + K + V + O)·s + b·h·Sq·4 (logsumexp)
+//   pointwise / reductions: Inductor fuses the nodes between two library calls into Triton
+//   kernels; they are estimated as one kernel per such run, 1 FLOP per output element, bytes =
+//   every tensor read from outside the run + every result used outside it, each once.
+// Flop counts follow torch.utils.flop_counter (one FMA = 2 FLOPs; no causal discount).
+#ifndef ANALYZERS_OP_COST_H_
+#define ANALYZERS_OP_COST_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzers/post_grad_graph.h"
+
+namespace cl {
+
+struct KernelCost {
+  std::string name;   // the node ("mm_1"), or "fused: pow_1 … mul_1" for a pointwise run
+  std::string op;     // "aten.mm.default"; "pointwise" for a run
+  std::string dtype;  // the output's torch dtype
+  bool matmul = false;  // runs on tensor cores (mm, bmm, conv, sdpa)
+  double flops = 0;
+  double bytes = 0;
+};
+
+// The cost of a library op (mm, addmm, bmm, baddbmm, convolution, SDPA); nullopt for other ops or
+// symbolic shapes.
+std::optional<KernelCost> LibraryOpCost(const PostGradGraph& graph, const v1::Node& node);
+
+// Every kernel of `graph`: each library op, and each run of pointwise / reduction nodes between
+// them, in graph order.
+std::vector<KernelCost> EstimateKernels(const PostGradGraph& graph);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_OP_COST_H_

@@ -1,0 +1,31 @@
+// The roofline pass: per kernel, flops, bytes, arithmetic intensity, the attainable rate under
+// the GPU's memory and compute roofs, the achieved rate when a time is known, and which roof
+// bounds it (DESIGN.md §5.7, reference/torch_semantics.md §7).
+//
+// The GPU is the request's (PassOptions.gpu) or else the session's, looked up in
+// analyzers/gpu_specs.h; an unknown name leaves the section OK with a note listing the known ones,
+// and kernels without roofs. Kernels come from the capture when they carry flops and bytes;
+// when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are
+// estimated analytically from one post-grad graph per frame (analyzers/op_cost.h) and marked
+// `estimated`. Inductor's estimated runtimes (kernels[].estimated_us), when the capture has them,
+// give library calls a time: the i-th `extern_kernels.<op>` of a graph is its i-th <op> node.
+#ifndef ANALYZERS_ROOFLINE_H_
+#define ANALYZERS_ROOFLINE_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "analyzers/pass.h"
+
+namespace cl {
+
+class RooflinePass : public Pass {
+ public:
+  absl::string_view Name() const override { return "roofline"; }
+  absl::string_view Section() const override { return "roofline"; }
+  // SKIPPED when no kernel carries features and there is no post-grad graph to estimate from.
+  absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
+};
+
+}  // namespace cl
+
+#endif  // ANALYZERS_ROOFLINE_H_
