@@ -74,10 +74,8 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     write(end);
   }
   if (open) writer->WritesDone();
-  const grpc::Status status = writer->Finish();
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        absl::StrCat(remote.target, ": ", status.error_message()));
+  if (const absl::Status status = FromGrpcStatus(writer->Finish()); !status.ok()) {
+    return absl::Status(status.code(), absl::StrCat(remote.target, ": ", status.message()));
   }
   if (!sent.ok() && !absl::IsAborted(sent)) return sent;
   return response;

@@ -31,18 +31,21 @@ v1::SectionStatus GetSectionStatus(const Message& section) {
       section.GetReflection()->GetEnumValue(section, section.GetDescriptor()->FindFieldByName("status")));
 }
 
-// The AnalysisReport fields that are sections: messages with a `status` field.
-std::vector<const FieldDescriptor*> SectionFields() {
-  std::vector<const FieldDescriptor*> out;
-  const google::protobuf::Descriptor* d = v1::AnalysisReport::descriptor();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->message_type() != nullptr && !f->is_repeated() &&
-        f->message_type()->FindFieldByName("status") != nullptr) {
-      out.push_back(f);
+// The AnalysisReport fields that are sections: messages with a `status` field. Found once.
+const std::vector<const FieldDescriptor*>& SectionFields() {
+  static const auto* const kFields = [] {
+    auto* out = new std::vector<const FieldDescriptor*>;
+    const google::protobuf::Descriptor* d = v1::AnalysisReport::descriptor();
+    for (int i = 0; i < d->field_count(); ++i) {
+      const FieldDescriptor* f = d->field(i);
+      if (f->message_type() != nullptr && !f->is_repeated() &&
+          f->message_type()->FindFieldByName("status") != nullptr) {
+        out->push_back(f);
+      }
     }
-  }
-  return out;
+    return out;
+  }();
+  return *kFields;
 }
 
 struct PassRun {

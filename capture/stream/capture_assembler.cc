@@ -35,7 +35,6 @@ absl::Status CaptureAssembler::Add(v1::CapturePart part) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": side must be HEAD or BASE"));
   }
   SideState& side = part.side() == v1::BASE ? base_ : head_;
-  side_name_ = std::string(SideName(part.side()));
   absl::Status status = Apply(side, part);
   if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where, ": ", status.message()));
   return absl::OkStatus();
@@ -66,7 +65,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     }
     if (side.trace == nullptr) {
       TraceParseOptions options;
-      options.source_name = side.source_name.empty() ? side_name_ : side.source_name;
+      options.source_name =
+          side.source_name.empty() ? std::string(SideName(&side == &base_ ? v1::BASE : v1::HEAD)) : side.source_name;
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());

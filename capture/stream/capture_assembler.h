@@ -64,7 +64,6 @@ class CaptureAssembler {
   uint64_t parts_ = 0;
   SideState head_;
   SideState base_;
-  std::string side_name_;  // "head" or "base": names the stream in import diagnostics
 };
 
 }  // namespace cl

@@ -1,6 +1,5 @@
 #include "capture/torch_trace/importer.h"
 
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -9,12 +8,12 @@
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/digest.h"
 #include "common/file_io.h"
 #include "common/status_macros.h"
 
@@ -39,13 +38,6 @@ int RankOfFileName(absl::string_view name) {
 
 bool LooksLikeLog(absl::string_view name) {
   return absl::EndsWith(name, ".log") || absl::EndsWith(name, ".log.gz");
-}
-
-std::string Sha256Hex(absl::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), len));
 }
 
 v1::RankDigest DigestOf(const v1::SessionCapture& c, const std::string& source) {
@@ -119,13 +111,14 @@ absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path, cons
 
 absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, bool latest) {
   std::error_code ec;
-  std::map<int, std::vector<std::string>> ranked;
+  // Each log with its modification time, read once: newer files win ties between runs.
+  std::map<int, std::vector<std::pair<fs::file_time_type, std::string>>> ranked;
   std::vector<std::pair<fs::file_time_type, std::string>> logs;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file(ec) || e.file_size(ec) == 0) continue;
     const std::string name = e.path().filename().string();
     if (const int rank = RankOfFileName(name); rank >= 0) {
-      ranked[rank].push_back(e.path().string());
+      ranked[rank].emplace_back(e.last_write_time(ec), e.path().string());
     } else if (LooksLikeLog(name)) {
       logs.emplace_back(e.last_write_time(ec), e.path().string());
     }
@@ -135,11 +128,7 @@ absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, b
   if (!ranked.empty()) {
     for (auto& [rank, files] : ranked) {
       // Several runs of one rank: the newest file is this run's.
-      std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
-        std::error_code e1, e2;
-        return fs::last_write_time(a, e1) < fs::last_write_time(b, e2);
-      });
-      out.push_back(files.back());
+      out.push_back(std::max_element(files.begin(), files.end())->second);
     }
     return out;
   }
@@ -151,8 +140,7 @@ absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, b
     return absl::InvalidArgumentError(absl::StrCat(dir, " holds ", logs.size(), " logs (", absl::StrJoin(names, ", "),
                                                    "); pass one of them, or --latest for the newest"));
   }
-  std::sort(logs.begin(), logs.end());
-  out.push_back(logs.back().second);
+  out.push_back(std::max_element(logs.begin(), logs.end())->second);
   return out;
 }
 

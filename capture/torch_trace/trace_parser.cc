@@ -1,7 +1,5 @@
 #include "capture/torch_trace/trace_parser.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <ctime>
 #include <utility>
@@ -13,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "capture/torch_trace/fx_graph.h"
 #include "capture/torch_trace/json_value.h"
+#include "common/digest.h"
 #include "common/utf8.h"
 #include "simdjson.h"
 
@@ -107,10 +106,7 @@ std::string Rfc3339(int year, const TraceRecord& r) {
 std::string SessionIdFor(const TraceRecord& first) {
   const std::string seed = absl::StrCat(first.pid, " ", first.month, first.day, first.hour, first.minute,
                                         first.second, first.micros, " ", first.metadata);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(seed.data(), seed.size(), digest, &len, EVP_md5(), nullptr);
-  const std::string hex = absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), len));
+  const std::string hex = Md5Hex(seed);
   return absl::StrCat(hex.substr(0, 8), "-", hex.substr(8, 4), "-", hex.substr(12, 4), "-", hex.substr(16, 4),
                       "-", hex.substr(20, 12));
 }
