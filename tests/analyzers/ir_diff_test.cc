@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/text.h"
+#include "tests/testing/golden.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
@@ -43,17 +44,6 @@ std::string SectionJson(const v1::IrDiffSection& section) {
   return json;
 }
 
-// tests/golden/ir_diff/<name>; CL_UPDATE_GOLDEN=1 rewrites it (review the diff like any change).
-void ExpectMatchesGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(CL_SOURCE_DIR) + "/tests/golden/ir_diff/" + name;
-  if (const char* update = std::getenv("CL_UPDATE_GOLDEN"); update != nullptr && *update != '\0') {
-    ASSERT_TRUE(WriteFile(path, actual).ok()) << path;
-    return;
-  }
-  const absl::StatusOr<std::string> golden = ReadFile(path);
-  ASSERT_TRUE(golden.ok()) << golden.status() << " (run with CL_UPDATE_GOLDEN=1 to create it)";
-  EXPECT_EQ(actual, *golden) << "differs from " << path;
-}
 
 // Drops the graphs of `stage` (and their ids from the compiles), as a trace with a warm cache or
 // another backend would lack them.
@@ -89,7 +79,7 @@ TEST(IrDiffTest, HeroSubOperandsReordered) {
   EXPECT_EQ(s.frames(0).location().line(), 86u);
   EXPECT_EQ(s.frames(0).base_nodes(), 47u);
   EXPECT_EQ(s.frames(0).matched(), 47u);
-  ExpectMatchesGolden("hero_ir_diff.json", SectionJson(s));
+  ::cl::testing::ExpectMatchesGolden("ir_diff/hero_ir_diff.json", SectionJson(s));
 }
 
 // The page and the terminal say which graphs were compared, and which frames one side lacks.

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/golden.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -98,15 +99,7 @@ TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
   EXPECT_EQ(section.graph_breaks_size(), 0);
   EXPECT_EQ(section.reasons_size(), 6);
 
-  // CL_UPDATE_GOLDEN=1 rewrites the golden file after a deliberate change.
-  const std::string golden_path = kGoldenDir + "/hero_recompile.json";
-  const std::string json = SectionJson(section);
-  if (std::getenv("CL_UPDATE_GOLDEN") != nullptr) {
-    ASSERT_THAT(WriteFile(golden_path, json + "\n"), IsOk());
-  }
-  absl::StatusOr<std::string> golden = ReadFile(golden_path);
-  ASSERT_TRUE(golden.ok()) << golden.status() << " (run with CL_UPDATE_GOLDEN=1 to create it)";
-  EXPECT_EQ(json + "\n", *golden) << "rerun with CL_UPDATE_GOLDEN=1 if the change is intended";
+  ::cl::testing::ExpectMatchesGolden("recompile/hero_recompile.json", SectionJson(section) + "\n");
 }
 
 // The facts of fixtures/torch_trace/torch-2.6/dynamic: automatic dynamic shapes, then grad mode,

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/report_css.h"
-#include "tests/render/golden.h"
+#include "tests/testing/golden.h"
 #include "tests/render/hero_report.h"
 #include "tests/render/page_text.h"
 
@@ -37,7 +37,7 @@ std::vector<std::string> SectionIds(const std::string& html) {
 }
 
 TEST(HtmlGoldenTest, HeroMatchesGoldenFile) {
-  testing::ExpectMatchesGolden("hero.html", RenderHtml(testing::HeroReport()));
+  testing::ExpectMatchesGolden("render/hero.html", RenderHtml(testing::HeroReport()));
 }
 
 TEST(HtmlGoldenTest, HeroSectionsAreTheSeedsInTheSeedsOrder) {

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/text.h"
-#include "tests/render/golden.h"
+#include "tests/testing/golden.h"
 #include "tests/render/hero_report.h"
 #include "tests/render/hostile_report.h"
 #include "tests/render/page_text.h"
@@ -137,10 +137,10 @@ TEST(RanksRenderTest, ASingleRankSessionShowsNothing) {
   EXPECT_THAT(page, Not(HasSubstr("id=\"ranks\"")));
   // Byte for byte the hero page and summary, golden files included.
   EXPECT_EQ(page, RenderHtml(testing::HeroReport()));
-  testing::ExpectMatchesGolden("hero.html", page);
+  testing::ExpectMatchesGolden("render/hero.html", page);
   const std::string text = RenderText(report, /*color=*/false);
   EXPECT_THAT(text, Not(HasSubstr("ranks:")));
-  testing::ExpectMatchesGolden("hero.txt", text);
+  testing::ExpectMatchesGolden("render/hero.txt", text);
 }
 
 TEST(RanksRenderTest, AFailedPassHidesTheSectionButNotTheError) {

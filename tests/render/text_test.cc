@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/render/text.h"
-#include "tests/render/golden.h"
+#include "tests/testing/golden.h"
 #include "tests/render/hero_report.h"
 #include "tests/render/hostile_report.h"
 #include "tests/render/page_text.h"
@@ -23,7 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(TextTest, HeroMatchesGoldenFile) {
-  testing::ExpectMatchesGolden("hero.txt", RenderText(testing::HeroReport(), /*color=*/false));
+  testing::ExpectMatchesGolden("render/hero.txt", RenderText(testing::HeroReport(), /*color=*/false));
 }
 
 TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {

@@ -1,8 +1,9 @@
-// Golden files for the renderer's tests: tests/golden/render/<name>. Set CL_UPDATE_GOLDEN=1 to
-// rewrite them from the current output (then review the diff like any other change).
-#ifndef TESTS_RENDER_GOLDEN_H_
-#define TESTS_RENDER_GOLDEN_H_
+// Golden files: tests/golden/<area>/<name>. Set CL_UPDATE_GOLDEN=1 to rewrite them from the
+// current output (then review the diff like any other change).
+#ifndef TESTS_TESTING_GOLDEN_H_
+#define TESTS_TESTING_GOLDEN_H_
 
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -11,8 +12,9 @@
 
 namespace cl::testing {
 
-inline std::string GoldenPath(absl::string_view name) {
-  return std::string(CL_SOURCE_DIR) + "/tests/golden/render/" + std::string(name);
+// `path` is relative to tests/golden ("render/hero.html").
+inline std::string GoldenPath(absl::string_view path) {
+  return std::string(CL_SOURCE_DIR) + "/tests/golden/" + std::string(path);
 }
 
 // Compares `actual` with the golden file, or rewrites the file under CL_UPDATE_GOLDEN.
@@ -30,4 +32,4 @@ inline void ExpectMatchesGolden(absl::string_view name, const std::string& actua
 
 }  // namespace cl::testing
 
-#endif  // TESTS_RENDER_GOLDEN_H_
+#endif  // TESTS_TESTING_GOLDEN_H_
