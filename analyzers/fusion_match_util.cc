@@ -92,6 +92,14 @@ const v1::Node* RmsNormOf(const PostGradGraph& g, const v1::Node& h_in) {
   if (const v1::Node* up = UserCalling(g, h_in, {"prims.convert_element_type.default"})) {
     if (UserCalling(g, *up, {"aten.pow.Tensor_Scalar"}) != nullptr) h = up;
   }
+  // A centred norm subtracts a learned per-feature centre first: h - c (either operand order).
+  if (const v1::Node* sub = UserCalling(g, *h, {"aten.sub.Tensor"})) {
+    const v1::Node* a = g.Input(*sub, 0);
+    const v1::Node* other = a == h ? g.Input(*sub, 1) : a;
+    if (other != nullptr && other != h && NumelOr0(*other) == LastDimOr0(*h) && NumelOr0(*sub) == NumelOr0(*h)) {
+      h = sub;
+    }
+  }
   if (const v1::Node* n = UserCalling(g, *h, {"aten.rms_norm"})) return AffineTail(g, n);
   if (const v1::Node* n = UserCalling(g, *h, {"aten._fused_rms_norm"})) {
     const v1::Node* out = FirstItem(g, *n);

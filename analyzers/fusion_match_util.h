@@ -30,7 +30,7 @@ uint64_t LastDimOr0(const v1::Node& node);
 // The normalized output of an RMSNorm applied to `h` (null when `h` feeds no RMSNorm). Knows the
 // decomposed form (pow(2) or h*h → mean(-1) → add(eps) → rsqrt → mul(h, ·) → optional mul(γ)),
 // aten.rms_norm and aten._fused_rms_norm (through its getitem 0); an upcast of `h` to fp32 before
-// the norm is looked through.
+// the norm is looked through, and so is a centring h - c (c one value per feature) before it.
 const v1::Node* RmsNormOf(const PostGradGraph& g, const v1::Node& h);
 
 // The output of a LayerNorm whose input is `x`: aten.native_layer_norm (getitem 0),

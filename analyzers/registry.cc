@@ -1,6 +1,8 @@
 #include "analyzers/registry.h"
 
+#include "analyzers/cache_stability.h"
 #include "analyzers/cross_rank.h"
+#include "analyzers/divergence.h"
 #include "analyzers/fusion.h"
 #include "analyzers/ir_diff.h"
 #include "analyzers/recompile.h"
@@ -14,6 +16,8 @@ const std::vector<const Pass*>& RegisteredPasses() {
       new CrossRankPass(),
       new IrDiffPass(),
       new RecompilePass(),
+      new CacheStabilityPass(),
+      new DivergencePass(),
       new FusionPass(),
       new RooflinePass(),
   };

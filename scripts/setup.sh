@@ -14,6 +14,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # the HTML report is checked in real headless Chromium
   chromium
+  # the capture package's upload() and its test run on Debian's interpreter and gRPC;
+  # debootstrap builds the torch sandbox the package's PyTorch tests run in
+  python3 python3-grpcio python3-protobuf debootstrap
 )
 
 missing=()

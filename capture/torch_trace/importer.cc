@@ -197,6 +197,8 @@ void ReadSources(const ImportOptions& options, v1::SessionCapture* capture) {
   for (const v1::Graph& g : capture->graphs()) {
     for (const v1::Node& n : g.nodes()) want(n.source().file());
   }
+  // Sources the log embedded (compile_lens_source records) are what the program ran; the file on
+  // this machine may have changed since, so an embedded source is never replaced from disk.
   absl::flat_hash_set<std::string> have;
   for (const v1::SourceFile& s : capture->sources()) have.insert(s.path());
   for (const std::string& file : files) {

@@ -59,7 +59,8 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
 // True when `path` looks like a TORCH_TRACE log or a directory (not a .cls.json / .cls.pb).
 bool IsTraceInput(const std::string& path);
 
-// Reads the user source files `capture`'s frames, graph breaks and nodes name into `sources`.
+// Reads the user source files `capture`'s frames, graph breaks and nodes name into `sources`;
+// a path `sources` already holds (embedded in the log) is left as it is.
 void ReadSources(const ImportOptions& options, v1::SessionCapture* capture);
 
 }  // namespace cl

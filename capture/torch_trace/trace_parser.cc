@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "capture/torch_trace/fx_graph.h"
+#include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/json_value.h"
+#include "capture/torch_trace/lens_records.h"
 #include "common/digest.h"
 #include "common/utf8.h"
 #include "simdjson.h"
@@ -214,8 +216,10 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   if (e == "compilation_metrics") return OnMetrics(r, env, value);
   if (e == "artifact") {
     const std::string name = json::String(value, "name").value_or("");
+    if (LensRecordOf(name)) return OnLensRecord(r, name, value);
     return OnArtifact(r, env, name);
   }
+  if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
   if (std::optional<v1::Graph::Stage> stage = GraphStage(e)) return OnGraph(r, env, e, *stage);
   if (e == "dynamo_graph_break_reason") return OnArtifact(r, env, e);  // the 2024 top-level form
   KeepExtra(r, env, e);
@@ -415,6 +419,81 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
   }
 }
 
+void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr) {
+    Count("guard trees without a compile id (skipped)");
+    Diagnose(v1::Diagnostic::WARNING, r.line, "dynamo_cpp_guards_str names no compile (skipped)");
+    return;
+  }
+  GuardTreeSources guards = ReadGuardSources(r.payload);
+  for (const GuardTreeProblem& problem : guards.problems) {
+    Count("guard tree lines not understood");
+    // Payload lines follow the header line, one each.
+    Diagnose(v1::Diagnostic::WARNING, r.line + 1 + problem.line,
+             absl::StrCat("dynamo_cpp_guards_str: ", problem.what, " (skipped)"));
+  }
+  if (!guards.has_tree) {
+    Count("guard trees without a guard line");
+    Diagnose(v1::Diagnostic::WARNING, r.line,
+             "dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)");
+    return;
+  }
+  c->clear_guarded_sources();
+  for (std::string& source : guards.sources) c->add_guarded_sources(std::move(source));
+}
+
+void TraceParser::OnLensRecord(const TraceRecord& r, absl::string_view name, element artifact) {
+  if (auto encoding = json::String(artifact, "encoding"); encoding && *encoding != "json") {
+    Count("compile_lens records not valid (skipped)");
+    Diagnose(v1::Diagnostic::WARNING, r.line,
+             absl::StrCat(name, " payload is not valid: encoding is \"", absl::CHexEscape(*encoding),
+                          "\", not \"json\" (skipped)"));
+    return;
+  }
+  const std::optional<LensRecord> kind = LensRecordOf(name);
+  std::vector<std::string> warnings;
+  const absl::Status status = MergeLensRecord(*kind, r.payload, &capture_, &warnings);
+  if (!status.ok()) {
+    Count("compile_lens records not valid (skipped)");
+    Diagnose(v1::Diagnostic::WARNING, r.line, std::string(status.message()));
+    return;
+  }
+  if (*kind == LensRecord::kIteration) iteration_lines_.push_back(r.line);
+  for (std::string& warning : warnings) {
+    Count("compile_lens records kept with a warning");
+    Diagnose(v1::Diagnostic::WARNING, r.line, std::move(warning));
+  }
+}
+
+// An iteration must name a frame and compile of this log (the capture's own invariant); one that
+// does not came from another process or a damaged log, and is dropped rather than failing the
+// whole import.
+void TraceParser::DropDanglingIterations() {
+  auto* iterations = capture_.mutable_iterations();
+  int kept = 0;
+  for (int i = 0; i < iterations->size(); ++i) {
+    const v1::Iteration& it = iterations->Get(i);
+    const uint64_t line = i < static_cast<int>(iteration_lines_.size()) ? iteration_lines_[i] : 0;
+    std::string problem;
+    if (!frame_index_.contains(it.frame_id())) {
+      problem = absl::StrCat("frame ", it.frame_id());
+    } else if (!it.compile_id().empty() && !compile_index_.contains(it.compile_id())) {
+      problem = absl::StrCat("compile \"", absl::CHexEscape(it.compile_id()), "\"");
+    }
+    if (!problem.empty()) {
+      Count("compile_lens iterations naming no compile of the log (skipped)");
+      Diagnose(v1::Diagnostic::WARNING, line,
+               absl::StrCat("compile_lens_iteration ", it.index(), " names ", problem,
+                            ", which this log never compiled (skipped)"));
+      continue;
+    }
+    if (kept != i) iterations->SwapElements(kept, i);
+    ++kept;
+  }
+  while (iterations->size() > kept) iterations->RemoveLast();
+}
+
 void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind) {
   Count(absl::StrCat("kept in extras: ", kind));
   if (extras_bytes_ >= options_.extras_budget) {
@@ -444,6 +523,7 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
 }
 
 v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
+  DropDanglingIterations();
   // Statuses: a compile's own metrics decide; without them, a later attempt means it restarted.
   absl::flat_hash_set<std::string> restarted;
   for (const v1::Compile& c : capture_.compiles()) {

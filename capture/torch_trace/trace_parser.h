@@ -3,9 +3,11 @@
 // Known events become the model: `str` interns file names; `dynamo_start` opens a compile and names
 // its frame; `compilation_metrics` fills the compile (every field kept in `metrics`); artifacts give
 // recompile reasons, graph breaks, cache events, kernels; graph events and artifacts are parsed from
-// their FX text into nodes (fx_graph.h). Everything else is kept, size-capped, in `extras`. Problems
-// are counted into `diagnostics`, never fatal. One parser per rank's log: records of another rank
-// are counted and skipped, as tlparse does.
+// their FX text into nodes (fx_graph.h); `dynamo_cpp_guards_str` gives a compile the sources its
+// guards read (guard_tree.h); the compile_lens_* artifacts the Python package writes give
+// iterations, the divergence check and embedded sources (lens_records.h). Everything else is kept,
+// size-capped, in `extras`. Problems are counted into `diagnostics`, never fatal. One parser per
+// rank's log: records of another rank are counted and skipped, as tlparse does.
 #ifndef CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 #define CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 
@@ -14,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "capture/torch_trace/tokenizer.h"
@@ -57,6 +60,9 @@ class TraceParser {
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event, v1::Graph::Stage stage);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
+  void OnGuards(const TraceRecord& r, const Envelope& env);
+  void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
+  void DropDanglingIterations();
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
   void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
   void Count(const std::string& counter) { ++counters_[counter]; }
@@ -69,6 +75,7 @@ class TraceParser {
   absl::flat_hash_map<uint32_t, int> frame_index_;        // frame id -> index in frames
   absl::flat_hash_map<std::string, int> graph_count_;     // graph id -> times seen (for unique ids)
   absl::flat_hash_map<std::string, int> kernel_index_;    // kernel name -> index in kernels
+  std::vector<uint64_t> iteration_lines_;                 // the line of each of capture_.iterations
   std::optional<int64_t> rank_;                           // the rank this log is about
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;

@@ -3,7 +3,8 @@
 # both modes, and stores what it wrote next to this script:
 #
 #   traces/base.log  traces/head.log                  the TORCH_TRACE log of each run
-#   traces/base.result.json  traces/head.result.json  what the scene measured (max_abs_diff per call)
+#   traces/base.result.json  traces/head.result.json  what the scene measured (max_abs_diff per call,
+#                                                     and the divergence check's verdict)
 #
 # The captures name the scene `examples/hero_scene.py` under the project root /mnt/project, as
 # the golden report does, so the scene is staged as $tmp/examples/hero_scene.py and run with
@@ -36,6 +37,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/hero-traces.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/examples" "$tmp/out" "$here/traces"
 cp "$here/hero_scene.py" "$tmp/examples/hero_scene.py"
+# The scene imports the capture package (client/python/compile_lens), staged beside it.
+mkdir -p "$tmp/lib"
+cp -r "$here/../../client/python/compile_lens" "$tmp/lib/compile_lens"
 
 for mode in "${modes[@]}"; do
   echo "run_traces.sh: running $mode" >&2
@@ -45,7 +49,7 @@ for mode in "${modes[@]}"; do
   # post-grad graphs and output code from the trace.
   TORCH_TRACE=/mnt/project/out/trace_$mode \
     "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache_$mode \
-    python3 examples/hero_scene.py "$mode" "out/$mode.json"
+    PYTHONPATH=/mnt/project/lib python3 examples/hero_scene.py "$mode" "out/$mode.json"
   # torch writes one dedicated_log_torch_trace_*.log per process; the scene is one process.
   logs=("$tmp/out/trace_$mode"/dedicated_log_torch_trace_*.log)
   [[ ${#logs[@]} -eq 1 && -f ${logs[0]} ]] || {
@@ -58,6 +62,13 @@ for mode in "${modes[@]}"; do
   [[ $compiles -eq 4 && $reasons -eq 3 && $sizes -eq 6 ]] || {
     echo "run_traces.sh: $mode: expected 4 compiles, 3 recompile_reasons, 6 size-mismatch lines;" \
          "found $compiles, $reasons, $sizes" >&2; exit 1; }
+  # And compile_lens's own records: one iteration per call, one divergence check, the scene's source.
+  iterations=$(grep -c '"name": "compile_lens_iteration"' "${logs[0]}" || true)
+  checks=$(grep -c '"name": "compile_lens_divergence"' "${logs[0]}" || true)
+  sources=$(grep -c '"name": "compile_lens_source"' "${logs[0]}" || true)
+  [[ $iterations -eq 4 && $checks -eq 1 && $sources -eq 1 ]] || {
+    echo "run_traces.sh: $mode: expected 4 compile_lens_iteration, 1 compile_lens_divergence, 1 compile_lens_source;" \
+         "found $iterations, $checks, $sources" >&2; exit 1; }
   install -m 0644 "${logs[0]}" "$here/traces/$mode.log"
   install -m 0644 "$tmp/out/$mode.json" "$here/traces/$mode.result.json"
   echo "run_traces.sh: wrote traces/$mode.log ($(wc -l <"$here/traces/$mode.log") lines) and traces/$mode.result.json" >&2

@@ -163,15 +163,28 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
   if (WroteNotRun("cache-stability", s, t)) return;
   WriteName("cache-stability", t);
   if (s.findings().empty()) {
-    t.Styled(Style::kGood, "no silently-stale-cache findings").EndLine();
+    t.Styled(Style::kGood, "no silently-stale-cache findings");
+    if (s.iterations() > 0) {
+      t.Text(absl::StrCat(" (", s.iterations(), " iteration(s), ", s.eager_checks(), " eager check(s))"));
+    }
+    t.EndLine();
     return;
   }
-  t.Styled(Style::kWarn, absl::StrCat(s.findings().size(), " silently-stale-cache finding(s)"));
+  int suspicious = 0;
+  for (const v1::CacheStabilityFinding& f : s.findings()) {
+    suspicious += f.verdict() == v1::CacheStabilityFinding::SUSPICIOUS;
+  }
+  const int stale = s.findings().size() - suspicious;
+  std::vector<std::string> counts;
+  if (stale > 0) counts.push_back(absl::StrCat(stale, " silently-stale-cache finding(s)"));
+  if (suspicious > 0) counts.push_back(absl::StrCat(suspicious, " suspicious state change(s)"));
+  t.Styled(Style::kWarn, absl::StrJoin(counts, ", "));
   t.EndLine();
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
     const v1::CacheStabilityFinding& f = s.findings(i);
-    t.Text(absl::StrCat("  ", f.state_key(), " at iteration ", f.iteration(), " (cache entry ",
-                        f.compile_id(), "): ", f.evidence()));
+    const bool is_suspicious = f.verdict() == v1::CacheStabilityFinding::SUSPICIOUS;
+    t.Text(absl::StrCat("  ", is_suspicious ? "suspicious " : "stale ", f.state_key(), " at iteration ",
+                        f.iteration(), " (cache entry ", f.compile_id(), "): ", f.evidence()));
     t.EndLine();
   }
   WriteMore(s.findings().size(), t);
@@ -183,6 +196,10 @@ std::string Cause(const v1::BisectCulprit& cause) {
     case v1::BisectCulprit::BACKEND: return absl::StrCat("backend ", cause.name());
     case v1::BisectCulprit::SUBSYSTEM: return absl::StrCat("subsystem ", cause.name());
     case v1::BisectCulprit::PASS: return absl::StrCat("pass ", cause.name());
+    case v1::BisectCulprit::DECOMPOSITION: return absl::StrCat("decomposition ", cause.name());
+    case v1::BisectCulprit::LOWERING: return absl::StrCat("lowering ", cause.name());
+    case v1::BisectCulprit::CONFIG: return absl::StrCat("config ", cause.name());
+    case v1::BisectCulprit::TRACING: return absl::StrCat("tracing ", cause.name());
     default: return cause.name();
   }
 }
@@ -199,6 +216,19 @@ void WriteDivergence(const v1::DivergenceSection& s, TerminalWriter& t) {
   t.Text(absl::StrCat(" (max abs diff ", FormatScientific(s.max_abs_diff()), ", ",
                       s.layers_compared(), " layer(s) compared); cause: ", Cause(s.cause())));
   t.EndLine();
+  if (s.accumulated_max_abs_diff() != 0 || s.tolerance() != 0) {
+    t.Text("  ").Styled(Style::kMuted, absl::StrCat("isolated ", FormatScientific(s.max_abs_diff()),
+                                                    " · accumulated ",
+                                                    FormatScientific(s.accumulated_max_abs_diff()),
+                                                    " · tolerance ", FormatScientific(s.tolerance())));
+    t.EndLine();
+  }
+  if (s.severity() == v1::DivergenceSection::INFO) {
+    t.Text("  ").Styled(Style::kMuted, "RNG parity (fallback_random), not a bug").EndLine();
+  } else if (s.severity() == v1::DivergenceSection::LOW) {
+    t.Text("  ").Styled(Style::kMuted, "expected low-precision rounding (emulate_precision_casts), not a bug");
+    t.EndLine();
+  }
 }
 
 void WriteLint(const v1::LintSection& s, TerminalWriter& t) {

@@ -67,7 +67,7 @@ TEST(IrDiffTest, HeroSubOperandsReordered) {
   EXPECT_EQ(sub.change(), "operands reordered");
   EXPECT_THAT(sub.kinds(), ElementsAre("operands_reordered"));
   EXPECT_EQ(sub.location().file(), "examples/hero_scene.py");
-  EXPECT_EQ(sub.location().line(), 89u);
+  EXPECT_EQ(sub.location().line(), 49u);
   EXPECT_EQ(sub.confidence(), 1.0);
   EXPECT_EQ(s.match_coverage(), 1.0);
   EXPECT_EQ(s.anchor_uniqueness(), 1.0);

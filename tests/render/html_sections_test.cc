@@ -3,6 +3,7 @@
 // cache-limit hits, graph breaks, diagnostics, long tables).
 #include <map>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -175,10 +176,105 @@ TEST(HtmlSectionsTest, CacheStabilityFindingsAreListed) {
   f->set_iteration(2);
   f->set_compile_id("0/0");
   f->set_evidence("scale changed 1.0→2.0 after iteration 1; output diverged 3.1e-1");
+  f->set_before("1.0");
+  f->set_after("2.0");
+  // A finding without a verdict (an older report) reads as the stale finding it was.
   EXPECT_THAT(SectionText(report, "cache-stability"),
               HasSubstr("1 silently-stale-cache finding(s)"));
   EXPECT_THAT(SectionText(report, "cache-stability"),
-              HasSubstr("G['scale'] 2 0/0 scale changed 1.0→2.0"));
+              HasSubstr("stale G['scale'] 1.0 → 2.0 2 0/0 scale changed 1.0→2.0"));
+  EXPECT_THAT(Section(RenderHtml(report), "cache-stability"),
+              HasSubstr("<th>verdict</th><th>state</th><th>before → after</th>"));
+}
+
+TEST(HtmlSectionsTest, CacheStabilitySaysStaleAndSuspiciousApart) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::CacheStabilitySection* s = report.mutable_cache_stability();
+  v1::CacheStabilityFinding* stale = s->add_findings();
+  stale->set_verdict(v1::CacheStabilityFinding::STALE);
+  stale->set_state_key("model.inner._forward_hooks");
+  stale->set_iteration(3);
+  stale->set_compile_id("0/0");
+  stale->set_before("0 hook(s)");
+  stale->set_after("1 hook(s): <lambda>");
+  v1::CacheStabilityFinding* suspicious = s->add_findings();
+  suspicious->set_verdict(v1::CacheStabilityFinding::SUSPICIOUS);
+  suspicious->set_state_key("torch.backends.cudnn.allow_tf32");
+  suspicious->set_iteration(5);
+  suspicious->set_compile_id("0/1");
+  suspicious->set_after("False");  // no `before`: the key appeared
+  s->set_iterations(6);
+  s->set_eager_checks(4);
+  s->set_benign_changes(1);
+  const std::string text = SectionText(report, "cache-stability");
+  EXPECT_THAT(text, HasSubstr("1 silently-stale-cache finding(s)"));
+  EXPECT_THAT(text, HasSubstr("1 suspicious state change(s)"));
+  EXPECT_THAT(text, HasSubstr("stale model.inner._forward_hooks 0 hook(s) → 1 hook(s): <lambda> 3 0/0"));
+  EXPECT_THAT(text, HasSubstr("suspicious torch.backends.cudnn.allow_tf32 — → False 5 0/1"));
+  EXPECT_THAT(text, HasSubstr("6 iteration(s) tracked, 4 with an eager check; 1 state change(s) "
+                              "followed by a recompile"));
+}
+
+TEST(HtmlSectionsTest, CacheStabilityWithoutFindingsListsTheNoisyKeys) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::CacheStabilitySection* s = report.mutable_cache_stability();
+  s->add_noisy_keys("model.w._version");
+  s->add_noisy_keys("rng.cpu");
+  const std::string section = Section(RenderHtml(report), "cache-stability");
+  EXPECT_THAT(section, HasSubstr("<p class=\"good\">No silently-stale-cache findings — recompilation "
+                                 "tracked the state changes.</p>"));
+  EXPECT_THAT(section, HasSubstr("<p class=\"muted\">Changed as expected, left out of the "
+                                 "comparison: <code>model.w._version</code>, <code>rng.cpu</code>"));
+  // No iterations recorded (the hero): no "tracked" line.
+  EXPECT_THAT(section, Not(HasSubstr("iteration(s) tracked")));
+}
+
+TEST(HtmlSectionsTest, DivergenceNamesEveryCulpritKind) {
+  const std::pair<v1::BisectCulprit::Kind, const char*> kinds[] = {
+      {v1::BisectCulprit::BACKEND, "backend: "},
+      {v1::BisectCulprit::SUBSYSTEM, "subsystem: "},
+      {v1::BisectCulprit::PASS, "pass: "},
+      {v1::BisectCulprit::DECOMPOSITION, "decomposition: "},
+      {v1::BisectCulprit::LOWERING, "lowering: "},
+      {v1::BisectCulprit::CONFIG, "config: "},
+      {v1::BisectCulprit::TRACING, "tracing: "}};
+  for (const auto& [kind, prefix] : kinds) {
+    v1::AnalysisReport report = testing::HeroReport();
+    report.mutable_divergence()->mutable_cause()->set_kind(kind);
+    report.mutable_divergence()->mutable_cause()->set_name("aten.x");
+    EXPECT_THAT(Section(RenderHtml(report), "divergence"),
+                HasSubstr(absl::StrCat("<td>", prefix, "<code>aten.x</code></td>")))
+        << prefix;
+  }
+}
+
+TEST(HtmlSectionsTest, DivergenceShowsIsolatedAccumulatedAndTolerance) {
+  v1::AnalysisReport report = testing::HeroReport();
+  const std::string seed_table = Section(RenderHtml(report), "divergence");
+  v1::DivergenceSection* d = report.mutable_divergence();
+  d->set_accumulated_max_abs_diff(5.1);
+  d->set_tolerance(1e-4);
+  d->set_severity(v1::DivergenceSection::ERROR);
+  const std::string section = Section(RenderHtml(report), "divergence");
+  // The seed's table stays as it is; the figures follow it.
+  EXPECT_THAT(section, HasSubstr(seed_table.substr(0, seed_table.find("</table>"))));
+  EXPECT_THAT(section, HasSubstr("</table>\n<p class=\"muted\">isolated 5.033e0 (eager input into "
+                                 "the compiled layer) · accumulated 5.100e0"));
+  EXPECT_THAT(section, HasSubstr("tolerance 1.000e-4</p>"));
+  EXPECT_THAT(section, Not(HasSubstr("not a bug")));
+  EXPECT_THAT(Section(RenderHtml(testing::HeroReport()), "divergence"), Not(HasSubstr("isolated")));
+}
+
+TEST(HtmlSectionsTest, BenignDivergenceSaysItIsNotABug) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::DivergenceSection* d = report.mutable_divergence();
+  d->mutable_cause()->set_kind(v1::BisectCulprit::CONFIG);
+  d->mutable_cause()->set_name("fallback_random");
+  d->set_severity(v1::DivergenceSection::INFO);
+  EXPECT_THAT(SectionText(report, "divergence"), HasSubstr("RNG parity, not a bug"));
+  d->mutable_cause()->set_name("emulate_precision_casts");
+  d->set_severity(v1::DivergenceSection::LOW);
+  EXPECT_THAT(SectionText(report, "divergence"), HasSubstr("Expected rounding, not a bug"));
 }
 
 TEST(HtmlSectionsTest, LongTablesAreCutAndCounted) {

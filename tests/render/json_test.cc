@@ -1,5 +1,7 @@
 // The JSON report: a lossless round trip, the contract paths that dashboards and CI gates read
 // (DESIGN.md §6), and valid JSON even when a capture carried bad bytes.
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -63,6 +65,45 @@ TEST(JsonTest, BadBytesBecomeReplacementCharactersNotBadJson) {
             true);
   EXPECT_THAT(back.recompile().clusters(0).axis(),
               HasSubstr("<script>alert(1)</script>\"'&amp;\u202E"));
+}
+
+// The fields the cache-stability and divergence passes added print the same bytes every time and
+// read back losslessly, a NaN difference (a layer that produced NaN) included.
+TEST(JsonTest, NewSectionFieldsAreDeterministicAndLossless) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::CacheStabilitySection* s = report.mutable_cache_stability();
+  s->set_iterations(5);
+  s->set_eager_checks(2);
+  s->set_benign_changes(1);
+  s->add_noisy_keys("model.w._version");
+  s->add_noisy_keys("rng.cpu");
+  v1::CacheStabilityFinding* f = s->add_findings();
+  f->set_verdict(v1::CacheStabilityFinding::STALE);
+  f->set_confidence(1.0 / 3);
+  f->set_before("0 hook(s)");
+  f->set_after("1 hook(s): <lambda>");
+  f->set_frame("forward");
+  v1::DivergenceSection* d = report.mutable_divergence();
+  d->set_max_abs_diff(std::numeric_limits<double>::quiet_NaN());
+  d->set_accumulated_max_abs_diff(std::numeric_limits<double>::infinity());
+  d->set_severity(v1::DivergenceSection::LOW);
+  d->mutable_cause()->set_confidence(0.5);
+  d->add_steps()->set_toggle("backend=aot_eager");
+  ASSERT_OK_AND_ASSIGN(const std::string json, RenderJson(report));
+  ASSERT_OK_AND_ASSIGN(const std::string again, RenderJson(report));
+  EXPECT_EQ(json, again);
+  for (const char* path : {"\"verdict\": \"STALE\"", "\"noisy_keys\": [", "\"severity\": \"LOW\"",
+                           "\"max_abs_diff\": \"NaN\"", "\"accumulated_max_abs_diff\": \"Infinity\"",
+                           "\"toggle\": \"backend=aot_eager\""}) {
+    EXPECT_THAT(json, HasSubstr(path)) << path;
+  }
+  ASSERT_OK_AND_ASSIGN(const v1::AnalysisReport back, ParseReportJson(json));
+  // NaN equals nothing, itself included: compare it apart.
+  EXPECT_TRUE(std::isnan(back.divergence().max_abs_diff()));
+  d->clear_max_abs_diff();
+  v1::AnalysisReport back_without_nan = back;
+  back_without_nan.mutable_divergence()->clear_max_abs_diff();
+  EXPECT_TRUE(MessageDifferencer::Equals(report, back_without_nan)) << json;
 }
 
 TEST(JsonTest, ParseRejectsMalformedAndIgnoresUnknownFields) {

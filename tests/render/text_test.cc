@@ -67,6 +67,46 @@ TEST(TextTest, EmptyReportRenders) {
   EXPECT_THAT(text, HasSubstr("raw: schema ? · 0 recompilation(s)"));
 }
 
+TEST(TextTest, DivergenceFiguresSeverityAndNewCulpritKinds) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::DivergenceSection* d = report.mutable_divergence();
+  d->mutable_cause()->set_kind(v1::BisectCulprit::CONFIG);
+  d->mutable_cause()->set_name("fallback_random");
+  d->set_severity(v1::DivergenceSection::INFO);
+  d->set_accumulated_max_abs_diff(5.1);
+  d->set_tolerance(1e-4);
+  std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("cause: config fallback_random\n"
+                              "  isolated 5.033e0 · accumulated 5.100e0 · tolerance 1.000e-4\n"
+                              "  RNG parity (fallback_random), not a bug\n"));
+  d->mutable_cause()->set_kind(v1::BisectCulprit::LOWERING);
+  d->mutable_cause()->set_name("aten.var_mean");
+  d->set_severity(v1::DivergenceSection::ERROR);
+  text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("cause: lowering aten.var_mean\n"));
+  EXPECT_THAT(text, Not(HasSubstr("not a bug")));
+}
+
+TEST(TextTest, CacheStabilityCountsStaleAndSuspiciousApart) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::CacheStabilityFinding* stale = report.mutable_cache_stability()->add_findings();
+  stale->set_verdict(v1::CacheStabilityFinding::STALE);
+  stale->set_state_key("globals.scale");
+  stale->set_iteration(3);
+  stale->set_compile_id("0/0");
+  stale->set_evidence("globals.scale: 4 → 40; no recompile");
+  v1::CacheStabilityFinding* suspicious = report.mutable_cache_stability()->add_findings();
+  suspicious->set_verdict(v1::CacheStabilityFinding::SUSPICIOUS);
+  suspicious->set_state_key("model.lora.disabled");
+  suspicious->set_iteration(4);
+  suspicious->set_compile_id("0/0");
+  const std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("cache-stability: 1 silently-stale-cache finding(s), 1 suspicious "
+                              "state change(s)\n  stale globals.scale at iteration 3 (cache entry "
+                              "0/0): globals.scale: 4 → 40; no recompile\n  suspicious "
+                              "model.lora.disabled at iteration 4"));
+}
+
 std::string StripSgr(std::string text) {
   for (const char* code : {"\x1b[0m", "\x1b[1m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m", "\x1b[2m"}) {
     absl::StrReplaceAll({{code, ""}}, &text);

@@ -1,0 +1,103 @@
+"""upload: stream this session's TORCH_TRACE log to a compile-lens server.
+
+The log (torch's own events and the compile_lens_* artifacts) goes to CompileLens.Analyze as raw
+TORCH_TRACE bytes in pieces under the server's message budget, after the options and a header
+whose session fields (labels, host, ...) override what the log says, then the end marker. The
+server imports and analyzes it; the response's report comes back.
+
+Needs grpcio and protobuf (Debian: python3-grpcio, python3-protobuf) and the modules generated
+from proto/ at build time (build/python/compile_lens/v1; set COMPILE_LENS_PROTO_DIR when the
+package is installed elsewhere). torch is not needed: a job's teardown, or any process holding a
+finished log, can upload it. ``upload(..., at_exit=True)`` defers the upload to interpreter exit.
+Whatever happens it never blocks longer than ``deadline`` seconds and never raises: it returns an
+UploadResult whose ``ok`` says whether the server analyzed the session.
+"""
+import atexit
+import os
+import socket
+import sys
+import time
+
+CHUNK_BYTES = 512 << 10  # raw log bytes per message; the server's limit is 1 MiB
+SCHEMA = "0.5.0"  # the capture schema this package writes (capture/schema.h reads 0.5.x)
+
+
+class UploadResult:
+    def __init__(self, ok, error=None, response=None, log=None):
+        self.ok, self.error, self.response, self.log = ok, error, response, log
+
+    def __repr__(self):
+        return f"<upload ok={self.ok} log={self.log} error={self.error!r}>"
+
+    def __bool__(self):
+        return self.ok
+
+
+def _chunks(pb, path, session, deadline_at):
+    yield pb.service.AnalyzeChunk(options=pb.service.AnalyzeOptions(render_html=False))
+    header = pb.service.CaptureHeader(schema=SCHEMA, session=session, source_name=os.path.basename(path))
+    parts = 1
+    yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
+    with open(path, "rb") as f:
+        while True:
+            if time.monotonic() > deadline_at:
+                return  # the call's own deadline ends the stream; no end marker, nothing analyzed
+            data = f.read(CHUNK_BYTES)
+            if not data:
+                break
+            parts += 1
+            yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, torch_trace=data))
+    yield pb.service.AnalyzeChunk(end=pb.service.EndOfCapture(parts=parts))
+
+
+class _Protos:
+    def __init__(self):
+        from compile_lens.v1 import capture_pb2, service_pb2, service_pb2_grpc
+        self.capture, self.service, self.grpc = capture_pb2, service_pb2, service_pb2_grpc
+
+
+def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, at_exit=False,
+           credentials=None):
+    """Streams ``log`` (default: this process's TORCH_TRACE log) to ``server`` ("host:port").
+
+    labels: session labels (cluster, model, ...); project_root: the root locations are reported
+    under. deadline: seconds for the whole upload.
+    credentials: grpc.ChannelCredentials for TLS; default an insecure channel.
+    at_exit: register the upload to run at interpreter exit instead (returns None now).
+    """
+    if at_exit:
+        atexit.register(upload, server, log, labels=labels, project_root=project_root, deadline=deadline,
+                        credentials=credentials)
+        return None
+    start = time.monotonic()
+    try:
+        import grpc
+        pb = _Protos()
+    except ImportError as e:
+        return UploadResult(False, f"cannot upload: {e} (install python3-grpcio and build the protos)")
+    if log is None:
+        from compile_lens import _artifacts
+        _artifacts.flush_trace()
+        log = _artifacts.trace_log_path()
+        if log is None:
+            return UploadResult(False, "no TORCH_TRACE log to upload (run with TORCH_TRACE=<dir>)")
+    if not os.path.isfile(log):
+        return UploadResult(False, f"no such log: {log}", log=log)
+    channel = (grpc.secure_channel(server, credentials) if credentials is not None
+               else grpc.insecure_channel(server))
+    try:
+        stub = pb.grpc.CompileLensStub(channel)
+        remaining = max(0.0, deadline - (time.monotonic() - start))
+        session = pb.capture.Session(host=socket.gethostname(), labels=dict(labels or {}),
+                                     project_root=project_root or "")
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            session.torch_version = torch.__version__
+        response = stub.Analyze(_chunks(pb, log, session, start + deadline), timeout=remaining)
+        return UploadResult(True, response=response, log=log)
+    except grpc.RpcError as e:
+        return UploadResult(False, f"{e.code().name}: {e.details()}", log=log)
+    except OSError as e:
+        return UploadResult(False, f"cannot read {log}: {e}", log=log)
+    finally:
+        channel.close()
