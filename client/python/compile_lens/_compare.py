@@ -32,6 +32,17 @@ def tensors_of(value):
     return []
 
 
+def clone_tree(value):
+    """A detached copy of every tensor in a nest of tuples, lists and dicts; other values as they are."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(clone_tree(v) for v in value)
+    if isinstance(value, dict):
+        return {k: clone_tree(v) for k, v in value.items()}
+    return value
+
+
 def _rmse(a, b):
     return torch.sqrt(torch.mean((a.double() - b.double()) ** 2)).item()
 

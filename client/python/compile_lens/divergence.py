@@ -27,7 +27,7 @@ import types
 import torch
 
 from compile_lens import _artifacts
-from compile_lens._compare import compare, max_abs_diff, tensors_of
+from compile_lens._compare import clone_tree as _clone, compare, max_abs_diff
 
 # Inductor's custom pass hooks, in the order the bisect sets them to None (torch_semantics §3.3).
 CUSTOM_PASS_HOOKS = ("pre_grad_custom_pass", "joint_custom_pre_pass", "joint_custom_post_pass",
@@ -56,16 +56,6 @@ class DivergenceResult:
 
 class _Call:
     __slots__ = ("args", "kwargs", "rng", "output", "start", "end")
-
-
-def _clone(value):
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_clone(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    return value
 
 
 def _to_double(value):

@@ -29,9 +29,7 @@ import types
 import torch
 
 from compile_lens import _artifacts
-from compile_lens._compare import compare, max_abs_diff
-
-_NOISE_NOTE = "noise"
+from compile_lens._compare import clone_tree, compare, max_abs_diff
 
 
 def _short(value, limit=80):
@@ -183,16 +181,6 @@ def _meta(name, value):
     return {"name": name, "meta": {"dtype": type(value).__name__, "shape": [], "stride": [], "device": ""}}
 
 
-def _clone_args(value):
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_clone_args(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _clone_args(v) for k, v in value.items()}
-    return value
-
-
 class Tracked:
     """The compiled model or function, recording each call (see the module docstring)."""
 
@@ -256,7 +244,7 @@ class Tracked:
         state = self.state()
         before = self._entries()
         sampled = self._sample_every and index % self._sample_every == 0
-        eager_args, eager_kwargs = (_clone_args(args), _clone_args(kwargs)) if sampled else (None, None)
+        eager_args, eager_kwargs = (clone_tree(args), clone_tree(kwargs)) if sampled else (None, None)
         rng = torch.get_rng_state()
         out = self._compiled(*args, **kwargs)
         compile_id, recompiled = self._serving_entry(before, args, kwargs)
