@@ -1,4 +1,5 @@
-// cl-client: analyze a session capture in-process or on a cl-server; check a server's health.
+// cl-client: analyze a session capture in-process or on a cl-server, upload sessions (with a spool
+// for when the server is away), check a server's health.
 // Flags are read here and nowhere else.
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "capture/torch_trace/importer.h"
 #include "client/exit_codes.h"
 #include "client/inputs.h"
+#include "client/upload.h"
 #include "common/file_io.h"
 #include "service/render/render.h"
 
@@ -50,6 +52,9 @@ ABSL_FLAG(std::string, torch_version, "", "the session's torch version");
 ABSL_FLAG(std::string, host, "", "the session's host");
 ABSL_FLAG(std::string, project_root, "", "the project root the trace's paths are under; locations are reported relative to it");
 ABSL_FLAG(std::string, session_id, "", "the session id (default: one derived from the log)");
+// Uploads.
+ABSL_FLAG(std::string, spool, "",
+          "upload / spool: where undeliverable sessions wait (default $CL_SPOOL_DIR, else ~/.cache/compile-lens/spool)");
 
 namespace {
 
@@ -59,6 +64,9 @@ Usage:
   cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F] [--all-ranks]
                     [--passes recompile,...] [--gpu NAME] [--db correctness.toml] [--deadline 120s]
   cl-client import-trace LOG|DIR -o s.cls.json [--latest] [--rank N] [--no-sources] [--path-map FROM=TO]
+  cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 60s] [--spool DIR] [--label K=V,...]
+  cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 60s]
+  cl-client spool list [--spool DIR]
   cl-client health --server HOST:PORT
 
 HEAD and BASE are captures (.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory:
@@ -68,12 +76,20 @@ the log itself is streamed and imported server-side). Either way the report is t
 facts a log does not record can be given: --gpu, --label K=V,K=V, --torch-version, --host,
 --project-root, --session-id. Flags may be written with dashes or underscores.
 
+upload is for a job's teardown: it retries UNAVAILABLE / RESOURCE_EXHAUSTED with backoff until
+--deadline (all attempts together), and if the server still has not taken the session, writes it
+to the spool and exits 4 straight away; nothing is lost. `spool flush` sends what waits there and
+removes each session once the server analyzed it. A session the server refuses as bad input is
+not spooled (exit 3).
+
 Examples:
   cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \
       --html hero.html --json hero.report.json
   cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a --label model=llama
   cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace
   cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile
+  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s --label model=llama
+  cl-client spool flush --server dns:///compile-lens:50051
   cl-client health --server 127.0.0.1:50051
 
 Exit codes:
@@ -82,7 +98,8 @@ Exit codes:
   2  usage error
   3  the input was refused (unreadable file, malformed capture, unknown pass); the message says why
   4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,
-     DEADLINE_EXCEEDED); safe to retry
+     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush: some
+     sessions are still there
 
 Flags:)";
 
@@ -243,6 +260,66 @@ int Analyze(const std::string& head_path) {
   return Deliver(*response, std::nullopt);
 }
 
+cl::RetryPolicy UploadPolicy() {
+  cl::RetryPolicy policy;
+  policy.deadline = absl::GetFlag(FLAGS_deadline);
+  return policy;
+}
+
+// upload: the session to the server, retried until --deadline, else into the spool.
+int Upload(const std::string& path) {
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) return Usage("upload needs --server HOST:PORT");
+  absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
+  if (!in.ok()) return Fail(in.status());
+  absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
+  if (!capture.ok()) return Fail(capture.status());
+  cl::v1::AnalyzeOptions options;
+  cl::UploadOutcome outcome = cl::AnalyzeWithRetry({*capture, std::nullopt}, options, {server}, UploadPolicy());
+  if (outcome.response.ok()) {
+    if (!absl::GetFlag(FLAGS_quiet)) {
+      std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server << " ("
+                << outcome.attempts << " attempt(s))\n";
+    }
+    return cl::kExitOk;
+  }
+  const absl::Status failure = outcome.response.status();
+  if (!cl::IsRetryable(failure)) return Fail(failure);
+  const std::string dir = cl::SpoolDir(absl::GetFlag(FLAGS_spool));
+  absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, *capture);
+  if (!spooled.ok()) {
+    std::cerr << "cl-client: the session could not be delivered (" << failure.message()
+              << ") nor spooled: " << spooled.status().message() << "\n";
+    return cl::kExitInternal;
+  }
+  std::cerr << "cl-client: " << server << " did not take the session after " << outcome.attempts
+            << " attempt(s) (" << absl::StatusCodeToString(failure.code()) << ": " << failure.message()
+            << "); spooled to " << *spooled << " — send it later with: cl-client spool flush --server "
+            << server << "\n";
+  return cl::kExitUnavailable;
+}
+
+// spool flush | spool list.
+int Spool(const std::string& action) {
+  const std::string dir = cl::SpoolDir(absl::GetFlag(FLAGS_spool));
+  if (action == "list") {
+    absl::StatusOr<std::vector<std::string>> files = cl::SpooledFiles(dir);
+    if (!files.ok()) return Fail(files.status());
+    for (const std::string& f : *files) std::cout << f << "\n";
+    return cl::kExitOk;
+  }
+  if (action != "flush") return Usage("spool takes flush or list");
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) return Usage("spool flush needs --server HOST:PORT");
+  const cl::FlushResult result = cl::FlushSpool(dir, {}, {server}, UploadPolicy());
+  for (const std::string& e : result.errors) std::cerr << "cl-client: " << e << "\n";
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    std::cout << "cl-client: " << result.delivered << " session(s) delivered, " << result.remaining
+              << " left in " << dir << "\n";
+  }
+  return result.remaining == 0 ? cl::kExitOk : cl::kExitUnavailable;
+}
+
 // Lets flags be written with dashes (--no-sources, --path-map) as well as absl's underscores.
 std::vector<std::string> NormalizeFlagNames(int argc, char** argv) {
   std::vector<std::string> out(argv, argv + argc);
@@ -267,7 +344,7 @@ int main(int argc, char** argv) {
   std::vector<char*> normalized_argv;
   for (std::string& a : normalized) normalized_argv.push_back(a.data());
   std::vector<char*> args = absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());
-  if (args.size() < 2) return Usage("no command (analyze, import-trace, health)");
+  if (args.size() < 2) return Usage("no command (analyze, import-trace, upload, spool, health)");
   const std::string command = args[1];
   if (command == "analyze") {
     if (args.size() != 3) return Usage("analyze takes one capture file");
@@ -276,6 +353,14 @@ int main(int argc, char** argv) {
   if (command == "import-trace") {
     if (args.size() != 3) return Usage("import-trace takes one log file or directory");
     return ImportTrace(args[2]);
+  }
+  if (command == "upload") {
+    if (args.size() != 3) return Usage("upload takes one capture, log or directory");
+    return Upload(args[2]);
+  }
+  if (command == "spool") {
+    if (args.size() != 3) return Usage("spool takes flush or list");
+    return Spool(args[2]);
   }
   if (command == "health") {
     if (args.size() != 2) return Usage("health takes no arguments");
@@ -286,5 +371,5 @@ int main(int argc, char** argv) {
     std::cout << server << ": SERVING\n";
     return cl::kExitOk;
   }
-  return Usage("unknown command \"" + command + "\" (analyze, import-trace, health)");
+  return Usage("unknown command \"" + command + "\" (analyze, import-trace, upload, spool, health)");
 }

@@ -1,0 +1,148 @@
+// cl-client upload and spool against the real cl-server binary: a session is never lost. With the
+// server down it is spooled within the deadline; `spool flush` delivers it once the server is back
+// and empties the spool; a server that comes back (or is restarted mid-stream) while the upload is
+// still retrying gets the session directly.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "common/file_io.h"
+#include "tests/testing/subprocess.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::RunCommand;
+using ::cl::testing::RunResult;
+using ::cl::testing::Subprocess;
+using ::testing::HasSubstr;
+
+const std::string kServer = CL_BINARY_DIR "/service/cl-server";
+const std::string kClient = CL_BINARY_DIR "/client/cl-client";
+const std::string kHead = CL_SOURCE_DIR "/examples/hero/head.cls.json";
+constexpr char kHeroSessionFile[] = "230d13f4-f0c9-e0eb-6861-702558272f32.cls.pb";
+
+// A loopback port nothing listens on (bound, then released).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+std::unique_ptr<Subprocess> StartServer(int port) {
+  auto server = std::make_unique<Subprocess>(std::vector<std::string>{
+      kServer, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s", "--analysis_threads=2"});
+  const std::string line = server->ReadStderrLine();
+  EXPECT_TRUE(absl::StartsWith(line, "cl-server: listening on ")) << line;
+  return server;
+}
+
+class UploadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spool_ = absl::StrCat(::testing::TempDir(), "/spool-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(spool_);
+    port_ = FreePort();
+    target_ = absl::StrCat("127.0.0.1:", port_);
+  }
+
+  int SpooledCount() const {
+    if (!std::filesystem::exists(spool_)) return 0;
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(spool_)) n += absl::EndsWith(e.path().string(), ".cls.pb");
+    return n;
+  }
+
+  std::string spool_;
+  int port_ = 0;
+  std::string target_;
+};
+
+TEST_F(UploadTest, ServerDownSpoolsTheSessionWithinTheDeadline) {
+  const absl::Time start = absl::Now();
+  const RunResult r = RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=2s", "--spool", spool_});
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  EXPECT_LT(took, absl::Seconds(5));
+  EXPECT_THAT(r.stderr_text, HasSubstr("spooled to"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("cl-client spool flush"));
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(spool_) / kHeroSessionFile));
+  // Spooling the same session again is still one file.
+  RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=1s", "--spool", spool_});
+  EXPECT_EQ(SpooledCount(), 1);
+}
+
+TEST_F(UploadTest, FlushDeliversOnceTheServerIsBackAndEmptiesTheSpool) {
+  ASSERT_EQ(RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=1s", "--spool", spool_}).exit_code, 4);
+  ASSERT_EQ(SpooledCount(), 1);
+  // Still down: flush keeps it.
+  RunResult r = RunCommand({kClient, "spool", "flush", "--server", target_, "--deadline=1s", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  EXPECT_EQ(SpooledCount(), 1);
+
+  std::unique_ptr<Subprocess> server = StartServer(port_);
+  r = RunCommand({kClient, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("1 session(s) delivered, 0 left"));
+  EXPECT_EQ(SpooledCount(), 0);
+  r = RunCommand({kClient, "spool", "list", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.stdout_text, "");
+}
+
+TEST_F(UploadTest, AServerThatComesBackWhileRetryingGetsTheSessionDirectly) {
+  std::unique_ptr<Subprocess> server;
+  std::thread later([&] {
+    absl::SleepFor(absl::Milliseconds(1500));
+    server = StartServer(port_);
+  });
+  const RunResult r = RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=20s", "--spool", spool_});
+  later.join();
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("uploaded session 230d13f4"));
+  EXPECT_EQ(SpooledCount(), 0);
+}
+
+TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
+  // A capture big enough that the upload is still streaming when the server dies.
+  const std::string big = absl::StrCat(::testing::TempDir(), "/big.cls.pb");
+  ASSERT_EQ(RunCommand({CL_BINARY_DIR "/tests/testing/make_big_capture", big, "600000"}).exit_code, 0);
+  std::unique_ptr<Subprocess> server = StartServer(port_);
+  const std::string out = absl::StrCat(::testing::TempDir(), "/upload.out");
+  std::unique_ptr<Subprocess> upload = std::make_unique<Subprocess>(
+      std::vector<std::string>{kClient, "upload", big, "--server", target_, "--deadline=60s", "--spool", spool_}, out);
+  absl::SleepFor(absl::Milliseconds(1500));  // loading takes about half of that; streaming several seconds
+  server->Signal(SIGKILL);
+  server->Wait();
+  server = StartServer(port_);
+  const int code = upload->Wait();
+  // Delivered on a retry, or (only if time ran out) spooled: never neither.
+  EXPECT_TRUE(code == 0 || (code == 4 && SpooledCount() == 1)) << code << ": " << upload->ReadStderrToEnd();
+  if (code == 0) {
+    // The first attempt died with the server; a later one delivered it.
+    EXPECT_THAT(ReadFile(out).value_or(""), ::testing::ContainsRegex("\\(([2-9]|[1-9][0-9]+) attempt\\(s\\)\\)"));
+  }
+}
+
+}  // namespace
+}  // namespace cl
