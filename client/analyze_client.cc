@@ -6,6 +6,8 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/file_io.h"
 #include "capture/stream/capture_splitter.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
@@ -22,12 +24,46 @@ namespace {
 // Reports and rendered HTML can be large; the client accepts them whole.
 constexpr int kMaxResponseBytes = 512 << 20;
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target) {
+absl::StatusOr<std::string> ReadSecret(const std::string& path, absl::string_view what) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::FailedPreconditionError(absl::StrCat(what, ": ", text.status().message()));
+  return text;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(const ChannelSecurity& security) {
+  if (security.ca_file.empty()) {
+    if (!security.cert_file.empty() || !security.key_file.empty()) {
+      return absl::InvalidArgumentError("a client certificate (--tls_cert/--tls_key) needs --tls_ca");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  if (security.cert_file.empty() != security.key_file.empty()) {
+    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
+  }
+  grpc::SslCredentialsOptions ssl;
+  CL_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadSecret(security.ca_file, "--tls_ca"));
+  if (!security.cert_file.empty()) {
+    CL_ASSIGN_OR_RETURN(ssl.pem_cert_chain, ReadSecret(security.cert_file, "--tls_cert"));
+    CL_ASSIGN_OR_RETURN(ssl.pem_private_key, ReadSecret(security.key_file, "--tls_key"));
+  }
+  return grpc::SslCredentials(ssl);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const RemoteOptions& remote) {
+  CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials(remote.security));
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
   // Spread calls over every address the target resolves to (a headless Service, say).
   args.SetServiceConfigJSON(R"({"loadBalancingConfig":[{"round_robin":{}}]})");
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(remote.target, credentials, args);
+}
+
+// The bearer token, when the options name one, on the call's metadata.
+absl::Status Authorize(const RemoteOptions& remote, grpc::ClientContext* context) {
+  if (remote.security.token_file.empty()) return absl::OkStatus();
+  CL_ASSIGN_OR_RETURN(std::string token, ReadSecret(remote.security.token_file, "--token_file"));
+  context->AddMetadata("authorization", absl::StrCat("Bearer ", absl::StripAsciiWhitespace(token)));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -47,9 +83,11 @@ namespace {
 absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
     absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)> send_parts) {
-  auto stub = v1::CompileLens::NewStub(MakeChannel(remote.target));
+  CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
+  auto stub = v1::CompileLens::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
+  CL_RETURN_IF_ERROR(Authorize(remote, &context));
   v1::AnalyzeResponse response;
   std::unique_ptr<grpc::ClientWriter<v1::AnalyzeChunk>> writer = stub->Analyze(&context, &response);
 
@@ -123,10 +161,13 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
   return response;
 }
 
-absl::Status CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline) {
-  auto stub = grpc::health::v1::Health::NewStub(MakeChannel(target));
+absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service) {
+  const std::string& target = remote.target;
+  CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
+  auto stub = grpc::health::v1::Health::NewStub(channel);
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+  context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
+  CL_RETURN_IF_ERROR(Authorize(remote, &context));
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse response;

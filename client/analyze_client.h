@@ -18,10 +18,19 @@ namespace cl {
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
                                                      const v1::AnalyzeOptions& options, int threads);
 
+// Transport security toward a cl-server. No CA: plaintext (loopback, or a mesh that adds TLS).
+struct ChannelSecurity {
+  std::string ca_file;     // PEM roots that sign the server's certificate: TLS
+  std::string cert_file;   // with key_file: this client's certificate, for servers that require mTLS
+  std::string key_file;
+  std::string token_file;  // a bearer token sent as `authorization: Bearer <token>` on every call
+};
+
 struct RemoteOptions {
   std::string target;                       // HOST:PORT, or any gRPC target ("dns:///svc:50051")
   absl::Duration deadline = absl::Seconds(120);
   size_t part_budget = 0;                   // 0: the splitter's default
+  ChannelSecurity security;
 };
 
 // Streams the captures to a cl-server's Analyze and returns its answer; the server's status
@@ -39,7 +48,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
                                                        const RemoteOptions& remote);
 
 // grpc.health.v1.Health/Check for `service` ("" = the whole server): OK when SERVING.
-absl::Status CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline);
+absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service);
 
 }  // namespace cl
 

@@ -52,6 +52,11 @@ ABSL_FLAG(std::string, torch_version, "", "the session's torch version");
 ABSL_FLAG(std::string, host, "", "the session's host");
 ABSL_FLAG(std::string, project_root, "", "the project root the trace's paths are under; locations are reported relative to it");
 ABSL_FLAG(std::string, session_id, "", "the session id (default: one derived from the log)");
+// Transport security (cl-server --tls_cert/--tls_key/--tls_client_ca/--token_file).
+ABSL_FLAG(std::string, tls_ca, "", "PEM roots for the server's certificate: connect with TLS");
+ABSL_FLAG(std::string, tls_cert, "", "this client's PEM certificate, for servers that require mTLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "this client's PEM private key (with --tls_cert)");
+ABSL_FLAG(std::string, token_file, "", "a file holding the bearer token the server expects");
 // Uploads.
 ABSL_FLAG(std::string, spool, "",
           "upload / spool: where undeliverable sessions wait (default $CL_SPOOL_DIR, else ~/.cache/compile-lens/spool)");
@@ -118,6 +123,16 @@ bool UseColor() {
   if (mode == "always") return true;
   if (mode == "never") return false;
   return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr;
+}
+
+// --server and the transport flags.
+cl::RemoteOptions Remote() {
+  cl::RemoteOptions remote;
+  remote.target = absl::GetFlag(FLAGS_server);
+  remote.deadline = absl::GetFlag(FLAGS_deadline);
+  remote.security = {absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                     absl::GetFlag(FLAGS_token_file)};
+  return remote;
 }
 
 // The import and session flags, read once.
@@ -188,7 +203,7 @@ absl::StatusOr<cl::v1::AnalyzeResponse> Run(const cl::AssembledCaptures& capture
                                             const cl::v1::AnalyzeOptions& options) {
   const std::string server = absl::GetFlag(FLAGS_server);
   if (server.empty()) return cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
-  return cl::AnalyzeRemote(captures, options, {server, absl::GetFlag(FLAGS_deadline)});
+  return cl::AnalyzeRemote(captures, options, Remote());
 }
 
 // A multi-rank directory, every rank: one report each (rank N's files get ".rankN").
@@ -241,7 +256,7 @@ int Analyze(const std::string& head_path) {
     header.set_source_name(std::filesystem::path(head_path).filename().string());
     if (facts.has_session()) *header.mutable_session() = facts.session();
     absl::StatusOr<cl::v1::AnalyzeResponse> response =
-        cl::AnalyzeRemoteTrace(head_path, header, options, {server, absl::GetFlag(FLAGS_deadline)});
+        cl::AnalyzeRemoteTrace(head_path, header, options, Remote());
     if (!response.ok()) return Fail(response.status());
     return Deliver(*response, std::nullopt);
   }
@@ -275,7 +290,7 @@ int Upload(const std::string& path) {
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;
-  cl::UploadOutcome outcome = cl::AnalyzeWithRetry({*capture, std::nullopt}, options, {server}, UploadPolicy());
+  cl::UploadOutcome outcome = cl::AnalyzeWithRetry({*capture, std::nullopt}, options, Remote(), UploadPolicy());
   if (outcome.response.ok()) {
     if (!absl::GetFlag(FLAGS_quiet)) {
       std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server << " ("
@@ -311,7 +326,7 @@ int Spool(const std::string& action) {
   if (action != "flush") return Usage("spool takes flush or list");
   const std::string server = absl::GetFlag(FLAGS_server);
   if (server.empty()) return Usage("spool flush needs --server HOST:PORT");
-  const cl::FlushResult result = cl::FlushSpool(dir, {}, {server}, UploadPolicy());
+  const cl::FlushResult result = cl::FlushSpool(dir, {}, Remote(), UploadPolicy());
   for (const std::string& e : result.errors) std::cerr << "cl-client: " << e << "\n";
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::cout << "cl-client: " << result.delivered << " session(s) delivered, " << result.remaining
@@ -366,7 +381,7 @@ int main(int argc, char** argv) {
     if (args.size() != 2) return Usage("health takes no arguments");
     const std::string server = absl::GetFlag(FLAGS_server);
     if (server.empty()) return Usage("health needs --server HOST:PORT");
-    const absl::Status s = cl::CheckHealth(server, "", absl::GetFlag(FLAGS_deadline));
+    const absl::Status s = cl::CheckHealth(Remote(), "");
     if (!s.ok()) return Fail(s);
     std::cout << server << ": SERVING\n";
     return cl::kExitOk;

@@ -22,6 +22,13 @@
 namespace cl {
 namespace {
 
+RemoteOptions Remote(const std::string& target, absl::Duration deadline) {
+  RemoteOptions remote;
+  remote.target = target;
+  remote.deadline = deadline;
+  return remote;
+}
+
 using ::cl::testing::IsOk;
 using ::cl::testing::StatusIs;
 using ::google::protobuf::util::MessageDifferencer;
@@ -74,9 +81,9 @@ class ServerTest : public ::testing::Test {
 
   // The server is healthy and analyzes the hero session correctly.
   void ExpectStillServing() {
-    EXPECT_THAT(CheckHealth(server_->address(), "", absl::Seconds(10)), IsOk());
+    EXPECT_THAT(CheckHealth(Remote(server_->address(), absl::Seconds(10)), ""), IsOk());
     AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-    absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)});
+    absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->report().recompile().total(), 3u);
   }
@@ -90,7 +97,7 @@ TEST_F(ServerTest, RemoteReportEqualsTheInProcessOne) {
   v1::AnalyzeOptions options;
   options.set_render_html(true);
   ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse remote,
-                       AnalyzeRemote(hero, options, {server_->address(), absl::Seconds(30)}));
+                       AnalyzeRemote(hero, options, Remote(server_->address(), absl::Seconds(30))));
   ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse local, AnalyzeInProcess(hero, options, 2));
   EXPECT_TRUE(MessageDifferencer::Equals(remote.report(), local.report()));
   EXPECT_EQ(remote.html(), local.html());
@@ -195,7 +202,7 @@ TEST_F(ServerTest, SessionByteLimit) {
   options.max_session_bytes = 4096;
   Start(options);
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-  EXPECT_THAT(AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)}),
+  EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30))),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_session_bytes")));
 }
 
@@ -213,7 +220,7 @@ TEST_F(ServerTest, InflightLimitShedsLoad) {
   while (server_->inflight() < 1) std::this_thread::yield();
 
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-  EXPECT_THAT(AnalyzeRemote(hero, {}, {server_->address(), absl::Seconds(30)}),
+  EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30))),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
   held->WritesDone();
   EXPECT_EQ(held->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -225,7 +232,7 @@ TEST_F(ServerTest, UnknownPassIsInvalidArgument) {
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
   v1::AnalyzeOptions options;
   options.add_passes("no-such-pass");
-  EXPECT_THAT(AnalyzeRemote(hero, options, {server_->address(), absl::Seconds(30)}),
+  EXPECT_THAT(AnalyzeRemote(hero, options, Remote(server_->address(), absl::Seconds(30))),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"no-such-pass\"")));
 }
 
@@ -245,7 +252,7 @@ TEST_F(ServerTest, DrainFinishesInFlightCallsAndRefusesNewOnes) {
   drain.join();
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(response.report().recompile().total(), 3u);
-  EXPECT_FALSE(CheckHealth(server_->address(), "", absl::Seconds(2)).ok());
+  EXPECT_FALSE(CheckHealth(Remote(server_->address(), absl::Seconds(2)), "").ok());
 }
 
 }  // namespace
