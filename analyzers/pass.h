@@ -49,6 +49,10 @@ class Pass {
   virtual absl::string_view Name() const = 0;
   // The AnalysisReport field this pass fills ("recompile", "ir_diff", ...).
   virtual absl::string_view Section() const = 0;
+  // Checks the request options this pass reads, before any pass runs: an error here refuses the
+  // whole request (INVALID_ARGUMENT; cl-client exits 3), where an error from Run only marks the
+  // pass's section ERROR. The default reads no options.
+  virtual absl::Status CheckOptions(const PassOptions& options) const { return absl::OkStatus(); }
   // Fills `out`'s section (and may append to `out->diagnostics`). An error status becomes the
   // section's ERROR reason; whatever else the pass wrote is discarded.
   virtual absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const = 0;

@@ -5,6 +5,7 @@
 #include "analyzers/divergence.h"
 #include "analyzers/fusion.h"
 #include "analyzers/ir_diff.h"
+#include "analyzers/lint.h"
 #include "analyzers/recompile.h"
 #include "analyzers/roofline.h"
 
@@ -18,6 +19,7 @@ const std::vector<const Pass*>& RegisteredPasses() {
       new RecompilePass(),
       new CacheStabilityPass(),
       new DivergencePass(),
+      new LintPass(),
       new FusionPass(),
       new RooflinePass(),
   };

@@ -13,6 +13,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
@@ -31,7 +33,9 @@ ABSL_FLAG(std::string, html, "", "write the self-contained HTML report here");
 ABSL_FLAG(std::string, json, "", "write the JSON report here");
 ABSL_FLAG(std::vector<std::string>, passes, {}, "run only these passes (comma-separated); default: all");
 ABSL_FLAG(std::string, gpu, "", "GPU to model for the roofline (overrides the capture's session.gpu)");
-ABSL_FLAG(std::string, db, "", "a correctness.toml to rate lint findings with");
+ABSL_FLAG(std::string, db, "",
+          "a correctness.toml (lint/correctness.toml ships with compile-lens) that rates the lint findings: "
+          "severity, remedy, issue links; an invalid one is refused (exit 3) with the line it fails on");
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "give up on the server after this long");
 ABSL_FLAG(int, threads, 0, "in-process analysis threads; 0 = one per hardware thread");
 ABSL_FLAG(std::string, color, "auto", "colour the summary: auto (on a terminal), always, never");
@@ -93,6 +97,7 @@ Examples:
   cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a --label model=llama
   cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace
   cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile
+  cl-client analyze examples/hero/head.cls.json --db lint/correctness.toml --html hero.html
   cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s --label model=llama
   cl-client spool flush --server dns:///compile-lens:50051
   cl-client health --server 127.0.0.1:50051
@@ -101,7 +106,8 @@ Exit codes:
   0  the analysis ran (the report says what it found)
   1  internal error
   2  usage error
-  3  the input was refused (unreadable file, malformed capture, unknown pass); the message says why
+  3  the input was refused (unreadable file, malformed capture, unknown pass, invalid correctness DB);
+     the message says why (for a DB: "correctness DB line N: ...")
   4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,
      DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush: some
      sessions are still there
@@ -355,6 +361,11 @@ std::vector<std::string> NormalizeFlagNames(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
+  // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "client/main.cc"); };
+  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage_config);
   std::vector<std::string> normalized = NormalizeFlagNames(argc, argv);
   std::vector<char*> normalized_argv;
   for (std::string& a : normalized) normalized_argv.push_back(a.data());

@@ -14,7 +14,7 @@ namespace cl {
 
 bool IsRetryable(const absl::Status& status) {
   return status.code() == absl::StatusCode::kUnavailable ||
-         status.code() == absl::StatusCode::kResourceExhausted ||
+         status.code() == absl::StatusCode::kResourceExhausted || status.code() == absl::StatusCode::kAborted ||
          status.code() == absl::StatusCode::kDeadlineExceeded;
 }
 

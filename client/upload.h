@@ -3,7 +3,8 @@
 //
 // A training job calls `cl-client upload` at teardown: it must finish within its deadline whatever
 // the server does, and the session must reach the server eventually. Retryable failures
-// (UNAVAILABLE, RESOURCE_EXHAUSTED, and an attempt's DEADLINE_EXCEEDED while time is left) are
+// (UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED — the same session is being analyzed by another call —
+// and an attempt's DEADLINE_EXCEEDED while time is left) are
 // retried with exponential backoff and full jitter until the overall deadline; when that runs out,
 // the capture goes to the spool, one file per session (`<session id>.cls.pb`, written to a
 // temporary name and renamed, so a reader never sees half a file). `cl-client spool flush` sends

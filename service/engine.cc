@@ -117,6 +117,10 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   }
 
   PassOptions pass_options{options.gpu(), options.correctness_db()};
+  // Options a pass cannot use (an invalid correctness DB) refuse the request, whichever passes run.
+  for (const Pass* p : passes_) {
+    if (absl::Status s = p->CheckOptions(pass_options); !s.ok()) return s;
+  }
   const PassInput input{head, base, pass_options, cancelled};
 
   auto fan = std::make_shared<FanOut>(selected.size());

@@ -31,7 +31,8 @@ class Engine {
   explicit Engine(ThreadPool* pool);
   Engine(ThreadPool* pool, std::vector<const Pass*> passes);
 
-  // INVALID_ARGUMENT for an unknown pass name in `options.passes`; CANCELLED when `cancelled`
+  // INVALID_ARGUMENT for an unknown pass name in `options.passes` or options a pass refuses (an
+  // invalid correctness DB, whose message names the line); CANCELLED when `cancelled`
   // flips before the report is done. Pass failures are not errors here: they are ERROR sections.
   absl::StatusOr<EngineResult> Analyze(const v1::SessionCapture& head,
                                        const v1::SessionCapture* base,

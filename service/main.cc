@@ -2,12 +2,18 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "analyzers/lint.h"
+#include "common/file_io.h"
 #include "service/server/server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
@@ -27,6 +33,24 @@ ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(25),
           "on SIGTERM: time calls in flight get to finish before they are cancelled");
 ABSL_FLAG(absl::Duration, max_connection_age, absl::Minutes(5),
           "close client connections after this age so load spreads over new replicas");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM roots: require client certificates they sign (mTLS; needs --tls_cert/--tls_key)");
+ABSL_FLAG(std::string, token_file, "",
+          "a file holding the bearer token every Analyze call must carry (`authorization: Bearer ...`, "
+          "compared in constant time); gRPC health and the metrics port are exempt");
+ABSL_FLAG(std::string, correctness_db, "",
+          "a correctness.toml (e.g. lint/correctness.toml) that rates lint findings for requests that carry "
+          "no DB of their own (a request's DB wins); read and validated at startup");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "serve Prometheus metrics at http://HOST:PORT/metrics; port 0 picks a free port (the bound "
+          "address is printed on stderr as \"cl-server: metrics on ADDR\"); empty: no metrics endpoint");
+ABSL_FLAG(std::vector<std::string>, metrics_labels, std::vector<std::string>({"cluster", "model"}),
+          "session.labels keys that become labels of the fleet metrics (comma-separated); keys that "
+          "name ids, paths or hosts are refused");
+ABSL_FLAG(int, metrics_label_values, 16,
+          "distinct values kept per metrics label; later values are reported as \"other\"");
 
 namespace {
 
@@ -35,10 +59,15 @@ constexpr char kUsage[] = R"(compile-lens analysis server.
 Serves compile_lens.v1.CompileLens/Analyze (client-streaming session captures in, a report out),
 grpc.health.v1.Health and server reflection. SIGTERM drains: health goes NOT_SERVING, new calls
 are refused after --drain_delay, calls in flight finish (up to --drain_grace), then it exits 0.
+With --metrics_listen it serves Prometheus metrics (go-grpc-prometheus RPC metrics and
+compile_lens_*; see README "Metrics") on their own port.
 
 Examples:
   cl-server --listen 0.0.0.0:50051
   cl-server --listen 127.0.0.1:0 --analysis_threads 4 --max_inflight 16
+  cl-server --listen 0.0.0.0:50051 --metrics_listen 0.0.0.0:9464 --metrics_labels cluster,model,team
+  cl-server --listen 0.0.0.0:50051 --correctness_db=lint/correctness.toml
+  cl-server --listen 0.0.0.0:50051 --tls_cert server.pem --tls_key server.key --token_file /etc/cl/token
   cl-client analyze examples/hero/head.cls.json --server 127.0.0.1:50051
 
 Flags:)";
@@ -47,6 +76,11 @@ Flags:)";
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
+  // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "service/main.cc"); };
+  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage_config);
   absl::ParseCommandLine(argc, argv);
 
   // Block the stop signals in every thread (gRPC's included) so only sigwait below sees them.
@@ -55,6 +89,16 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  // The server-wide correctness DB: an unreadable or invalid one stops the start, naming the line.
+  if (const std::string db = absl::GetFlag(FLAGS_correctness_db); !db.empty()) {
+    absl::StatusOr<std::string> text = cl::ReadFile(db);
+    absl::Status loaded = text.ok() ? cl::SetServerCorrectnessDb(*text) : text.status();
+    if (!loaded.ok()) {
+      std::cerr << "cl-server: --correctness_db=" << db << ": " << loaded.message() << "\n";
+      return 1;
+    }
+  }
 
   cl::ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
@@ -65,6 +109,11 @@ int main(int argc, char** argv) {
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace = absl::GetFlag(FLAGS_drain_grace) + absl::Seconds(5);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.security = {absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_client_ca),
+                      absl::GetFlag(FLAGS_token_file)};
+  options.metrics.fleet_labels = absl::GetFlag(FLAGS_metrics_labels);
+  options.metrics.max_label_values = absl::GetFlag(FLAGS_metrics_label_values);
 
   absl::StatusOr<std::unique_ptr<cl::AnalysisServer>> server = cl::AnalysisServer::Start(options);
   if (!server.ok()) {
@@ -72,6 +121,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cerr << "cl-server: listening on " << (*server)->address() << std::endl;
+  if (!(*server)->metrics_address().empty()) {
+    std::cerr << "cl-server: metrics on " << (*server)->metrics_address() << std::endl;
+  }
 
   int signal = 0;
   sigwait(&stop_signals, &signal);

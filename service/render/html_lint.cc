@@ -1,5 +1,9 @@
 // Lint: source patterns known to break compiled correctness. Without a correctness DB the
 // findings are candidates; with one they carry a severity and issue links.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
@@ -18,6 +22,41 @@ void WriteLinks(const v1::LintFinding& finding, HtmlWriter& w) {
   }
 }
 
+// What the table does not say, each only when there is something to say: the remedy of each
+// rated pattern, why a rated finding's severity moved, findings in assumed-compiled files, and
+// suppressed findings. (The seed's unrated hero has none of these.)
+void WriteLintNotes(const v1::LintSection& section, HtmlWriter& w) {
+  const auto& findings = section.findings();
+  if (section.escalated()) {
+    std::vector<std::string> seen;
+    for (const v1::LintFinding& f : findings) {
+      if (f.remedy().empty() || std::find(seen.begin(), seen.end(), f.pattern()) != seen.end()) continue;
+      seen.push_back(f.pattern());
+      w.Tag("<p><strong>Remedy</strong> <code>").Text(f.pattern()).Tag("</code>: ").TextWithCode(f.remedy());
+      w.Tag("</p>\n");
+    }
+    for (int i = 0; i < ShownRows(findings.size()); ++i) {  // the rows the table shows
+      const v1::LintFinding& f = findings[i];
+      if (f.version_note().empty()) continue;
+      w.Tag("<p class=\"muted\"><code>").Text(f.pattern()).Tag("</code> at ");
+      WriteCodeLocation(f.location(), w);
+      w.Tag(": ").Text(f.version_note()).Tag("</p>\n");
+    }
+  }
+  const int assumed = static_cast<int>(std::count_if(findings.begin(), findings.end(),
+                                                     [](const v1::LintFinding& f) { return f.assumed_compiled(); }));
+  if (assumed > 0) {
+    w.Tag("<p class=\"muted\">").Text(absl::StrCat(assumed));
+    w.Tag(" finding(s) in files no compiled root reaches, scanned as if compiled");
+    if (section.escalated()) w.Tag(" (severity lowered one step)");
+    w.Tag(".</p>\n");
+  }
+  if (section.suppressed() > 0) {
+    w.Tag("<p class=\"muted\">").Text(absl::StrCat(section.suppressed()));
+    w.Tag(" finding(s) suppressed by <code># compile-lens: ignore[…]</code>.</p>\n");
+  }
+}
+
 }  // namespace
 
 void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
@@ -29,6 +68,8 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
     } else {
       w.Tag("<p class=\"good\">No known-risky pattern in the captured sources.</p>");
     }
+    if (section.suppressed() > 0) w.Tag("\n");
+    WriteLintNotes(section, w);
     return;
   }
   if (section.escalated()) {
@@ -58,6 +99,7 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
   }
   w.EndTable();
   WriteOmittedRows(findings.size(), w);
+  WriteLintNotes(section, w);
 }
 
 }  // namespace cl

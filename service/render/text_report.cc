@@ -247,7 +247,9 @@ void WriteLint(const v1::LintSection& s, TerminalWriter& t) {
     const v1::LintFinding& f = s.findings(i);
     t.Text(absl::StrCat("  ", f.pattern(), " at ", Where(f.location()), " (", f.confidence()));
     if (s.escalated() && !f.severity().empty()) t.Text(absl::StrCat(", ", f.severity()));
-    t.Text(")").EndLine();
+    t.Text(")");
+    if (!f.snippet().empty()) t.Text(absl::StrCat(": ", f.snippet()));
+    t.EndLine();
   }
   WriteMore(s.findings().size(), t);
 }

@@ -1,8 +1,10 @@
 #include "service/server/analyze_reactor.h"
 
+#include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "service/analysis.h"
 
@@ -11,8 +13,13 @@ namespace cl {
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                v1::AnalyzeResponse* response)
     : state_(state), context_(context), response_(response), assembler_(state->max_session_bytes) {
+  if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
+    FinishWith(auth);
+    return;
+  }
   if (state_->inflight.fetch_add(1) >= state_->max_inflight) {
     state_->inflight.fetch_sub(1);
+    state_->metrics->RecordRejection(Rejection::kMaxInflight);
     FinishWith(absl::ResourceExhaustedError(absl::StrCat(
         "too many sessions in flight (max_inflight ", state_->max_inflight, "); retry with backoff")));
     return;
@@ -24,14 +31,15 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
 void AnalyzeReactor::OnReadDone(bool ok) {
   if (!ok) {
     // The client half-closed, or the call broke, before the end marker.
-    FinishWith(context_->IsCancelled()
-                   ? absl::CancelledError("the call was cancelled")
-                   : absl::InvalidArgumentError(
-                         "the stream ended without an end marker; the capture was not analyzed"));
-    return;
+    if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
+    return Refuse(
+        absl::InvalidArgumentError("the stream ended without an end marker; the capture was not analyzed"));
   }
-  if (absl::Status s = Accept(chunk_); !s.ok()) return FinishWith(s);
-  if (ended_) return StartAnalysis();
+  if (absl::Status s = Accept(chunk_); !s.ok()) return Refuse(s);
+  if (ended_) {
+    state_->metrics->RecordCaptureBytes(assembler_.bytes());
+    return StartAnalysis();
+  }
   StartRead(&chunk_);
 }
 
@@ -62,18 +70,54 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
 }
 
 void AnalyzeReactor::StartAnalysis() {
-  const bool scheduled = state_->pool->TrySchedule([this] {
+  std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
+  if (!key.empty()) {
+    switch (state_->recent->Begin(key, response_)) {
+      case RecentSessions::Claim::kDone:
+        return FinishWith(absl::OkStatus());  // analyzed already: the same answer, not a second analysis
+      case RecentSessions::Claim::kRunning:
+        return FinishWith(absl::AbortedError(absl::StrCat(
+            "session ", captures_->head.session().id(), " is being analyzed by another call; retry shortly")));
+      case RecentSessions::Claim::kNew:
+        break;
+    }
+  }
+  const bool scheduled = state_->pool->TrySchedule([this, key] {
+    const absl::Time start = absl::Now();
     absl::StatusOr<v1::AnalyzeResponse> result =
         RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
+    state_->metrics->RecordAnalysis(captures_->head.session(), result, absl::Now() - start);
+    if (!key.empty()) {
+      if (result.ok()) state_->recent->Done(key, *result);
+      else state_->recent->Abandon(key);
+    }
     if (result.ok()) *response_ = std::move(*result);
     FinishWith(result.status());  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
+    if (!key.empty()) state_->recent->Abandon(key);
+    state_->metrics->RecordRejection(Rejection::kQueueFull);
     FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"));
   }
 }
 
-void AnalyzeReactor::FinishWith(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+void AnalyzeReactor::Refuse(const absl::Status& status) {
+  state_->metrics->RecordRejection(status.code() == absl::StatusCode::kResourceExhausted ? Rejection::kTooLarge
+                                                                                         : Rejection::kInvalid);
+  FinishWith(status);
+}
+
+void AnalyzeReactor::FinishWith(const absl::Status& status) {
+  // A call cancelled at its deadline ends DEADLINE_EXCEEDED (as the client sees it), so that
+  // grpc_server_handled_total tells a slow server from a client that gave up. The client's
+  // cancellation and the server's own deadline timer race to arrive first, hence the slack.
+  constexpr auto kDeadlineSlack = std::chrono::seconds(1);
+  if (status.code() == absl::StatusCode::kCancelled &&
+      context_->deadline() <= std::chrono::system_clock::now() + kDeadlineSlack) {
+    return Finish(ToGrpcStatus(absl::DeadlineExceededError("the call's deadline passed")));
+  }
+  Finish(ToGrpcStatus(status));
+}
 
 void AnalyzeReactor::OnCancel() { cancelled_->store(true); }
 

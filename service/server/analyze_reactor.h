@@ -4,7 +4,8 @@
 // marker the analysis is handed to the engine's bounded pool, whose task calls Finish() as its
 // last touch of the reactor. Reactions never block. A full pool or too many sessions in flight is
 // RESOURCE_EXHAUSTED straight away; a stream that ends without the marker is INVALID_ARGUMENT and
-// is never analyzed.
+// is never analyzed. What the call came to (refusal, upload size, the analysis's outcome and
+// findings) goes to the ServiceMetrics; the RPC metrics come from the server's interceptor.
 #ifndef SERVICE_SERVER_ANALYZE_REACTOR_H_
 #define SERVICE_SERVER_ANALYZE_REACTOR_H_
 
@@ -18,6 +19,9 @@
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "service/engine.h"
+#include "service/metrics.h"
+#include "service/server/recent_sessions.h"
+#include "service/server/security.h"
 #include "service/thread_pool.h"
 
 namespace cl {
@@ -26,6 +30,9 @@ namespace cl {
 struct AnalyzeServiceState {
   const Engine* engine = nullptr;
   ThreadPool* pool = nullptr;
+  ServiceMetrics* metrics = nullptr;  // fed after each call; never null
+  TokenAuth auth;                     // the bearer token every call must carry, when configured
+  RecentSessions* recent = nullptr;   // sessions analyzed lately: a duplicate is not analyzed twice
   uint64_t max_session_bytes = 0;
   int max_inflight = 0;
   std::atomic<int> inflight{0};
@@ -43,6 +50,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<v1::AnalyzeChunk> {
  private:
   absl::Status Accept(v1::AnalyzeChunk& chunk);  // an error ends the call with it
   void StartAnalysis();
+  void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
   void FinishWith(const absl::Status& status);
 
   AnalyzeServiceState* const state_;

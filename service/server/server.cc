@@ -1,11 +1,15 @@
 #include "service/server/server.h"
 
-#include "absl/time/clock.h"
+#include <exception>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "service/server/rpc_metrics_interceptor.h"
 
 namespace cl {
 
@@ -22,25 +26,56 @@ class AnalysisServer::Service final : public v1::CompileLens::CallbackService {
   AnalyzeServiceState* const state_;
 };
 
-AnalysisServer::AnalysisServer(const ServerOptions& options)
-    : pool_(options.analysis_threads, options.analysis_queue), engine_(&pool_) {
+namespace {
+
+// "HOST:PORT" with the port replaced by the one actually bound.
+std::string BoundAddress(const std::string& listen, int port) {
+  return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+}
+
+}  // namespace
+
+AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<ServiceMetrics> metrics)
+    : pool_(options.analysis_threads, options.analysis_queue),
+      engine_(&pool_),
+      recent_(options.recent_sessions, options.recent_session_bytes),
+      metrics_(std::move(metrics)) {
   state_.engine = &engine_;
   state_.pool = &pool_;
+  state_.metrics = metrics_.get();
+  state_.recent = &recent_;
   state_.max_session_bytes = options.max_session_bytes;
   state_.max_inflight = options.max_inflight;
   service_ = std::make_unique<Service>(&state_);
 }
 
 absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const ServerOptions& options) {
-  std::unique_ptr<AnalysisServer> s(new AnalysisServer(options));
+  absl::StatusOr<std::shared_ptr<ServiceMetrics>> metrics = ServiceMetrics::Create(options.metrics);
+  if (!metrics.ok()) return metrics.status();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<TokenAuth> auth = TokenAuth::FromFile(options.security.token_file);
+  if (!auth.ok()) return auth.status();
+  std::unique_ptr<AnalysisServer> s(new AnalysisServer(options, std::move(*metrics)));
+  s->state_.auth = *std::move(auth);
+  s->metrics_->SetLoadProbe([server = s.get(), queue = options.analysis_queue, limit = options.max_inflight] {
+    return ServiceLoad{static_cast<double>(server->pool_.queued()), static_cast<double>(queue),
+                       static_cast<double>(server->state_.inflight.load()), static_cast<double>(limit)};
+  });
+  if (!options.metrics_listen.empty()) {
+    if (absl::Status status = s->StartMetricsEndpoint(options.metrics_listen); !status.ok()) return status;
+  }
   grpc::EnableDefaultHealthCheckService(true);  // before the builder is made
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &s->port_);
+  builder.AddListeningPort(options.listen, *credentials, &s->port_);
   builder.RegisterService(s->service_.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(-1);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(s->metrics_.get()));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
                              static_cast<int>(absl::ToInt64Milliseconds(options.max_connection_age)));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
@@ -50,10 +85,28 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
                                                " (address in use, or not an address)"));
   }
-  const size_t colon = options.listen.rfind(':');
-  s->address_ = absl::StrCat(options.listen.substr(0, colon), ":", s->port_);
+  s->address_ = BoundAddress(options.listen, s->port_);
   s->server_->GetHealthCheckService()->SetServingStatus(true);
+  // Liveness probes ask for "liveness": SERVING for as long as the process runs, drain included
+  // (a draining server is alive, just not ready; restarting it would cut the calls in flight).
+  s->server_->GetHealthCheckService()->SetServingStatus("liveness", true);
   return s;
+}
+
+absl::Status AnalysisServer::StartMetricsEndpoint(const std::string& listen) {
+  // prometheus-cpp reports a bind failure by throwing (civetweb's CivetException): converted here.
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
+  }
+  exposer_->RegisterCollectable(metrics_);
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  if (ports.empty() || ports[0] == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": no port was bound"));
+  }
+  metrics_address_ = BoundAddress(listen, ports[0]);
+  return absl::OkStatus();
 }
 
 AnalysisServer::~AnalysisServer() {
@@ -65,7 +118,7 @@ AnalysisServer::~AnalysisServer() {
 }
 
 void AnalysisServer::Drain(absl::Duration delay, absl::Duration grace) {
-  server_->GetHealthCheckService()->SetServingStatus(false);
+  server_->GetHealthCheckService()->SetServingStatus("", false);  // readiness only, not liveness
   absl::SleepFor(delay);
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
   pool_.Shutdown();

@@ -1,7 +1,9 @@
-// cl-server's core: the CompileLens service, gRPC health and reflection, limits, and drain.
+// cl-server's core: the CompileLens service, gRPC health and reflection, limits, drain, and the
+// Prometheus metrics endpoint.
 //
-// Owns the analysis pool and the engine. main.cc only parses flags into ServerOptions, starts an
-// AnalysisServer and waits for SIGTERM; tests start one in-process on port 0.
+// Owns the analysis pool, the engine and the metrics (service/metrics.h). main.cc only parses
+// flags into ServerOptions, starts an AnalysisServer and waits for SIGTERM; tests start one
+// in-process on port 0.
 #ifndef SERVICE_SERVER_SERVER_H_
 #define SERVICE_SERVER_SERVER_H_
 
@@ -12,8 +14,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "prometheus/exposer.h"
 #include "service/engine.h"
+#include "service/metrics.h"
 #include "service/server/analyze_reactor.h"
+#include "service/server/security.h"
 #include "service/thread_pool.h"
 
 namespace cl {
@@ -27,17 +32,29 @@ struct ServerOptions {
   int max_message_bytes = 1 << 20;         // per gRPC message; the client sends parts under it
   absl::Duration max_connection_age = absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
   absl::Duration max_connection_age_grace = absl::Minutes(10);
+  // Where Prometheus scrapes /metrics (HOST:PORT, port 0 picks a free port); empty: no endpoint
+  // (the metrics are still kept, for metrics()).
+  std::string metrics_listen;
+  MetricsOptions metrics;
+  ServerSecurity security;  // TLS / mTLS / bearer token; all empty: plaintext, no token
+  // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
+  size_t recent_sessions = 256;
+  size_t recent_session_bytes = 256ull << 20;
 };
 
 class AnalysisServer {
  public:
-  // Binds and starts serving; health is SERVING once this returns.
+  // Binds and starts serving; health is SERVING once this returns. INVALID_ARGUMENT for metrics
+  // options FleetLabels refuses; UNAVAILABLE when an address cannot be bound.
   static absl::StatusOr<std::unique_ptr<AnalysisServer>> Start(const ServerOptions& options);
   ~AnalysisServer();
 
   // The bound address, with the real port when the options asked for port 0.
   const std::string& address() const { return address_; }
   int port() const { return port_; }
+  // The bound metrics address (real port), or "" without --metrics_listen.
+  const std::string& metrics_address() const { return metrics_address_; }
+  const ServiceMetrics& metrics() const { return *metrics_; }
 
   // Drains: health NOT_SERVING, then `delay` for load balancers to notice, then new calls are
   // refused while calls in flight run to completion until `grace` has passed (the rest are
@@ -49,15 +66,22 @@ class AnalysisServer {
 
  private:
   class Service;
-  explicit AnalysisServer(const ServerOptions& options);
+  AnalysisServer(const ServerOptions& options, std::shared_ptr<ServiceMetrics> metrics);
+
+  absl::Status StartMetricsEndpoint(const std::string& listen);
 
   ThreadPool pool_;
   Engine engine_;
+  RecentSessions recent_;
+  std::shared_ptr<ServiceMetrics> metrics_;  // shared: the Exposer holds a weak_ptr to it
   AnalyzeServiceState state_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   int port_ = 0;
+  // Last, so that it stops before what its scrapes read (the pool, state_, metrics_) goes away.
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string metrics_address_;
 };
 
 }  // namespace cl

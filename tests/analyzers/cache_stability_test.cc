@@ -282,7 +282,7 @@ TEST(CacheStabilityTest, CancelledAndRegisteredInReportOrder) {
   std::vector<std::string> names;
   for (const Pass* pass : RegisteredPasses()) names.emplace_back(pass->Name());
   EXPECT_THAT(names, ElementsAre("ranks", "ir_diff", "recompile", "cache_stability", "divergence",
-                                 "fusion", "roofline"));
+                                 "lint", "fusion", "roofline"));
   EXPECT_EQ(FindPass("cache_stability")->Section(), "cache_stability");
 }
 

@@ -142,7 +142,7 @@ TEST(DivergenceTest, RegisteredAfterCacheStability) {
   std::vector<std::string> sections;
   for (const Pass* p : RegisteredPasses()) sections.emplace_back(p->Section());
   EXPECT_THAT(sections, ElementsAre("ranks", "ir_diff", "recompile", "cache_stability", "divergence",
-                                    "fusion", "roofline"));
+                                    "lint", "fusion", "roofline"));
 }
 
 }  // namespace

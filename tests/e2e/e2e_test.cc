@@ -12,28 +12,27 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/render/render.h"
+#include "tests/testing/binaries.h"
 #include "tests/testing/subprocess.h"
 
 namespace cl {
 namespace {
 
+using ::cl::testing::kClientBinary;
+using ::cl::testing::kHeroBase;
+using ::cl::testing::kHeroHead;
+using ::cl::testing::kServerBinary;
+using ::cl::testing::TmpPath;
 using ::cl::testing::RunCommand;
 using ::cl::testing::RunResult;
 using ::cl::testing::Subprocess;
 using ::testing::HasSubstr;
 
-const std::string kServer = CL_BINARY_DIR "/service/cl-server";
-const std::string kClient = CL_BINARY_DIR "/client/cl-client";
-const std::string kHead = CL_SOURCE_DIR "/examples/hero/head.cls.json";
-const std::string kBase = CL_SOURCE_DIR "/examples/hero/base.cls.json";
-
-std::string Tmp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
-
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = std::make_unique<Subprocess>(
-        std::vector<std::string>{kServer, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
+        std::vector<std::string>{kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
     const std::string line = server_->ReadStderrLine();
     absl::string_view address = line;
     ASSERT_TRUE(absl::ConsumePrefix(&address, "cl-server: listening on ")) << line;
@@ -45,18 +44,18 @@ class E2eTest : public ::testing::Test {
 };
 
 TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
-  const RunResult remote = RunCommand({kClient, "analyze", kHead, "--base", kBase, "--server", address_,
-                                "--json", Tmp("remote.json"), "--html", Tmp("remote.html"), "--color=never"});
+  const RunResult remote = RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase, "--server", address_,
+                                "--json", TmpPath("remote.json"), "--html", TmpPath("remote.html"), "--color=never"});
   ASSERT_EQ(remote.exit_code, 0) << remote.stderr_text;
-  const RunResult local = RunCommand({kClient, "analyze", kHead, "--base", kBase, "--json", Tmp("local.json"),
-                               "--html", Tmp("local.html"), "--color=never"});
+  const RunResult local = RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase, "--json", TmpPath("local.json"),
+                               "--html", TmpPath("local.html"), "--color=never"});
   ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
 
-  absl::StatusOr<std::string> remote_json = ReadFile(Tmp("remote.json"));
-  absl::StatusOr<std::string> local_json = ReadFile(Tmp("local.json"));
+  absl::StatusOr<std::string> remote_json = ReadFile(TmpPath("remote.json"));
+  absl::StatusOr<std::string> local_json = ReadFile(TmpPath("local.json"));
   ASSERT_TRUE(remote_json.ok() && local_json.ok());
   EXPECT_EQ(*remote_json, *local_json);
-  EXPECT_EQ(*ReadFile(Tmp("remote.html")), *ReadFile(Tmp("local.html")));
+  EXPECT_EQ(*ReadFile(TmpPath("remote.html")), *ReadFile(TmpPath("local.html")));
   EXPECT_EQ(remote.stdout_text, local.stdout_text);
 
   // The report says what the seed says about recompiles.
@@ -73,14 +72,14 @@ TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
 const std::string kHeadTrace = CL_SOURCE_DIR "/examples/hero/traces/head.log";
 
 TEST_F(E2eTest, ATraceAnalyzedHereOrImportedByTheServerGivesTheSameReport) {
-  const RunResult local = RunCommand({kClient, "analyze", kHeadTrace, "--no-sources", "--gpu", "A100-SXM-80GB",
-                                      "--label", "model=hero", "--json", Tmp("trace-local.json")});
+  const RunResult local = RunCommand({kClientBinary, "analyze", kHeadTrace, "--no-sources", "--gpu", "A100-SXM-80GB",
+                                      "--label", "model=hero", "--json", TmpPath("trace-local.json")});
   ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
-  const RunResult raw = RunCommand({kClient, "analyze", kHeadTrace, "--server", address_, "--raw", "--gpu",
-                                    "A100-SXM-80GB", "--label", "model=hero", "--json", Tmp("trace-raw.json")});
+  const RunResult raw = RunCommand({kClientBinary, "analyze", kHeadTrace, "--server", address_, "--raw", "--gpu",
+                                    "A100-SXM-80GB", "--label", "model=hero", "--json", TmpPath("trace-raw.json")});
   ASSERT_EQ(raw.exit_code, 0) << raw.stderr_text;
-  EXPECT_EQ(*ReadFile(Tmp("trace-local.json")), *ReadFile(Tmp("trace-raw.json")));
-  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(Tmp("trace-raw.json")));
+  EXPECT_EQ(*ReadFile(TmpPath("trace-local.json")), *ReadFile(TmpPath("trace-raw.json")));
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(TmpPath("trace-raw.json")));
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->recompile().total(), 3u);
   EXPECT_EQ(report->metadata().gpu(), "A100-SXM-80GB");
@@ -88,24 +87,24 @@ TEST_F(E2eTest, ATraceAnalyzedHereOrImportedByTheServerGivesTheSameReport) {
 }
 
 TEST_F(E2eTest, ImportTraceWritesACapture) {
-  const RunResult r = RunCommand({kClient, "import-trace", kHeadTrace, "-o", Tmp("imported.cls.json"),
+  const RunResult r = RunCommand({kClientBinary, "import-trace", kHeadTrace, "-o", TmpPath("imported.cls.json"),
                                   "--project-root", "/mnt/project"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("4 compile(s)"));
-  const RunResult again = RunCommand({kClient, "analyze", Tmp("imported.cls.json"), "--json", Tmp("imported.json")});
+  const RunResult again = RunCommand({kClientBinary, "analyze", TmpPath("imported.cls.json"), "--json", TmpPath("imported.json")});
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
-  EXPECT_EQ(RunCommand({kClient, "import-trace", kHeadTrace}).exit_code, 2) << "-o is required";
-  const RunResult missing = RunCommand({kClient, "import-trace", "/nonexistent.log", "-o", Tmp("x.cls.json")});
+  EXPECT_EQ(RunCommand({kClientBinary, "import-trace", kHeadTrace}).exit_code, 2) << "-o is required";
+  const RunResult missing = RunCommand({kClientBinary, "import-trace", "/nonexistent.log", "-o", TmpPath("x.cls.json")});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
 }
 
 TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
   const std::string dir = CL_SHARED_DIR "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs";
-  const RunResult r = RunCommand({kClient, "analyze", dir, "--all-ranks", "--no-sources", "--json", Tmp("mr.json")});
+  const RunResult r = RunCommand({kClientBinary, "analyze", dir, "--all-ranks", "--no-sources", "--json", TmpPath("mr.json")});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   for (int rank = 0; rank < 4; ++rank) {
-    absl::StatusOr<std::string> json = ReadFile(Tmp(absl::StrCat("mr.rank", rank, ".json")));
+    absl::StatusOr<std::string> json = ReadFile(TmpPath(absl::StrCat("mr.rank", rank, ".json")));
     ASSERT_TRUE(json.ok()) << rank;
     absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*json);
     ASSERT_TRUE(report.ok());
@@ -113,9 +112,9 @@ TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
     EXPECT_EQ(report->metadata().rank(), rank);
   }
   // One rank, chosen; its report carries the cross-rank section naming the storm on rank 1.
-  const RunResult one = RunCommand({kClient, "analyze", dir, "--rank", "1", "--no-sources", "--json", Tmp("r1.json")});
+  const RunResult one = RunCommand({kClientBinary, "analyze", dir, "--rank", "1", "--no-sources", "--json", TmpPath("r1.json")});
   ASSERT_EQ(one.exit_code, 0) << one.stderr_text;
-  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(Tmp("r1.json")));
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(TmpPath("r1.json")));
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->recompile().total(), 14u);
   bool rank1_diverges = false;
@@ -126,43 +125,43 @@ TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
 }
 
 TEST_F(E2eTest, HealthCheck) {
-  const RunResult r = RunCommand({kClient, "health", "--server", address_});
+  const RunResult r = RunCommand({kClientBinary, "health", "--server", address_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("SERVING"));
 }
 
 TEST_F(E2eTest, BadInputGetsAClearErrorAndTheServerStaysUp) {
-  ASSERT_TRUE(WriteFile(Tmp("garbage.cls.json"), "{\"schema\": \"0.5.0\", oops").ok());
-  RunResult r = RunCommand({kClient, "analyze", Tmp("garbage.cls.json"), "--server", address_});
+  ASSERT_TRUE(WriteFile(TmpPath("garbage.cls.json"), "{\"schema\": \"0.5.0\", oops").ok());
+  RunResult r = RunCommand({kClientBinary, "analyze", TmpPath("garbage.cls.json"), "--server", address_});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("garbage.cls.json: not a capture"));
 
-  ASSERT_TRUE(WriteFile(Tmp("old.cls.json"), "{\"schema\": \"0.3.0\"}").ok());
-  r = RunCommand({kClient, "analyze", Tmp("old.cls.json")});
+  ASSERT_TRUE(WriteFile(TmpPath("old.cls.json"), "{\"schema\": \"0.3.0\"}").ok());
+  r = RunCommand({kClientBinary, "analyze", TmpPath("old.cls.json")});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("this build reads schema 0.5.x"));
 
-  r = RunCommand({kClient, "analyze", kHead, "--server", address_, "--passes", "nope"});
+  r = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address_, "--passes", "nope"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("INVALID_ARGUMENT"));
   EXPECT_THAT(r.stderr_text, HasSubstr("unknown pass \"nope\""));
 
-  r = RunCommand({kClient, "analyze", kHead, "--server", address_, "--json", Tmp("after.json")});
+  r = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address_, "--json", TmpPath("after.json")});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
 }
 
 TEST_F(E2eTest, UnreachableServerIsExitCode4) {
-  const RunResult r = RunCommand({kClient, "analyze", kHead, "--server", "127.0.0.1:1", "--deadline", "3s"});
+  const RunResult r = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", "127.0.0.1:1", "--deadline", "3s"});
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
 }
 
 TEST_F(E2eTest, UsageErrors) {
-  EXPECT_EQ(RunCommand({kClient}).exit_code, 2);
-  EXPECT_EQ(RunCommand({kClient, "frobnicate"}).exit_code, 2);
-  EXPECT_EQ(RunCommand({kClient, "health"}).exit_code, 2);
-  const RunResult help = RunCommand({kClient, "--help"});
+  EXPECT_EQ(RunCommand({kClientBinary}).exit_code, 2);
+  EXPECT_EQ(RunCommand({kClientBinary, "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(RunCommand({kClientBinary, "health"}).exit_code, 2);
+  const RunResult help = RunCommand({kClientBinary, "--help"});
   EXPECT_THAT(help.stdout_text + help.stderr_text, HasSubstr("cl-client analyze"));
-  const RunResult server_help = RunCommand({kServer, "--help"});
+  const RunResult server_help = RunCommand({kServerBinary, "--help"});
   EXPECT_THAT(server_help.stdout_text + server_help.stderr_text, HasSubstr("--max_inflight"));
 }
 

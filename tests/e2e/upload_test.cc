@@ -17,22 +17,23 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "common/file_io.h"
+#include "tests/testing/binaries.h"
 #include "tests/testing/subprocess.h"
 
 namespace cl {
 namespace {
 
+using ::cl::testing::kClientBinary;
+using ::cl::testing::kHeroHead;
+using ::cl::testing::kServerBinary;
 using ::cl::testing::RunCommand;
 using ::cl::testing::RunResult;
 using ::cl::testing::Subprocess;
 using ::testing::HasSubstr;
 
-const std::string kServer = CL_BINARY_DIR "/service/cl-server";
-const std::string kClient = CL_BINARY_DIR "/client/cl-client";
-const std::string kHead = CL_SOURCE_DIR "/examples/hero/head.cls.json";
 constexpr char kHeroSessionFile[] = "230d13f4-f0c9-e0eb-6861-702558272f32.cls.pb";
 
 // A loopback port nothing listens on (bound, then released).
@@ -51,7 +52,7 @@ int FreePort() {
 
 std::unique_ptr<Subprocess> StartServer(int port) {
   auto server = std::make_unique<Subprocess>(std::vector<std::string>{
-      kServer, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s", "--analysis_threads=2"});
+      kServerBinary, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s", "--analysis_threads=2"});
   const std::string line = server->ReadStderrLine();
   EXPECT_TRUE(absl::StartsWith(line, "cl-server: listening on ")) << line;
   return server;
@@ -80,7 +81,7 @@ class UploadTest : public ::testing::Test {
 
 TEST_F(UploadTest, ServerDownSpoolsTheSessionWithinTheDeadline) {
   const absl::Time start = absl::Now();
-  const RunResult r = RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=2s", "--spool", spool_});
+  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=2s", "--spool", spool_});
   const absl::Duration took = absl::Now() - start;
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
   EXPECT_LT(took, absl::Seconds(5));
@@ -88,24 +89,24 @@ TEST_F(UploadTest, ServerDownSpoolsTheSessionWithinTheDeadline) {
   EXPECT_THAT(r.stderr_text, HasSubstr("cl-client spool flush"));
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(spool_) / kHeroSessionFile));
   // Spooling the same session again is still one file.
-  RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=1s", "--spool", spool_});
+  RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s", "--spool", spool_});
   EXPECT_EQ(SpooledCount(), 1);
 }
 
 TEST_F(UploadTest, FlushDeliversOnceTheServerIsBackAndEmptiesTheSpool) {
-  ASSERT_EQ(RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=1s", "--spool", spool_}).exit_code, 4);
+  ASSERT_EQ(RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s", "--spool", spool_}).exit_code, 4);
   ASSERT_EQ(SpooledCount(), 1);
   // Still down: flush keeps it.
-  RunResult r = RunCommand({kClient, "spool", "flush", "--server", target_, "--deadline=1s", "--spool", spool_});
+  RunResult r = RunCommand({kClientBinary, "spool", "flush", "--server", target_, "--deadline=1s", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
   EXPECT_EQ(SpooledCount(), 1);
 
   std::unique_ptr<Subprocess> server = StartServer(port_);
-  r = RunCommand({kClient, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
+  r = RunCommand({kClientBinary, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("1 session(s) delivered, 0 left"));
   EXPECT_EQ(SpooledCount(), 0);
-  r = RunCommand({kClient, "spool", "list", "--spool", spool_});
+  r = RunCommand({kClientBinary, "spool", "list", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.stdout_text, "");
 }
@@ -116,7 +117,7 @@ TEST_F(UploadTest, AServerThatComesBackWhileRetryingGetsTheSessionDirectly) {
     absl::SleepFor(absl::Milliseconds(1500));
     server = StartServer(port_);
   });
-  const RunResult r = RunCommand({kClient, "upload", kHead, "--server", target_, "--deadline=20s", "--spool", spool_});
+  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=20s", "--spool", spool_});
   later.join();
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("uploaded session 230d13f4"));
@@ -130,7 +131,7 @@ TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   std::unique_ptr<Subprocess> server = StartServer(port_);
   const std::string out = absl::StrCat(::testing::TempDir(), "/upload.out");
   std::unique_ptr<Subprocess> upload = std::make_unique<Subprocess>(
-      std::vector<std::string>{kClient, "upload", big, "--server", target_, "--deadline=60s", "--spool", spool_}, out);
+      std::vector<std::string>{kClientBinary, "upload", big, "--server", target_, "--deadline=60s", "--spool", spool_}, out);
   absl::SleepFor(absl::Milliseconds(1500));  // loading takes about half of that; streaming several seconds
   server->Signal(SIGKILL);
   server->Wait();

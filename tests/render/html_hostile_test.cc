@@ -46,6 +46,7 @@ const std::vector<std::string>& ShownFields() {
       "divergence.first_divergent_layer", "divergence.cause.name",
       "lint.findings[0].pattern", "lint.findings[0].location.file", "lint.findings[0].trigger",
       "lint.findings[0].confidence", "lint.findings[0].severity", "lint.findings[0].links[0]",
+      "lint.findings[0].remedy", "lint.findings[0].version_note",
       "fusion.note", "fusion.opportunities[0].pattern", "fusion.opportunities[0].location.file",
       "fusion.opportunities[0].change", "fusion.opportunities[0].how",
       "roofline.gpu", "roofline.note", "roofline.kernels[0].name", "roofline.kernels[0].bound",

@@ -138,6 +138,24 @@ TEST(EngineTest, CancellationIsHonoured) {
   canceller.join();
 }
 
+// An invalid correctness DB refuses the request (whichever passes were asked for): the message
+// names the line, and cl-client turns INVALID_ARGUMENT into exit code 3.
+TEST(EngineTest, AnInvalidCorrectnessDbRefusesTheRequest) {
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  v1::AnalyzeOptions options;
+  options.set_correctness_db("schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
+                             "category = \"aliasing\"\nseverity = \"error\"\n[pattern.detect]\n"
+                             "kind = \"inplace_on_alias\"\n");
+  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("correctness DB line 5: pattern \"in_place_op_on_alias\": error severity needs "
+                                 "at least one [[pattern.issues]] link")));
+  options.add_passes("recompile");
+  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 5")));
+}
+
 TEST(EngineTest, TheRegistryHasTheRecompilePass) {
   ASSERT_NE(FindPass("recompile"), nullptr);
   EXPECT_EQ(FindPass("recompile")->Section(), "recompile");

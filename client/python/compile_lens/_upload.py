@@ -13,6 +13,7 @@ Whatever happens it never blocks longer than ``deadline`` seconds and never rais
 UploadResult whose ``ok`` says whether the server analyzed the session.
 """
 import atexit
+import json
 import os
 import socket
 import sys
@@ -57,17 +58,18 @@ class _Protos:
 
 
 def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, at_exit=False,
-           credentials=None):
+           credentials=None, token=None):
     """Streams ``log`` (default: this process's TORCH_TRACE log) to ``server`` ("host:port").
 
     labels: session labels (cluster, model, ...); project_root: the root locations are reported
     under. deadline: seconds for the whole upload.
     credentials: grpc.ChannelCredentials for TLS; default an insecure channel.
+    token: a bearer token for servers started with --token_file.
     at_exit: register the upload to run at interpreter exit instead (returns None now).
     """
     if at_exit:
         atexit.register(upload, server, log, labels=labels, project_root=project_root, deadline=deadline,
-                        credentials=credentials)
+                        credentials=credentials, token=token)
         return None
     start = time.monotonic()
     try:
@@ -83,8 +85,10 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
             return UploadResult(False, "no TORCH_TRACE log to upload (run with TORCH_TRACE=<dir>)")
     if not os.path.isfile(log):
         return UploadResult(False, f"no such log: {log}", log=log)
-    channel = (grpc.secure_channel(server, credentials) if credentials is not None
-               else grpc.insecure_channel(server))
+    # Every address the target resolves to (dns:///svc:50051 over a headless Service), in turn.
+    options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
+    channel = (grpc.secure_channel(server, credentials, options=options) if credentials is not None
+               else grpc.insecure_channel(server, options=options))
     try:
         stub = pb.grpc.CompileLensStub(channel)
         remaining = max(0.0, deadline - (time.monotonic() - start))
@@ -93,7 +97,8 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
         torch = sys.modules.get("torch")
         if torch is not None:
             session.torch_version = torch.__version__
-        response = stub.Analyze(_chunks(pb, log, session, start + deadline), timeout=remaining)
+        metadata = [("authorization", f"Bearer {token}")] if token else None
+        response = stub.Analyze(_chunks(pb, log, session, start + deadline), timeout=remaining, metadata=metadata)
         return UploadResult(True, response=response, log=log)
     except grpc.RpcError as e:
         return UploadResult(False, f"{e.code().name}: {e.details()}", log=log)

@@ -1,0 +1,35 @@
+// The lint pass: a static scan of the captured Python sources for patterns known to break compiled
+// correctness (DESIGN.md §5.5; the scan itself is lint/).
+//
+// It reads SessionCapture.sources (the files the trace's stacks name), the compiled frames (extra
+// roots of the compiled region), the session's torch version (version gating) and the graph
+// breaks (a finding where the capture recorded a break gets it as its `trigger`). Without a
+// correctness DB the findings are candidates; with one (the request's, else the server's) each
+// carries a severity, remedy and issue links. Parse problems become report diagnostics.
+#ifndef ANALYZERS_LINT_H_
+#define ANALYZERS_LINT_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "analyzers/pass.h"
+
+namespace cl {
+
+class LintPass : public Pass {
+ public:
+  absl::string_view Name() const override { return "lint"; }
+  absl::string_view Section() const override { return "lint"; }
+  // INVALID_ARGUMENT "correctness DB line N: ..." for a request DB that does not load.
+  absl::Status CheckOptions(const PassOptions& options) const override;
+  // SKIPPED when the capture holds no source files.
+  absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
+};
+
+// The server's correctness DB (cl-server --correctness_db): requests that carry none are rated
+// with it. Validates `text` (the error names the line) and installs it for the process; empty
+// `text` removes it. Called at startup, before serving.
+absl::Status SetServerCorrectnessDb(absl::string_view text);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_LINT_H_

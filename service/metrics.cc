@@ -1,0 +1,389 @@
+#include "service/metrics.h"
+
+#include <utility>
+
+#include "analyzers/graph_breaks.h"
+#include "analyzers/recompile_reason.h"
+#include "analyzers/registry.h"
+#include "compile_lens/v1/report.pb.h"
+#include "compile_lens/v1/service.grpc.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+
+namespace cl {
+namespace {
+
+using ::prometheus::Counter;
+using ::prometheus::Gauge;
+using ::prometheus::Histogram;
+using ::prometheus::Labels;
+
+// ---- Label values ------------------------------------------------------------------------------
+
+// grpc-go's codes/code_string.go, indexed by code: grpc_code must match it exactly or the
+// queries written for Go services silently return nothing. Note "Canceled", one "l".
+constexpr absl::string_view kGoCodeNames[kGrpcCodes] = {
+    "OK",       "Canceled",        "Unknown",         "InvalidArgument",   "DeadlineExceeded",
+    "NotFound", "AlreadyExists",   "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+    "Aborted",  "OutOfRange",      "Unimplemented",   "Internal",          "Unavailable",
+    "DataLoss", "Unauthenticated"};
+
+// Every method the server serves: gRPC's own health and reflection services, then ours, read off
+// the CompileLens descriptor so that a new RPC gets its series with no change here.
+struct ServedMethod {
+  std::string service;
+  std::string method;
+  std::string type;  // go-grpc-prometheus grpc_type
+};
+std::vector<ServedMethod> ServedMethods() {
+  std::vector<ServedMethod> methods = {
+      {"grpc.health.v1.Health", "Check", "unary"},
+      {"grpc.health.v1.Health", "Watch", "server_stream"},
+      {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", "bidi_stream"},
+  };
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(v1::CompileLens::service_full_name());
+  for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
+    const google::protobuf::MethodDescriptor* m = service->method(i);
+    const char* type = m->client_streaming() ? (m->server_streaming() ? "bidi_stream" : "client_stream")
+                                             : (m->server_streaming() ? "server_stream" : "unary");
+    methods.push_back({service->full_name(), m->name(), type});
+  }
+  return methods;
+}
+
+// compile_lens_sessions_analyzed_total{outcome}: the report came back with every section OK or
+// SKIPPED (ok) or with a pass's section ERROR (partial); no report (failed); the caller gave up
+// (cancelled).
+enum Outcome { kOk, kPartial, kFailed, kCancelled, kOutcomes };
+constexpr absl::string_view kOutcomeNames[kOutcomes] = {"ok", "partial", "failed", "cancelled"};
+
+// The index of `value` in `names`, or names' size.
+template <size_t N>
+constexpr size_t IndexIn(const absl::string_view (&names)[N], absl::string_view value) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == value) return i;
+  }
+  return N;
+}
+
+namespace rc = reason_category;
+constexpr absl::string_view kRecompileCategories[] = {
+    rc::kSize,       rc::kStride,   rc::kDtype,         rc::kDevice,      rc::kRequiresGrad,
+    rc::kValue,      rc::kIdentity, rc::kType,          rc::kGlobalState, rc::kSymbolicShape,
+    rc::kModuleMode, rc::kAliasing, rc::kBackendConfig, rc::kContainer,   rc::kOther,
+    rc::kUnknown};
+constexpr size_t kRecompileOther = IndexIn(kRecompileCategories, rc::kOther);
+static_assert(kRecompileOther < std::size(kRecompileCategories));
+
+namespace gbc = graph_break_category;
+constexpr absl::string_view kGraphBreakCategories[] = {
+    gbc::kDataDependentBranch, gbc::kScalarExtraction, gbc::kDynamicOutputShape, gbc::kLogging,
+    gbc::kUnsupportedCall,     gbc::kUserRequested,    gbc::kContextManager,     gbc::kException,
+    gbc::kNnModule,            gbc::kGenerator,        gbc::kFakeTensor,         gbc::kBytecode,
+    gbc::kRecompileLimit,      gbc::kFrameSkip,        gbc::kOther};
+constexpr size_t kGraphBreakOther = IndexIn(kGraphBreakCategories, gbc::kOther);
+static_assert(kGraphBreakOther < std::size(kGraphBreakCategories));
+
+// DivergenceSection.Severity of a divergent session: INFO is RNG parity, LOW expected rounding.
+enum DivergenceSeverity { kDivError, kDivLow, kDivInfo, kDivSeverities };
+constexpr absl::string_view kDivergenceSeverityNames[kDivSeverities] = {"error", "low", "info"};
+
+enum StaleVerdict { kStale, kSuspicious, kVerdicts };
+constexpr absl::string_view kVerdictNames[kVerdicts] = {"stale", "suspicious"};
+
+constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid"};
+
+// Lint patterns come from the lint pass's catalog; the caps only guard against a runaway one.
+constexpr size_t kMaxLintPatterns = 64;
+constexpr size_t kMaxLintSeverities = 8;
+constexpr char kLintCandidate[] = "candidate";  // a finding the correctness DB did not rate
+
+// ---- Buckets -----------------------------------------------------------------------------------
+
+// Go's prometheus.DefBuckets (.005 … 10 s) plus 30, 60, 120: a client stream includes the upload.
+// Every pod must use the same buckets for histogram_quantile across pods.
+const std::vector<double> kRpcSecondsBuckets = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120};
+const std::vector<double> kAnalysisSecondsBuckets = {.001, .0025, .005, .01, .025, .05, .1, .25,
+                                                     .5,   1,     2.5,  5,   10,   30,  60, 120};
+// 1 KiB … 1 GiB by powers of 4 (the default --max_session_bytes is 256 MiB).
+const std::vector<double> kCaptureBytesBuckets = {1 << 10,  1 << 12,  1 << 14,  1 << 16,
+                                                  1 << 18,  1 << 20,  1 << 22,  1 << 24,
+                                                  1 << 26,  1 << 28,  1 << 30};
+
+// ---- Families ----------------------------------------------------------------------------------
+
+prometheus::Family<Counter>& CounterFamily(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+prometheus::Family<Gauge>& GaugeFamily(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
+}
+prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
+}
+
+// A category's index; a category this build does not list (a newer analyzer) counts as "other".
+template <size_t N>
+size_t CategoryIndex(const absl::string_view (&names)[N], absl::string_view value, size_t other) {
+  const size_t i = IndexIn(names, value);
+  return i < N ? i : other;
+}
+
+// A pass failed: some section of the report is ERROR. Sections are the report's message fields
+// with a SectionStatus `status`, so a new section needs no change here.
+bool HasErrorSection(const v1::AnalysisReport& report) {
+  const google::protobuf::Reflection* reflection = report.GetReflection();
+  const google::protobuf::Descriptor* descriptor = report.GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE || field->is_repeated()) continue;
+    const google::protobuf::FieldDescriptor* status = field->message_type()->FindFieldByName("status");
+    if (status == nullptr || status->enum_type() != v1::SectionStatus_descriptor()) continue;
+    const google::protobuf::Message& section = reflection->GetMessage(report, field);
+    if (section.GetReflection()->GetEnumValue(section, status) == v1::ERROR) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::string_view GoCodeName(int code) {
+  return code >= 0 && static_cast<size_t>(code) < kGrpcCodes ? kGoCodeNames[code] : "Unknown";
+}
+
+// The series of one fleet-label tuple, all made together the first time the tuple is seen.
+struct ServiceMetrics::FleetSeries {
+  std::array<Counter*, kOutcomes> sessions{};
+  std::array<Counter*, std::size(kRecompileCategories)> recompiles{};
+  std::array<Counter*, std::size(kGraphBreakCategories)> graph_breaks{};
+  Counter* divergence_checked = nullptr;
+  std::array<Counter*, kDivSeverities> divergent{};
+  std::array<Counter*, kVerdicts> stale{};
+};
+
+absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(const MetricsOptions& options) {
+  if (options.max_label_values < 1) {
+    return absl::InvalidArgumentError("the cap on distinct metrics label values must be at least 1");
+  }
+  absl::StatusOr<std::unique_ptr<FleetLabels>> fleet =
+      FleetLabels::Create(options.fleet_labels, static_cast<size_t>(options.max_label_values));
+  if (!fleet.ok()) return fleet.status();
+  std::shared_ptr<ServiceMetrics> metrics(new ServiceMetrics(std::move(*fleet)));
+  // The sessions that carry no fleet label: their series exist from the first scrape.
+  metrics->Fleet(v1::Session());
+  return metrics;
+}
+
+ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      fleet_labels_(std::move(fleet_labels)),
+      // go-grpc-prometheus (server_metrics.go): names, help and labels as Go has them.
+      grpc_started_(CounterFamily(*registry_, "grpc_server_started_total",
+                                  "Total number of RPCs started on the server.")),
+      grpc_handled_(CounterFamily(*registry_, "grpc_server_handled_total",
+                                  "Total number of RPCs completed on the server, regardless of success or failure.")),
+      grpc_msg_received_(CounterFamily(*registry_, "grpc_server_msg_received_total",
+                                       "Total number of RPC stream messages received on the server.")),
+      grpc_msg_sent_(CounterFamily(*registry_, "grpc_server_msg_sent_total",
+                                   "Total number of gRPC stream messages sent by the server.")),
+      grpc_handling_seconds_(HistogramFamily(
+          *registry_, "grpc_server_handling_seconds",
+          "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.")),
+      // compile_lens_*: what the analyses found, under the fleet labels.
+      sessions_analyzed_(CounterFamily(
+          *registry_, "compile_lens_sessions_analyzed_total",
+          "Sessions analyzed, by outcome: ok, partial (a pass failed; its section is ERROR), failed (no report), "
+          "cancelled (the caller gave up).")),
+      recompiles_(CounterFamily(
+          *registry_, "compile_lens_recompiles_total",
+          "Recompiles found in analyzed sessions, by the category of their guard failure (the report's recompile "
+          "clusters; a recompile whose reason fails checks of several categories counts under each).")),
+      graph_breaks_(CounterFamily(*registry_, "compile_lens_graph_breaks_total",
+                                  "Graph breaks found in analyzed sessions, by category.")),
+      divergence_checked_(CounterFamily(
+          *registry_, "compile_lens_divergence_checked_sessions_total",
+          "Analyzed sessions that carried an eager-vs-compiled divergence check (compile_lens.check_divergence).")),
+      divergent_sessions_(CounterFamily(
+          *registry_, "compile_lens_divergent_sessions_total",
+          "Analyzed sessions whose compiled model diverged from eager, by severity: error, low (expected "
+          "low-precision rounding), info (RNG parity).")),
+      stale_cache_findings_(CounterFamily(
+          *registry_, "compile_lens_stale_cache_findings_total",
+          "Cache-stability findings in analyzed sessions, by verdict: stale (state changed, no recompile, output "
+          "diverged) or suspicious (changed state no guard reads).")),
+      lint_findings_(CounterFamily(*registry_, "compile_lens_lint_findings_total",
+                                   "Lint findings in analyzed sessions, by pattern and severity (candidate: not "
+                                   "rated by a correctness DB).")),
+      // compile_lens_*: how the service behaves.
+      pass_seconds_(HistogramFamily(*registry_, "compile_lens_analysis_pass_duration_seconds",
+                                    "Time one analysis pass took on one session, by pass.")),
+      analysis_seconds_(HistogramFamily(
+          *registry_, "compile_lens_analysis_duration_seconds",
+          "Time one session's analysis took (passes and rendering; not the upload, not the queueing).")),
+      capture_bytes_(HistogramFamily(*registry_, "compile_lens_capture_bytes",
+                                     "Encoded size of each complete upload (what --max_session_bytes counts).")),
+      rejected_(CounterFamily(
+          *registry_, "compile_lens_analysis_rejected_total",
+          "Analyze calls refused before analysis, by reason: max_inflight, queue_full (both load shedding), "
+          "too_large (--max_session_bytes), invalid (a malformed or truncated stream).")),
+      queue_depth_(GaugeFamily(*registry_, "compile_lens_analysis_queue_depth",
+                               "Analysis pool tasks waiting for a thread.")),
+      queue_capacity_(GaugeFamily(*registry_, "compile_lens_analysis_queue_capacity",
+                                  "Analysis pool tasks that may wait before calls are refused (--analysis_queue).")),
+      inflight_(GaugeFamily(*registry_, "compile_lens_sessions_inflight",
+                            "Analyze calls being served (uploading or analyzing).")),
+      inflight_limit_(GaugeFamily(*registry_, "compile_lens_sessions_inflight_limit",
+                                  "Analyze calls served at once before calls are refused (--max_inflight).")),
+      lint_patterns_(kMaxLintPatterns),
+      lint_severities_(kMaxLintSeverities) {
+  CreateRpcSeries();
+  for (const Pass* pass : RegisteredPasses()) {
+    const std::string name(pass->Name());
+    pass_series_[name] = &pass_seconds_.Add({{"pass", name}}, kAnalysisSecondsBuckets);
+  }
+  analysis_series_ = &analysis_seconds_.Add({}, kAnalysisSecondsBuckets);
+  capture_series_ = &capture_bytes_.Add({}, kCaptureBytesBuckets);
+  for (size_t i = 0; i < rejected_series_.size(); ++i) {
+    rejected_series_[i] = &rejected_.Add({{"reason", std::string(kRejectionNames[i])}});
+  }
+  queue_depth_series_ = &queue_depth_.Add({});
+  queue_capacity_series_ = &queue_capacity_.Add({});
+  inflight_series_ = &inflight_.Add({});
+  inflight_limit_series_ = &inflight_limit_.Add({});
+}
+
+ServiceMetrics::~ServiceMetrics() = default;
+
+void ServiceMetrics::CreateRpcSeries() {
+  // go-grpc-middleware's InitializeMetrics: every method × every code, so each reads 0 at first.
+  for (const ServedMethod& m : ServedMethods()) {
+    const Labels labels = {{"grpc_type", m.type}, {"grpc_service", m.service}, {"grpc_method", m.method}};
+    RpcSeries& s = rpc_["/" + m.service + "/" + m.method];
+    s.started = &grpc_started_.Add(labels);
+    s.msg_received = &grpc_msg_received_.Add(labels);
+    s.msg_sent = &grpc_msg_sent_.Add(labels);
+    s.handling_seconds = &grpc_handling_seconds_.Add(labels, kRpcSecondsBuckets);
+    for (size_t code = 0; code < kGrpcCodes; ++code) {
+      Labels with_code = labels;
+      with_code.emplace("grpc_code", std::string(kGoCodeNames[code]));
+      s.handled[code] = &grpc_handled_.Add(with_code);
+    }
+  }
+}
+
+const RpcSeries* ServiceMetrics::Rpc(absl::string_view full_method) const {
+  auto it = rpc_.find(full_method);
+  return it == rpc_.end() ? nullptr : &it->second;
+}
+
+ServiceMetrics::FleetSeries& ServiceMetrics::Fleet(const v1::Session& session) {
+  std::vector<std::string> values = fleet_labels_->Resolve(session.labels());
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<FleetSeries>& slot = fleet_[values];
+  if (slot != nullptr) return *slot;
+  slot = std::make_unique<FleetSeries>();
+  Labels fleet;
+  for (size_t i = 0; i < values.size(); ++i) fleet.emplace(fleet_labels_->keys()[i], values[i]);
+  auto with = [&fleet](const char* key, absl::string_view value) {
+    Labels labels = fleet;
+    labels.emplace(key, std::string(value));
+    return labels;
+  };
+  for (size_t i = 0; i < kOutcomes; ++i) slot->sessions[i] = &sessions_analyzed_.Add(with("outcome", kOutcomeNames[i]));
+  for (size_t i = 0; i < slot->recompiles.size(); ++i) {
+    slot->recompiles[i] = &recompiles_.Add(with("category", kRecompileCategories[i]));
+  }
+  for (size_t i = 0; i < slot->graph_breaks.size(); ++i) {
+    slot->graph_breaks[i] = &graph_breaks_.Add(with("category", kGraphBreakCategories[i]));
+  }
+  slot->divergence_checked = &divergence_checked_.Add(fleet);
+  for (size_t i = 0; i < kDivSeverities; ++i) {
+    slot->divergent[i] = &divergent_sessions_.Add(with("severity", kDivergenceSeverityNames[i]));
+  }
+  for (size_t i = 0; i < kVerdicts; ++i) slot->stale[i] = &stale_cache_findings_.Add(with("verdict", kVerdictNames[i]));
+  return *slot;
+}
+
+prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern, absl::string_view severity) {
+  std::pair<std::string, std::string> key(lint_patterns_.Map(pattern.empty() ? kOverflowLabelValue : pattern),
+                                          lint_severities_.Map(severity.empty() ? kLintCandidate : severity));
+  absl::MutexLock lock(&mu_);
+  prometheus::Counter*& slot = lint_[key];
+  if (slot == nullptr) slot = &lint_findings_.Add({{"pattern", key.first}, {"severity", key.second}});
+  return *slot;
+}
+
+void ServiceMetrics::RecordRejection(Rejection reason) {
+  rejected_series_[static_cast<size_t>(reason)]->Increment();
+}
+
+void ServiceMetrics::RecordCaptureBytes(uint64_t bytes) { capture_series_->Observe(static_cast<double>(bytes)); }
+
+void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::StatusOr<v1::AnalyzeResponse>& result,
+                                    absl::Duration elapsed) {
+  analysis_series_->Observe(absl::ToDoubleSeconds(elapsed));
+  FleetSeries& fleet = Fleet(session);
+  if (!result.ok()) {
+    const absl::StatusCode code = result.status().code();
+    const bool gave_up = code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded;
+    fleet.sessions[gave_up ? kCancelled : kFailed]->Increment();
+    return;
+  }
+  const v1::AnalysisReport& report = result->report();
+  fleet.sessions[HasErrorSection(report) ? kPartial : kOk]->Increment();
+  for (const v1::PassTiming& timing : result->timings()) {
+    auto it = pass_series_.find(timing.pass());
+    if (it != pass_series_.end()) it->second->Observe(timing.seconds());
+  }
+
+  if (report.recompile().status() == v1::OK) {
+    for (const v1::RecompileCluster& c : report.recompile().clusters()) {
+      fleet.recompiles[CategoryIndex(kRecompileCategories, c.category(), kRecompileOther)]->Increment(c.count());
+    }
+    for (const v1::GraphBreakSummary& gb : report.recompile().graph_breaks()) {
+      fleet.graph_breaks[CategoryIndex(kGraphBreakCategories, gb.category(), kGraphBreakOther)]->Increment(gb.count());
+    }
+  }
+  const v1::DivergenceSection& divergence = report.divergence();
+  if (divergence.status() == v1::OK) {
+    fleet.divergence_checked->Increment();
+    if (!divergence.first_divergent_layer().empty()) {
+      const DivergenceSeverity severity = divergence.severity() == v1::DivergenceSection::INFO  ? kDivInfo
+                                          : divergence.severity() == v1::DivergenceSection::LOW ? kDivLow
+                                                                                                : kDivError;
+      fleet.divergent[severity]->Increment();
+    }
+  }
+  if (report.cache_stability().status() == v1::OK) {
+    for (const v1::CacheStabilityFinding& f : report.cache_stability().findings()) {
+      fleet.stale[f.verdict() == v1::CacheStabilityFinding::STALE ? kStale : kSuspicious]->Increment();
+    }
+  }
+  if (report.lint().status() == v1::OK) {
+    for (const v1::LintFinding& f : report.lint().findings()) LintSeries(f.pattern(), f.severity()).Increment();
+  }
+}
+
+void ServiceMetrics::SetLoadProbe(absl::AnyInvocable<ServiceLoad() const> probe) {
+  absl::MutexLock lock(&mu_);
+  load_probe_ = std::move(probe);
+}
+
+std::vector<prometheus::MetricFamily> ServiceMetrics::Collect() const {
+  {
+    absl::MutexLock lock(&mu_);
+    if (load_probe_) {
+      const ServiceLoad load = load_probe_();
+      queue_depth_series_->Set(load.queue_depth);
+      queue_capacity_series_->Set(load.queue_capacity);
+      inflight_series_->Set(load.inflight);
+      inflight_limit_series_->Set(load.inflight_limit);
+    }
+  }
+  return registry_->Collect();
+}
+
+}  // namespace cl

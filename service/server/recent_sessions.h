@@ -1,0 +1,59 @@
+// The reports of sessions analyzed lately, so that a session sent twice is analyzed once.
+//
+// Uploads retry: a client whose deadline passed after the server had analyzed its session sends
+// it again. The second call gets the first call's response, not a second analysis (which would
+// count the session twice in the fleet metrics). While the first analysis still runs, a duplicate
+// is told ABORTED (retry shortly) rather than analyzed alongside. Keyed by the head session id and
+// labels, the base session id, the request options and the upload's size (the same session sent
+// again the same way); bounded in entries and bytes, oldest out first.
+#ifndef SERVICE_SERVER_RECENT_SESSIONS_H_
+#define SERVICE_SERVER_RECENT_SESSIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "capture/stream/capture_assembler.h"
+#include "compile_lens/v1/service.pb.h"
+
+namespace cl {
+
+class RecentSessions {
+ public:
+  RecentSessions(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
+
+  // The dedupe key of a request; empty (never deduplicated) when the head has no session id.
+  static std::string Key(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
+                         uint64_t upload_bytes);
+
+  enum class Claim { kNew, kDone, kRunning };
+  // kNew: the caller analyzes and then calls Done or Abandon. kDone: *response is the earlier
+  // answer. kRunning: another call is analyzing the same session now.
+  Claim Begin(const std::string& key, v1::AnalyzeResponse* response) ABSL_LOCKS_EXCLUDED(mu_);
+  void Done(const std::string& key, const v1::AnalyzeResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
+  void Abandon(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);  // the analysis failed
+
+ private:
+  struct Entry {
+    std::shared_ptr<const v1::AnalyzeResponse> response;
+    size_t bytes = 0;
+    std::list<std::string>::iterator age;
+  };
+  const size_t max_entries_;
+  const size_t max_bytes_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Entry> done_ ABSL_GUARDED_BY(mu_);
+  std::list<std::string> oldest_first_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> running_ ABSL_GUARDED_BY(mu_);
+  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_SERVER_RECENT_SESSIONS_H_
