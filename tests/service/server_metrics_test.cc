@@ -19,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "service/server/server.h"
+#include "tests/service/held_call.h"
 #include "tests/service/metrics_reader.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/status_matchers.h"
@@ -172,18 +173,12 @@ TEST_F(ServerMetricsTest, CallsRefusedForLoadAreCounted) {
   ServerOptions options;
   options.max_inflight = 1;
   Start(options);
-  grpc::ClientContext held_context;
-  v1::AnalyzeResponse held_response;
-  auto held = stub_->Analyze(&held_context, &held_response);
-  v1::AnalyzeChunk options_chunk;
-  options_chunk.mutable_options();
-  ASSERT_TRUE(held->Write(options_chunk));
-  while (server_->inflight() < 1) std::this_thread::yield();
+  std::unique_ptr<::cl::testing::HeldCall> held = ::cl::testing::HoldCallOpen(*stub_, *server_);
+  ASSERT_NE(held, nullptr);
   EXPECT_THAT(MetricsReader(server_->metrics().Collect()).Get("compile_lens_sessions_inflight"), Optional(1.0));
 
   EXPECT_EQ(Send(Stream(::cl::testing::LoadHero("head.cls.json"))).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  held->WritesDone();
-  EXPECT_EQ(held->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(held->End(), grpc::StatusCode::INVALID_ARGUMENT);
 
   MetricsReader m = Settled();
   EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "ResourceExhausted")), Optional(1.0));

@@ -16,6 +16,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/service/held_call.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/status_matchers.h"
 
@@ -211,19 +212,13 @@ TEST_F(ServerTest, InflightLimitShedsLoad) {
   options.max_inflight = 1;
   Start(options);
   // Hold one call open (options sent, no end yet), then a second call is refused at once.
-  grpc::ClientContext held_context;
-  v1::AnalyzeResponse held_response;
-  auto held = stub_->Analyze(&held_context, &held_response);
-  v1::AnalyzeChunk options_chunk;
-  options_chunk.mutable_options();
-  ASSERT_TRUE(held->Write(options_chunk));
-  while (server_->inflight() < 1) std::this_thread::yield();
+  std::unique_ptr<::cl::testing::HeldCall> held = ::cl::testing::HoldCallOpen(*stub_, *server_);
+  ASSERT_NE(held, nullptr);
 
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
   EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30))),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
-  held->WritesDone();
-  EXPECT_EQ(held->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(held->End(), grpc::StatusCode::INVALID_ARGUMENT);
   while (server_->inflight() > 0) std::this_thread::yield();
   ExpectStillServing();
 }
