@@ -5,8 +5,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # Real PyTorch for the capture package's tests: the shared torch sandbox (about 10 minutes the
-# first time, then reused). TORCH_SANDBOX names another copy of the tool.
-"${TORCH_SANDBOX:-../shared/tools/torch-sandbox}" setup
-scripts/build.sh
+# first time, mostly downloading and unpacking; then reused). TORCH_SANDBOX names another copy of
+# the tool. It is set up while the build keeps the CPUs busy, and waited for before the tests.
+mkdir -p build
+sandbox_log=build/torch-sandbox-setup.log
+"${TORCH_SANDBOX:-../shared/tools/torch-sandbox}" setup >"$sandbox_log" 2>&1 &
+sandbox_pid=$!
+if ! scripts/build.sh; then
+  wait "$sandbox_pid" || true
+  exit 1
+fi
+if ! wait "$sandbox_pid"; then
+  echo "test.sh: torch sandbox setup failed:" >&2
+  tail -n 40 "$sandbox_log" >&2
+  exit 1
+fi
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600
