@@ -10,7 +10,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config
   # libraries (Debian's, pinned by the distribution: gRPC 1.51, protobuf 3.21, abseil 20220623)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libre2-dev
-  libsimdjson-dev libssl-dev zlib1g-dev prometheus-cpp-dev
+  libsimdjson-dev libssl-dev zlib1g-dev prometheus-cpp-dev libmimalloc-dev
   # lint: tree-sitter (the Python grammar is fetched below) and the correctness DB's TOML parser
   libtree-sitter-dev libtomlplusplus-dev curl ca-certificates
   # tests and benchmarks

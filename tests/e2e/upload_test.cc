@@ -84,7 +84,7 @@ TEST_F(UploadTest, ServerDownSpoolsTheSessionWithinTheDeadline) {
   const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=2s", "--spool", spool_});
   const absl::Duration took = absl::Now() - start;
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
-  EXPECT_LT(took, absl::Seconds(5));
+  EXPECT_LT(took, absl::Seconds(7));  // the 2 s deadline plus start-up and loading, on a loaded CI machine
   EXPECT_THAT(r.stderr_text, HasSubstr("spooled to"));
   EXPECT_THAT(r.stderr_text, HasSubstr("cl-client spool flush"));
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(spool_) / kHeroSessionFile));
