@@ -267,8 +267,11 @@ class Tracked:
         _artifacts.emit("iteration", iteration)
         return out
 
-    def __getattr__(self, name):
-        return getattr(self._compiled, name)
+    def __getattr__(self, name):  # only called for names Tracked itself does not have
+        compiled = self.__dict__.get("_compiled")  # absent while __init__ runs: no recursion
+        if compiled is None:
+            raise AttributeError(name)
+        return getattr(compiled, name)
 
 
 def track(compiled, *, sample_every=1, name="model", compile_kwargs=None):
