@@ -8,30 +8,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "analyzers/location.h"
 #include "lint/correctness_db.h"
 #include "lint/linter.h"
 
 namespace cl {
 namespace {
-
-// The DB a server was started with. Set once before serving; read by every lint run.
-struct ServerDb {
-  absl::Mutex mu;
-  std::shared_ptr<const lint::CorrectnessDb> db ABSL_GUARDED_BY(mu);
-};
-
-ServerDb& TheServerDb() {
-  static ServerDb* const kDb = new ServerDb;
-  return *kDb;
-}
-
-std::shared_ptr<const lint::CorrectnessDb> ServerDbSnapshot() {
-  ServerDb& s = TheServerDb();
-  absl::MutexLock lock(&s.mu);
-  return s.db;
-}
 
 int SeverityRank(const std::string& s) {
   if (s == "error") return 0;
@@ -53,24 +35,6 @@ std::string ShortReason(const std::string& reason) {
 
 }  // namespace
 
-absl::Status SetServerCorrectnessDb(absl::string_view text) {
-  std::shared_ptr<const lint::CorrectnessDb> db;
-  if (!text.empty()) {
-    absl::StatusOr<lint::CorrectnessDb> parsed = lint::CorrectnessDb::Parse(text);
-    if (!parsed.ok()) return parsed.status();
-    db = std::make_shared<const lint::CorrectnessDb>(std::move(*parsed));
-  }
-  ServerDb& s = TheServerDb();
-  absl::MutexLock lock(&s.mu);
-  s.db = std::move(db);
-  return absl::OkStatus();
-}
-
-absl::Status LintPass::CheckOptions(const PassOptions& options) const {
-  if (options.correctness_db.empty()) return absl::OkStatus();
-  return lint::CorrectnessDb::Parse(options.correctness_db).status();
-}
-
 absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::LintSection* section = out->mutable_lint();
   if (in.head.sources().empty()) {
@@ -81,17 +45,9 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
     return absl::OkStatus();
   }
 
-  std::shared_ptr<const lint::CorrectnessDb> db;
-  if (!in.options.correctness_db.empty()) {
-    absl::StatusOr<lint::CorrectnessDb> parsed = lint::CorrectnessDb::Parse(in.options.correctness_db);
-    if (!parsed.ok()) return parsed.status();
-    db = std::make_shared<const lint::CorrectnessDb>(std::move(*parsed));
-  } else {
-    db = ServerDbSnapshot();
-  }
-
   lint::LintOptions options;
-  options.db = db.get();
+  const lint::CorrectnessDb* const db = in.options.correctness_db.get();
+  options.db = db;
   options.torch_version = in.head.session().torch_version();
   options.cancelled = in.cancelled;
   for (const v1::Frame& frame : in.head.frames()) {

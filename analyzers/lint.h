@@ -19,16 +19,9 @@ class LintPass : public Pass {
  public:
   absl::string_view Name() const override { return "lint"; }
   absl::string_view Section() const override { return "lint"; }
-  // INVALID_ARGUMENT "correctness DB line N: ..." for a request DB that does not load.
-  absl::Status CheckOptions(const PassOptions& options) const override;
   // SKIPPED when the capture holds no source files.
   absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
 };
-
-// The server's correctness DB (cl-server --correctness_db): requests that carry none are rated
-// with it. Validates `text` (the error names the line) and installs it for the process; empty
-// `text` removes it. Called at startup, before serving.
-absl::Status SetServerCorrectnessDb(absl::string_view text);
 
 }  // namespace cl
 

@@ -13,6 +13,7 @@
 #define ANALYZERS_PASS_H_
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -21,13 +22,18 @@
 #include "compile_lens/v1/report.pb.h"
 
 namespace cl {
+namespace lint {
+class CorrectnessDb;
+}  // namespace lint
 
 namespace v1 = ::compile_lens::v1;
 
 // Per-request settings a pass may read.
 struct PassOptions {
-  std::string gpu;             // overrides session.gpu
-  std::string correctness_db;  // the text of a correctness.toml, empty when none was given
+  std::string gpu;  // overrides session.gpu
+  // The correctness DB that rates lint findings, parsed once by the engine: the request's, else
+  // the server's (cl-server --correctness_db); null when there is neither.
+  std::shared_ptr<const lint::CorrectnessDb> correctness_db;
 };
 
 // What a pass reads. The captures outlive the pass; `cancelled` flips when the caller gives up,
@@ -49,10 +55,6 @@ class Pass {
   virtual absl::string_view Name() const = 0;
   // The AnalysisReport field this pass fills ("recompile", "ir_diff", ...).
   virtual absl::string_view Section() const = 0;
-  // Checks the request options this pass reads, before any pass runs: an error here refuses the
-  // whole request (INVALID_ARGUMENT; cl-client exits 3), where an error from Run only marks the
-  // pass's section ERROR. The default reads no options.
-  virtual absl::Status CheckOptions(const PassOptions& options) const { return absl::OkStatus(); }
   // Fills `out`'s section (and may append to `out->diagnostics`). An error status becomes the
   // section's ERROR reason; whatever else the pass wrote is discarded.
   virtual absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const = 0;

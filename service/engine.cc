@@ -116,10 +116,13 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     }
   }
 
-  PassOptions pass_options{options.gpu(), options.correctness_db()};
-  // Options a pass cannot use (an invalid correctness DB) refuse the request, whichever passes run.
-  for (const Pass* p : passes_) {
-    if (absl::Status s = p->CheckOptions(pass_options); !s.ok()) return s;
+  PassOptions pass_options{options.gpu(), default_db_};
+  // A request's own DB wins; one that does not load refuses the request (INVALID_ARGUMENT naming
+  // the line), whichever passes run. Parsed here, once, for every pass that reads it.
+  if (!options.correctness_db().empty()) {
+    absl::StatusOr<lint::CorrectnessDb> db = lint::CorrectnessDb::Parse(options.correctness_db());
+    if (!db.ok()) return db.status();
+    pass_options.correctness_db = std::make_shared<const lint::CorrectnessDb>(*std::move(db));
   }
   const PassInput input{head, base, pass_options, cancelled};
 

@@ -9,6 +9,7 @@
 #define SERVICE_ENGINE_H_
 
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,7 @@
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.pb.h"
+#include "lint/correctness_db.h"
 #include "service/thread_pool.h"
 
 namespace cl {
@@ -31,6 +33,10 @@ class Engine {
   explicit Engine(ThreadPool* pool);
   Engine(ThreadPool* pool, std::vector<const Pass*> passes);
 
+  // The correctness DB for requests that carry none (cl-server --correctness_db). Set before
+  // serving; null: none.
+  void SetDefaultCorrectnessDb(std::shared_ptr<const lint::CorrectnessDb> db) { default_db_ = std::move(db); }
+
   // INVALID_ARGUMENT for an unknown pass name in `options.passes` or options a pass refuses (an
   // invalid correctness DB, whose message names the line); CANCELLED when `cancelled`
   // flips before the report is done. Pass failures are not errors here: they are ERROR sections.
@@ -41,6 +47,7 @@ class Engine {
 
  private:
   ThreadPool* const pool_;
+  std::shared_ptr<const lint::CorrectnessDb> default_db_;
   const std::vector<const Pass*> passes_;
 };
 

@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "analyzers/lint.h"
+#include "lint/correctness_db.h"
 #include "common/file_io.h"
 #include "service/server/server.h"
 
@@ -90,17 +90,18 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  cl::ServerOptions options;
   // The server-wide correctness DB: an unreadable or invalid one stops the start, naming the line.
   if (const std::string db = absl::GetFlag(FLAGS_correctness_db); !db.empty()) {
     absl::StatusOr<std::string> text = cl::ReadFile(db);
-    absl::Status loaded = text.ok() ? cl::SetServerCorrectnessDb(*text) : text.status();
+    absl::StatusOr<cl::lint::CorrectnessDb> loaded =
+        text.ok() ? cl::lint::CorrectnessDb::Parse(*text) : absl::StatusOr<cl::lint::CorrectnessDb>(text.status());
     if (!loaded.ok()) {
-      std::cerr << "cl-server: --correctness_db=" << db << ": " << loaded.message() << "\n";
+      std::cerr << "cl-server: --correctness_db=" << db << ": " << loaded.status().message() << "\n";
       return 1;
     }
+    options.correctness_db = std::make_shared<const cl::lint::CorrectnessDb>(*std::move(loaded));
   }
-
-  cl::ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.analysis_threads = absl::GetFlag(FLAGS_analysis_threads);
   options.analysis_queue = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_analysis_queue)));

@@ -37,6 +37,8 @@ struct ServerOptions {
   std::string metrics_listen;
   MetricsOptions metrics;
   ServerSecurity security;  // TLS / mTLS / bearer token; all empty: plaintext, no token
+  // Rates lint findings for requests that carry no correctness DB of their own; null: none.
+  std::shared_ptr<const lint::CorrectnessDb> correctness_db;
   // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
   size_t recent_sessions = 256;
   size_t recent_session_bytes = 256ull << 20;

@@ -1,14 +1,17 @@
 // The lint pass on the real hero captures (their `sources` hold examples/hero_scene.py) and on
 // captures built around it: exactly the seed's finding, the seed's HTML row, the shipped DB's
-// rating, the server DB, graph-break triggers, diagnostics and an invalid request DB.
+// rating, graph-break triggers and diagnostics (the server DB and an invalid request DB are the
+// engine's: tests/service/engine_test.cc).
 #include "analyzers/lint.h"
 
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lint/correctness_db.h"
 #include "service/render/html.h"
 #include "service/render/render.h"
 #include "tests/testing/captures.h"
@@ -31,7 +34,9 @@ std::string ShippedDb() {
 v1::AnalysisReport RunWith(const v1::SessionCapture& head, const std::string& db) {
   v1::AnalysisReport report;
   PassOptions options;
-  options.correctness_db = db;
+  absl::StatusOr<lint::CorrectnessDb> parsed = lint::CorrectnessDb::Parse(db);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (parsed.ok()) options.correctness_db = std::make_shared<const lint::CorrectnessDb>(*std::move(parsed));
   const PassInput in{head, nullptr, options};
   const absl::Status status = LintPass().Run(in, &report);
   EXPECT_TRUE(status.ok()) << status;
@@ -118,31 +123,6 @@ TEST(LintPassTest, HeroRatedByTheShippedDb) {
   EXPECT_THAT(section, HasSubstr("<code>in_place_op_on_alias</code>: use the out-of-place op, or clone() "
                                  "before mutating"));
   EXPECT_THAT(section, Not(HasSubstr("not yet escalated")));
-}
-
-TEST(LintPassTest, TheServerDbRatesRequestsWithoutOne) {
-  ASSERT_TRUE(SetServerCorrectnessDb(ShippedDb()).ok());
-  const v1::AnalysisReport with_server_db = testing::RunPassOk(LintPass(), testing::LoadHero("head.cls.json"));
-  EXPECT_TRUE(with_server_db.lint().escalated());
-  EXPECT_EQ(with_server_db.lint().findings(0).severity(), "warning");
-  // A request's DB wins over the server's.
-  const std::string mine = absl::StrCat(
-      "schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\ncategory = \"aliasing\"\n"
-      "severity = \"info\"\n[pattern.detect]\nkind = \"inplace_on_alias\"\n");
-  EXPECT_EQ(RunWith(testing::LoadHero("head.cls.json"), mine).lint().findings(0).severity(), "info");
-  ASSERT_TRUE(SetServerCorrectnessDb("").ok());
-  EXPECT_FALSE(testing::RunPassOk(LintPass(), testing::LoadHero("head.cls.json")).lint().escalated());
-  EXPECT_THAT(SetServerCorrectnessDb("schema_version = 1\n[[pattern]]\nid = 3\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 3")));
-}
-
-TEST(LintPassTest, AnInvalidRequestDbIsRefusedBeforeAnyPassRuns) {
-  PassOptions options;
-  options.correctness_db = "schema_version = 1\n\n[[pattern]]\nid = \"x\"\ncategory = \"aliasing\"\nseverity = \"fatal\"\n";
-  EXPECT_THAT(LintPass().CheckOptions(options),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("correctness DB line 6: pattern \"x\": severity \"fatal\" is not one of")));
-  EXPECT_TRUE(LintPass().CheckOptions(PassOptions()).ok());
 }
 
 TEST(LintPassTest, SkippedWithoutSources) {

@@ -7,6 +7,7 @@
 #include "absl/synchronization/notification.h"
 #include "analyzers/registry.h"
 #include "capture/capture_io.h"
+#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/captures.h"
@@ -154,6 +155,32 @@ TEST(EngineTest, AnInvalidCorrectnessDbRefusesTheRequest) {
   options.add_passes("recompile");
   EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 5")));
+}
+
+// A server's DB (cl-server --correctness_db) rates requests that carry none; a request's own wins.
+TEST(EngineTest, TheDefaultCorrectnessDbRatesRequestsWithoutOne) {
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  v1::AnalyzeOptions lint_only;
+  lint_only.add_passes("lint");
+  ASSERT_OK_AND_ASSIGN(EngineResult unrated, engine.Analyze(Hero(), nullptr, lint_only, nullptr));
+  EXPECT_FALSE(unrated.report.lint().escalated());
+
+  absl::StatusOr<std::string> shipped = ReadFile(CL_SOURCE_DIR "/lint/correctness.toml");
+  ASSERT_TRUE(shipped.ok()) << shipped.status();
+  absl::StatusOr<lint::CorrectnessDb> db = lint::CorrectnessDb::Parse(*shipped);
+  ASSERT_TRUE(db.ok()) << db.status();
+  engine.SetDefaultCorrectnessDb(std::make_shared<const lint::CorrectnessDb>(*std::move(db)));
+  ASSERT_OK_AND_ASSIGN(EngineResult rated, engine.Analyze(Hero(), nullptr, lint_only, nullptr));
+  EXPECT_TRUE(rated.report.lint().escalated());
+  EXPECT_EQ(rated.report.lint().findings(0).severity(), "warning");
+
+  v1::AnalyzeOptions mine = lint_only;
+  mine.set_correctness_db(
+      "schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\ncategory = \"aliasing\"\n"
+      "severity = \"info\"\n[pattern.detect]\nkind = \"inplace_on_alias\"\n");
+  ASSERT_OK_AND_ASSIGN(EngineResult own, engine.Analyze(Hero(), nullptr, mine, nullptr));
+  EXPECT_EQ(own.report.lint().findings(0).severity(), "info");
 }
 
 TEST(EngineTest, TheRegistryHasTheRecompilePass) {
