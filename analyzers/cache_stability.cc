@@ -9,10 +9,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "analyzers/guard_sources.h"
+#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -26,16 +25,6 @@ constexpr absl::string_view kMissing = "—";
 bool IsNoisy(absl::string_view key) {
   return absl::StartsWith(key, "rng.") || absl::EndsWith(key, "._version") || absl::EndsWith(key, ".step") ||
          absl::StrContains(key, "step_count");
-}
-
-// "7.178e0": the report's scientific format (service/render/number_format.h), which a pass cannot
-// include.
-std::string Scientific(double value) {
-  const std::string c_style = absl::StrFormat("%.3e", value);
-  const size_t e = c_style.find('e');
-  int exponent = 0;
-  if (e == std::string::npos || !absl::SimpleAtoi(c_style.substr(e + 1), &exponent)) return c_style;
-  return absl::StrCat(c_style.substr(0, e), "e", exponent);
 }
 
 struct Change {
@@ -183,7 +172,7 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
       const bool diverged_then = base.has_output_diverged() && base.output_diverged();
       if (diverged_now && !diverged_then) {
         std::string diverged = "output diverged from eager";
-        if (it->has_output_max_abs_diff()) absl::StrAppend(&diverged, " by ", Scientific(it->output_max_abs_diff()));
+        if (it->has_output_max_abs_diff()) absl::StrAppend(&diverged, " by ", FormatScientific(it->output_max_abs_diff()));
         absl::StrAppend(&diverged, " (entry ", it->compile_id(),
                         base.has_output_diverged() ? " matched eager when compiled)"
                                                    : " had no eager check when compiled)");

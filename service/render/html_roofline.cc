@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
-#include "service/render/number_format.h"
+#include "common/number_format.h"
 #include "service/render/svg_roofline.h"
 
 namespace cl {

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "service/render/number_format.h"
+#include "common/number_format.h"
 
 namespace cl {
 namespace {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "service/render/location_format.h"
-#include "service/render/number_format.h"
+#include "common/number_format.h"
 #include "service/render/terminal_writer.h"
 
 namespace cl {

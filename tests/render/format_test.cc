@@ -9,7 +9,7 @@
 #include "service/render/html_escape.h"
 #include "service/render/html_writer.h"
 #include "service/render/location_format.h"
-#include "service/render/number_format.h"
+#include "common/number_format.h"
 #include "service/render/untrusted_text.h"
 
 namespace cl {

@@ -1,5 +1,5 @@
-// How numbers read in the report, in HTML and text alike. The formats are the seed's
-// (seed/hero.html), so a report always reads the same whatever produced it:
+// How numbers read in the report, in HTML and text alike and in the passes' evidence strings. The
+// formats are the seed's (seed/hero.html), so a report always reads the same whatever produced it:
 //   FormatPercent(1.0)        "100%"     integer percent; never rounds up to 100% or down to 0%
 //                                        when the value is not exactly 1 or 0 ("99%", "<1%")
 //   FormatFixed(1.0, 2)       "1.00"     confidences, speedup bounds
@@ -7,8 +7,8 @@
 //   FormatBytes(270336)       "264 KiB"  binary units; one decimal only when not whole
 //   FormatSi(3.1e12, "FLOP")  "3.1 TFLOP" 3 significant digits with an SI prefix
 // Non-finite values read "nan", "inf" or "-inf" everywhere.
-#ifndef SERVICE_RENDER_NUMBER_FORMAT_H_
-#define SERVICE_RENDER_NUMBER_FORMAT_H_
+#ifndef COMMON_NUMBER_FORMAT_H_
+#define COMMON_NUMBER_FORMAT_H_
 
 #include <cstdint>
 #include <string>
@@ -25,4 +25,4 @@ std::string FormatSi(double value, absl::string_view unit);
 
 }  // namespace cl
 
-#endif  // SERVICE_RENDER_NUMBER_FORMAT_H_
+#endif  // COMMON_NUMBER_FORMAT_H_

@@ -1,4 +1,4 @@
-#include "service/render/number_format.h"
+#include "common/number_format.h"
 
 #include <cmath>
 #include <cstdlib>
