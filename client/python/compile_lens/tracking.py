@@ -214,14 +214,13 @@ class Tracked:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def _serving_entry(self, before, args, kwargs):
+    def _serving_entry(self, before, frame_locals):
         entries = self._entries()
         known = {str(e.compile_id) for e in before}
         new = [e for e in entries if str(e.compile_id) not in known]
         if new:
             return str(new[0].compile_id), True
         try:
-            frame_locals = self._frame_locals(args, kwargs)
             for e in entries:
                 if e.guard_manager.check(frame_locals):
                     return str(e.compile_id), False
@@ -247,9 +246,10 @@ class Tracked:
         eager_args, eager_kwargs = (clone_tree(args), clone_tree(kwargs)) if sampled else (None, None)
         rng = torch.get_rng_state()
         out = self._compiled(*args, **kwargs)
-        compile_id, recompiled = self._serving_entry(before, args, kwargs)
+        frame_locals = self._frame_locals(args, kwargs)
+        compile_id, recompiled = self._serving_entry(before, frame_locals)
         iteration = {"index": index, "compile_id": compile_id, "recompiled": recompiled, "state": state,
-                     "inputs": [_meta(n, v) for n, v in self._frame_locals(args, kwargs).items()
+                     "inputs": [_meta(n, v) for n, v in frame_locals.items()
                                 if n != "self" and isinstance(v, torch.Tensor)]}
         if compile_id and "/" in compile_id:
             iteration["frame_id"] = int(compile_id.split("/")[0].lstrip("[!"))
