@@ -23,9 +23,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-sandbox=${TORCH_SANDBOX:-$here/../../../shared/tools/torch-sandbox}
-[[ -x $sandbox ]] || { echo "make_large_trace.sh: torch-sandbox not found at $sandbox (set TORCH_SANDBOX)" >&2; exit 2; }
-[[ $(id -u) -eq 0 ]] || { echo "make_large_trace.sh: the torch sandbox needs root" >&2; exit 2; }
+sandbox_script=make_large_trace.sh
+source "$here/../../scripts/lib/sandbox_trace.sh"
+sandbox_init "$here/../.."
 [[ $# -le 1 ]] || { echo "usage: make_large_trace.sh [OUT_DIR]" >&2; exit 2; }
 
 out_dir=${1:-/var/tmp/compile-lens-bench}
@@ -34,21 +34,14 @@ out_dir=$(cd "$out_dir" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/large-trace.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bench/large_trace" "$tmp/out"
+mkdir -p "$tmp/bench/large_trace"
 cp "$here/deep_scene.py" "$tmp/bench/large_trace/deep_scene.py"
 
 echo "make_large_trace.sh: running the deep scene (about 8 minutes)" >&2
 start=$SECONDS
-TORCH_TRACE=/mnt/project/out/trace \
-  "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache \
-  python3 bench/large_trace/deep_scene.py out/large.result.json
+sandbox_trace "$tmp" large python3 bench/large_trace/deep_scene.py out/large.result.json
 seconds=$((SECONDS - start))
-
-# torch writes one dedicated_log_torch_trace_*.log per process; the scene is one process.
-logs=("$tmp/out/trace"/dedicated_log_torch_trace_*.log)
-[[ ${#logs[@]} -eq 1 && -f ${logs[0]} ]] || {
-  echo "make_large_trace.sh: expected exactly one trace log, found: ${logs[*]}" >&2; exit 1; }
-log=${logs[0]}
+log=$trace_log
 
 # What the log must show whatever the depth (README.md): 8 calls of 3 frames each (forward and
 # the two frames that resume after its graph breaks), each call a new compile of all three,

@@ -23,9 +23,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-sandbox=${TORCH_SANDBOX:-$here/../../../shared/tools/torch-sandbox}
-[[ -x $sandbox ]] || { echo "run_traces.sh: torch-sandbox not found at $sandbox (set TORCH_SANDBOX)" >&2; exit 2; }
-[[ $(id -u) -eq 0 ]] || { echo "run_traces.sh: the torch sandbox needs root" >&2; exit 2; }
+sandbox_script=run_traces.sh
+source "$here/../../scripts/lib/sandbox_trace.sh"
+sandbox_init "$here/../.."
 
 modes=("$@")
 [[ ${#modes[@]} -gt 0 ]] || modes=(base head)
@@ -35,7 +35,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hero-traces.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/examples" "$tmp/out" "$here/traces"
+mkdir -p "$tmp/examples" "$here/traces"
 cp "$here/hero_scene.py" "$tmp/examples/hero_scene.py"
 # The scene imports the capture package (client/python/compile_lens), staged beside it.
 mkdir -p "$tmp/lib"
@@ -43,33 +43,24 @@ cp -r "$here/../../client/python/compile_lens" "$tmp/lib/compile_lens"
 
 for mode in "${modes[@]}"; do
   echo "run_traces.sh: running $mode" >&2
-  rm -rf "$tmp/out/trace_$mode" "$tmp/out/$mode.json"
-  # A fresh Inductor cache per run: the sandbox's default one (/tmp/torchinductor_root inside the
-  # chroot) outlives runs, and a warm FX graph cache turns base's misses into hits and drops the
-  # post-grad graphs and output code from the trace.
-  TORCH_TRACE=/mnt/project/out/trace_$mode \
-    "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache_$mode \
-    PYTHONPATH=/mnt/project/lib python3 examples/hero_scene.py "$mode" "out/$mode.json"
-  # torch writes one dedicated_log_torch_trace_*.log per process; the scene is one process.
-  logs=("$tmp/out/trace_$mode"/dedicated_log_torch_trace_*.log)
-  [[ ${#logs[@]} -eq 1 && -f ${logs[0]} ]] || {
-    echo "run_traces.sh: expected exactly one trace log for $mode, found: ${logs[*]}" >&2; exit 1; }
+  rm -f "$tmp/out/$mode.json"
+  sandbox_trace "$tmp" "$mode" env PYTHONPATH=/mnt/project/lib python3 examples/hero_scene.py "$mode" "out/$mode.json"
   # What every hero trace must show (README.md): compiles 0/0-0/3 of one frame, and three
   # recompiles, each because L['x'] changed size at index 0.
-  compiles=$(grep -c '"compilation_metrics"' "${logs[0]}" || true)
-  reasons=$(grep -c '"name": "recompile_reasons"' "${logs[0]}" || true)
-  sizes=$(grep -c "tensor 'L\['x'\]' size mismatch at index 0" "${logs[0]}" || true)
+  compiles=$(grep -c '"compilation_metrics"' "$trace_log" || true)
+  reasons=$(grep -c '"name": "recompile_reasons"' "$trace_log" || true)
+  sizes=$(grep -c "tensor 'L\['x'\]' size mismatch at index 0" "$trace_log" || true)
   [[ $compiles -eq 4 && $reasons -eq 3 && $sizes -eq 6 ]] || {
     echo "run_traces.sh: $mode: expected 4 compiles, 3 recompile_reasons, 6 size-mismatch lines;" \
          "found $compiles, $reasons, $sizes" >&2; exit 1; }
   # And compile_lens's own records: one iteration per call, one divergence check, the scene's source.
-  iterations=$(grep -c '"name": "compile_lens_iteration"' "${logs[0]}" || true)
-  checks=$(grep -c '"name": "compile_lens_divergence"' "${logs[0]}" || true)
-  sources=$(grep -c '"name": "compile_lens_source"' "${logs[0]}" || true)
+  iterations=$(grep -c '"name": "compile_lens_iteration"' "$trace_log" || true)
+  checks=$(grep -c '"name": "compile_lens_divergence"' "$trace_log" || true)
+  sources=$(grep -c '"name": "compile_lens_source"' "$trace_log" || true)
   [[ $iterations -eq 4 && $checks -eq 1 && $sources -eq 1 ]] || {
     echo "run_traces.sh: $mode: expected 4 compile_lens_iteration, 1 compile_lens_divergence, 1 compile_lens_source;" \
          "found $iterations, $checks, $sources" >&2; exit 1; }
-  install -m 0644 "${logs[0]}" "$here/traces/$mode.log"
+  install -m 0644 "$trace_log" "$here/traces/$mode.log"
   install -m 0644 "$tmp/out/$mode.json" "$here/traces/$mode.result.json"
   echo "run_traces.sh: wrote traces/$mode.log ($(wc -l <"$here/traces/$mode.log") lines) and traces/$mode.result.json" >&2
 done

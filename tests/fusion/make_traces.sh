@@ -11,10 +11,11 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-sandbox=${TORCH_SANDBOX:-$repo/../shared/tools/torch-sandbox}
+sandbox_script=make_traces.sh
+source "$repo/scripts/lib/sandbox_trace.sh"
+sandbox_init "$repo"
 client=${CL_CLIENT:-$repo/build/client/cl-client}
 out=$repo/tests/golden/fusion
-[[ -x $sandbox ]] || { echo "make_traces.sh: torch-sandbox not found at $sandbox" >&2; exit 2; }
 [[ -x $client ]] || { echo "make_traces.sh: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
 
 scenes=("$@")
@@ -23,15 +24,11 @@ scenes=("$@")
                                      plain)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fusion-traces.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tests/fusion" "$tmp/out" "$out"
+mkdir -p "$tmp/tests/fusion" "$out"
 cp "$here/scenes/fusion_scenes.py" "$tmp/tests/fusion/fusion_scenes.py"
 
 for scene in "${scenes[@]}"; do
   echo "make_traces.sh: $scene" >&2
-  TORCH_TRACE=/mnt/project/out/trace_$scene \
-    "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/cache_$scene \
-    python3 tests/fusion/fusion_scenes.py "$scene"
-  logs=("$tmp/out/trace_$scene"/dedicated_log_torch_trace_*.log)
-  [[ ${#logs[@]} -eq 1 && -f ${logs[0]} ]] || { echo "make_traces.sh: no single log for $scene" >&2; exit 1; }
-  "$client" import-trace "${logs[0]}" -o "$out/$scene.cls.json" --project-root /mnt/project
+  sandbox_trace "$tmp" "$scene" python3 tests/fusion/fusion_scenes.py "$scene"
+  "$client" import-trace "$trace_log" -o "$out/$scene.cls.json" --project-root /mnt/project
 done

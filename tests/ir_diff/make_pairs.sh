@@ -20,12 +20,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-sandbox=${TORCH_SANDBOX:-$repo/../shared/tools/torch-sandbox}
+sandbox_script=make_pairs.sh
+source "$repo/scripts/lib/sandbox_trace.sh"
+sandbox_init "$repo"
 client=${CL_CLIENT:-$repo/build/client/cl-client}
 out_dir=$repo/tests/golden/ir_diff
-[[ -x $sandbox ]] || { echo "make_pairs.sh: torch-sandbox not found at $sandbox (set TORCH_SANDBOX)" >&2; exit 2; }
 [[ -x $client ]] || { echo "make_pairs.sh: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
-[[ $(id -u) -eq 0 ]] || { echo "make_pairs.sh: the torch sandbox needs root" >&2; exit 2; }
 
 variants=("$@")
 [[ ${#variants[@]} -gt 0 ]] ||
@@ -33,21 +33,16 @@ variants=("$@")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ir-diff-pairs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tests/ir_diff/scenes" "$tmp/out" "$out_dir"
+mkdir -p "$tmp/tests/ir_diff/scenes" "$out_dir"
 cp "$here/scenes/pairs.py" "$tmp/tests/ir_diff/scenes/pairs.py"
 
 for variant in "${variants[@]}"; do
   echo "make_pairs.sh: tracing $variant" >&2
-  TORCH_TRACE=/mnt/project/out/trace_$variant \
-    "$sandbox" run -C "$tmp" -- env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache_$variant \
-    python3 tests/ir_diff/scenes/pairs.py "$variant"
-  logs=("$tmp/out/trace_$variant"/dedicated_log_torch_trace_*.log)
-  [[ ${#logs[@]} -eq 1 && -f ${logs[0]} ]] || {
-    echo "make_pairs.sh: expected exactly one trace log for $variant, found: ${logs[*]}" >&2; exit 1; }
+  sandbox_trace "$tmp" "$variant" python3 tests/ir_diff/scenes/pairs.py "$variant"
   # One compile, no recompiles: the pairs are about one graph each.
-  compiles=$(grep -c '"compilation_metrics"' "${logs[0]}" || true)
+  compiles=$(grep -c '"compilation_metrics"' "$trace_log" || true)
   [[ $compiles -eq 1 ]] || { echo "make_pairs.sh: $variant: expected 1 compile, found $compiles" >&2; exit 1; }
-  "$client" import-trace "${logs[0]}" -o "$tmp/out/$variant.full.cls.json" --no-sources \
+  "$client" import-trace "$trace_log" -o "$tmp/out/$variant.full.cls.json" --no-sources \
     --project-root /mnt/project --session-id "ir-diff-pairs-$variant" --label "variant=$variant"
   python3 "$here/slim_capture.py" "$tmp/out/$variant.full.cls.json" "$out_dir/$variant.cls.json"
   echo "make_pairs.sh: wrote $out_dir/$variant.cls.json ($(wc -c <"$out_dir/$variant.cls.json") bytes)" >&2
