@@ -7,7 +7,7 @@ layer first and which compiler pass is to blame (reference/torch_semantics.md §
    innermost first, for the code in their own forward. Each is compared *in isolation*: the
    eager input of layer L into layer L compiled on its own, against eager layer L, by the rule in
    _compare.py. Comparison stops at the first divergent layer unless ``stop_at_first=False``.
-3. The same compiled layers run in place of the eager ones through the whole model give each
+3. The same compiled leaf layers run in place of the eager ones through the whole model give each
    layer's *accumulated* difference (upstream error included).
 4. The first divergent layer is compiled again under the compiler bisector's ladder of toggles,
    one at a time: backend eager (dynamo tracing), aot_eager (AOTAutograd), aot_eager with
@@ -204,16 +204,21 @@ def _bisect(module, call, floor, options):
 
 
 def _accumulated(model, args, kwargs, seed, compiled_by_layer):
-    """Each compared layer compiled in place of its eager self; returns {fqn: output}."""
+    """The model run eagerly with each compared *leaf* compiled in place of its eager self; returns
+    {fqn: output} for every compared layer. Containers are not swapped: a compiled container would
+    trace through its children's swapped forwards and hooks, recompiling them per instance until
+    dynamo's cache limit runs them eagerly. A container's accumulated figure is its output with its
+    compiled leaves inside."""
     modules = dict(model.named_modules())
-    outputs, handles = {}, []
+    outputs, handles, swapped = {}, [], []
     for name, compiled in compiled_by_layer.items():
         module = modules[name]
+        if not any(True for _ in module.children()):
+            def forward(*a, __m=module, __c=compiled, **k):
+                return __c(type(__m).forward, __m, a, k)
 
-        def forward(*a, __m=module, __c=compiled, **k):
-            return __c(type(__m).forward, __m, a, k)
-
-        module.forward = forward
+            module.forward = forward
+            swapped.append(module)
         handles.append(module.register_forward_hook(
             lambda m, i, o, __n=name: outputs.setdefault(__n, _clone(o))))
     try:
@@ -221,8 +226,8 @@ def _accumulated(model, args, kwargs, seed, compiled_by_layer):
             torch.manual_seed(seed)
             model(*args, **kwargs)
     finally:
-        for name in compiled_by_layer:
-            modules[name].__dict__.pop("forward", None)
+        for module in swapped:
+            module.__dict__.pop("forward", None)
         for h in handles:
             h.remove()
     return outputs
