@@ -1,5 +1,9 @@
 #include "capture/capture_io.h"
 
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "capture/schema.h"
@@ -8,23 +12,110 @@
 #include "common/proto_json.h"
 #include "common/proto_status.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace cl {
+namespace {
+
+using ::google::protobuf::Descriptor;
+using ::google::protobuf::FieldDescriptor;
+using ::google::protobuf::internal::WireFormatLite;
+
+// The offset of the first byte of `text` that is not part of well-formed UTF-8, if any.
+std::optional<size_t> FirstInvalidUtf8(absl::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    char32_t cp = 0;
+    const size_t len = DecodeUtf8(text.substr(at), cp);
+    if (len == 0) return at;
+    at += len;
+  }
+  return std::nullopt;
+}
+
+// protobuf's parser only says that bytes do not parse. This walks them again by the descriptor
+// to say where: the field path of the first item that is cut short, whose wire type is wrong, whose
+// string is not UTF-8, or that nests too deep ("graphs[3].nodes[7].name (byte 1234): not UTF-8").
+// Empty when it finds nothing wrong.
+std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type, const std::string& path,
+                              size_t offset, int depth) {
+  constexpr int kMaxDepth = 100;  // protobuf's default recursion limit
+  auto where = [&](const std::string& field, size_t at) {
+    return absl::StrCat(path.empty() ? "" : path + ".", field, " (byte ", offset + at, ")");
+  };
+  if (depth > kMaxDepth) return absl::StrCat(path, ": nested more than ", kMaxDepth, " messages deep");
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                           static_cast<int>(bytes.size()));
+  absl::flat_hash_map<int, int> seen;  // field number -> items so far, for repeated fields' indices
+  while (true) {
+    const size_t start = static_cast<size_t>(in.CurrentPosition());
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      if (start == bytes.size()) return "";
+      return absl::StrCat(where("?", start), ": not a field tag");
+    }
+    const int number = WireFormatLite::GetTagFieldNumber(tag);
+    const FieldDescriptor* field = type->FindFieldByNumber(number);
+    std::string name = field == nullptr ? absl::StrCat("field ", number) : field->name();
+    if (field != nullptr && field->is_repeated()) absl::StrAppend(&name, "[", seen[number]++, "]");
+    const bool delimited = WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    const bool nested = field != nullptr && delimited &&
+                        (field->type() == FieldDescriptor::TYPE_STRING || field->type() == FieldDescriptor::TYPE_MESSAGE);
+    if (!nested) {
+      if (!WireFormatLite::SkipField(&in, tag)) return absl::StrCat(where(name, start), ": cut short");
+      continue;
+    }
+    uint32_t length = 0;
+    std::string payload;
+    if (!in.ReadVarint32(&length)) return absl::StrCat(where(name, start), ": cut short in its length");
+    const size_t left = bytes.size() - static_cast<size_t>(in.CurrentPosition());
+    if (length > left || !in.ReadString(&payload, static_cast<int>(length))) {
+      return absl::StrCat(where(name, start), ": cut short (", length, " bytes announced, ", left, " left)");
+    }
+    const size_t payload_at = static_cast<size_t>(in.CurrentPosition()) - payload.size();
+    if (field->type() == FieldDescriptor::TYPE_STRING) {
+      if (std::optional<size_t> bad = FirstInvalidUtf8(payload)) {
+        return absl::StrCat(where(name, payload_at + *bad), ": not UTF-8");
+      }
+      continue;
+    }
+    std::string inner = LocateWireProblem(payload, field->message_type(),
+                                          path.empty() ? name : absl::StrCat(path, ".", name),
+                                          offset + payload_at, depth + 1);
+    if (!inner.empty()) return inner;
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json) {
   v1::SessionCapture capture;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently nothing
-  CL_RETURN_IF_ERROR(FromProtobufStatus(
-      google::protobuf::util::JsonStringToMessage(std::string(json), &capture, options), "not a capture"));
+  absl::Status status = FromProtobufStatus(
+      google::protobuf::util::JsonStringToMessage(std::string(json), &capture, options), "not a capture");
+  if (!status.ok() && absl::StrContains(status.message(), "UTF-8")) {
+    // protobuf's parser does not say where; the first bad byte is where.
+    if (std::optional<size_t> bad = FirstInvalidUtf8(json)) {
+      const absl::string_view before = json.substr(0, *bad);
+      const size_t line_start = before.rfind('\n');
+      return absl::InvalidArgumentError(absl::StrCat(
+          status.message(), " (byte ", *bad, ", line ", std::count(before.begin(), before.end(), '\n') + 1,
+          ", column ", *bad - (line_start == absl::string_view::npos ? 0 : line_start + 1) + 1, ")"));
+    }
+  }
+  CL_RETURN_IF_ERROR(status);
   return capture;
 }
 
 absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes) {
   v1::SessionCapture capture;
   if (!capture.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError("not a capture: the bytes are not a SessionCapture protobuf");
+    const std::string where = LocateWireProblem(bytes, v1::SessionCapture::descriptor(), "", 0, 1);
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a capture: the bytes are not a SessionCapture protobuf", where.empty() ? "" : ": ", where));
   }
   return capture;
 }

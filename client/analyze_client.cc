@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/file_io.h"
@@ -110,12 +111,17 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     v1::AnalyzeChunk end;
     end.mutable_end()->set_parts(parts);
     write(end);
+  } else if (!absl::IsAborted(sent)) {
+    // It failed here (the log would not read, say): cancel rather than half-close, so that the
+    // server does not refuse a cut-short stream, and report this failure rather than that refusal.
+    context.TryCancel();
+    writer->Finish();  // CANCELLED: what the cancellation caused, not news
+    return sent;
   }
   if (open) writer->WritesDone();
   if (const absl::Status status = FromGrpcStatus(writer->Finish()); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat(remote.target, ": ", status.message()));
   }
-  if (!sent.ok() && !absl::IsAborted(sent)) return sent;
   return response;
 }
 
@@ -149,7 +155,11 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
     std::string buffer(budget - 64, '\0');
     while (true) {
       const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-      if (n < 0) return absl::DataLossError(absl::StrCat(log_path, ": read failed"));
+      if (n < 0) {
+        int err = 0;
+        const absl::string_view why = gzerror(in, &err);  // zlib's text names the file already
+        return absl::DataLossError(absl::StartsWith(why, log_path) ? std::string(why) : absl::StrCat(log_path, ": ", why));
+      }
       if (n == 0) return absl::OkStatus();
       v1::CapturePart part;
       part.set_side(v1::HEAD);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "capture/schema.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
@@ -79,6 +80,34 @@ TEST(CaptureIoTest, WrongTypesAreRefused) {
 TEST(CaptureIoTest, GarbageBinaryIsRefused) {
   EXPECT_THAT(LoadCapture("\xff\xff\xff\xff", CaptureFormat::kBinary, "x.cls.pb"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("x.cls.pb: not a capture")));
+}
+
+TEST(CaptureIoTest, BrokenBinarySaysWhereItBreaks) {
+  v1::SessionCapture c;
+  c.set_schema("0.5.0");
+  c.add_frames()->set_name("forward");
+  v1::Graph* g = c.add_graphs();
+  g->set_id("g");
+  g->add_nodes()->set_name("MARK");
+  std::string bytes;
+  ASSERT_TRUE(c.SerializeToString(&bytes));
+  // A node name that is not UTF-8 (protobuf's parser only says "does not parse").
+  std::string bad_utf8 = bytes;
+  bad_utf8.replace(bad_utf8.find("MARK") + 1, 2, "\xff\xfe");
+  EXPECT_THAT(ParseCaptureBinary(bad_utf8),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr(absl::StrCat("graphs[0].nodes[0].name (byte ", bytes.find("MARK") + 1, "): not UTF-8"))));
+  // Cut inside the graph: the graph is named, with what was announced and what is left.
+  EXPECT_THAT(ParseCaptureBinary(absl::string_view(bytes).substr(0, bytes.size() - 2)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("graphs[0] (byte ")));
+  EXPECT_THAT(ParseCaptureBinary(absl::string_view(bytes).substr(0, bytes.size() - 2)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cut short")));
+}
+
+TEST(CaptureIoTest, JsonThatIsNotUtf8SaysWhere) {
+  const std::string json = std::string("{\"schema\": \"0.5.0\",\n \"session\": {\"id\": \"a\xc0\xaf\"}}");
+  EXPECT_THAT(ParseCaptureJson(json),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(byte 41, line 2, column 22)")));
 }
 
 TEST(CaptureIoTest, MissingFileIsNotFound) {
