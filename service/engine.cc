@@ -127,10 +127,11 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   const PassInput input{head, base, pass_options, cancelled};
 
   auto fan = std::make_shared<FanOut>(selected.size());
-  // One helper per pass beyond the first; the calling thread takes its share. A full queue only
-  // means fewer helpers.
+  // One helper per pass beyond the first, while pool threads are idle; the calling thread takes
+  // its share. Under load no thread is idle and each analysis runs its passes itself: helpers never
+  // take the queue slots that admit new calls.
   for (size_t i = 1; i < selected.size(); ++i) {
-    if (!pool_->TrySchedule([fan, selected, input]() mutable { Work(*fan, selected, input); })) break;
+    if (!pool_->TryScheduleIfIdle([fan, selected, input]() mutable { Work(*fan, selected, input); })) break;
   }
   Work(*fan, selected, input);
   fan->done.Wait();

@@ -1,4 +1,5 @@
 // cl-server: the compile-lens analysis service. Flags are read here and nowhere else.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -22,11 +23,16 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
 ABSL_FLAG(int, analysis_threads, 0, "analysis pool threads; 0 = one per hardware thread");
 ABSL_FLAG(int, analysis_queue, 64,
           "analysis tasks that may wait for a pool thread; past it calls get RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, analysis_nice, 10,
+          "niceness of the analysis threads (0-19): uploads, refusals and health checks preempt them");
 ABSL_FLAG(int, max_inflight, 32,
           "Analyze calls served at once (uploading or analyzing); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{256} << 20,
           "largest capture (all parts together) one call may upload; past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
+ABSL_FLAG(int, recent_sessions, 256,
+          "responses kept so that a session sent again (an upload's retry) is answered without a "
+          "second analysis; 0 = analyze every call");
 ABSL_FLAG(absl::Duration, drain_delay, absl::Seconds(2),
           "on SIGTERM: time between health going NOT_SERVING and refusing new calls");
 ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(25),
@@ -106,8 +112,10 @@ int main(int argc, char** argv) {
   options.analysis_threads = absl::GetFlag(FLAGS_analysis_threads);
   options.analysis_queue = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_analysis_queue)));
   options.max_inflight = absl::GetFlag(FLAGS_max_inflight);
+  options.analysis_nice = std::clamp(absl::GetFlag(FLAGS_analysis_nice), 0, 19);
   options.max_session_bytes = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_bytes)));
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace = absl::GetFlag(FLAGS_drain_grace) + absl::Seconds(5);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);

@@ -21,8 +21,11 @@ class ThreadPool {
  public:
   using Task = absl::AnyInvocable<void() &&>;
 
-  // `threads` <= 0 means one per hardware thread.
-  ThreadPool(int threads, size_t max_queue);
+  // `threads` <= 0 means one per hardware thread. With `nice` > 0 the workers run that much nicer
+  // (lower priority; Linux niceness is per thread): a server's transport threads, which take
+  // uploads, refuse calls past the limits and answer health checks, then preempt the analyses, so
+  // overload is shed at once instead of waiting for a core.
+  ThreadPool(int threads, size_t max_queue, int nice = 0);
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   // Runs what is queued, then joins.
@@ -30,6 +33,9 @@ class ThreadPool {
 
   // Queues `task`; false when the queue is full or the pool is shutting down.
   bool TrySchedule(Task task) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues `task` only if a thread is idle to take it at once (optional help, such as the passes
+  // of one analysis fanned out): such tasks never take a queue slot that a new call could need.
+  bool TryScheduleIfIdle(Task task) ABSL_LOCKS_EXCLUDED(mu_);
   // Stops accepting tasks, runs the queued ones and joins the threads. Idempotent.
   void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -38,12 +44,13 @@ class ThreadPool {
   size_t max_queue() const { return max_queue_; }
 
  private:
-  void WorkLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  void WorkLoop(int nice) ABSL_LOCKS_EXCLUDED(mu_);
 
   const size_t max_queue_;
   mutable absl::Mutex mu_;
   std::deque<Task> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  size_t idle_ ABSL_GUARDED_BY(mu_) = 0;  // threads waiting for a task
   std::vector<std::thread> threads_;
 };
 

@@ -25,16 +25,25 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
     return;
   }
   admitted_ = true;
+  // The response headers go out now, on admission (marked `cl-admitted`), not with the answer: a
+  // client that waits for them after the options learns of a refusal (a trailers-only answer,
+  // without the mark) before it sends megabytes for nothing.
+  context_->AddInitialMetadata("cl-admitted", "1");
+  StartSendInitialMetadata();
   StartRead(&chunk_);
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {
   if (!ok) {
-    // The client half-closed, or the call broke, before the end marker.
+    // The client half-closed, or the call broke, before the end marker; or the next message did
+    // not parse as an AnalyzeChunk (gRPC reports that as a failed read too, so both are named).
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
-    return Refuse(
-        absl::InvalidArgumentError("the stream ended without an end marker; the capture was not analyzed"));
+    return Refuse(absl::InvalidArgumentError(absl::StrCat(
+        "message ", messages_ + 1, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or "
+        "nested past the parse depth), or the stream ended after message ", messages_,
+        " without an end marker; the capture was not analyzed")));
   }
+  ++messages_;
   if (absl::Status s = Accept(chunk_); !s.ok()) return Refuse(s);
   if (ended_) {
     state_->metrics->RecordCaptureBytes(assembler_.bytes());

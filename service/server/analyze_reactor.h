@@ -59,6 +59,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<v1::AnalyzeChunk> {
   bool admitted_ = false;
   bool has_options_ = false;
   bool ended_ = false;
+  uint64_t messages_ = 0;  // read and parsed so far, the options included
   v1::AnalyzeChunk chunk_;
   v1::AnalyzeOptions options_;
   CaptureAssembler assembler_;

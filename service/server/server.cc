@@ -1,6 +1,8 @@
 #include "service/server/server.h"
 
+#include <algorithm>
 #include <exception>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,12 @@ class AnalysisServer::Service final : public v1::CompileLens::CallbackService {
 
 namespace {
 
+// A duration as a millisecond channel argument: an int, where INT_MAX means "never" (a longer
+// duration cast to int wraps negative, and gRPC then closes every connection at once).
+int ChannelArgMillis(absl::Duration d) {
+  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 0, std::numeric_limits<int>::max()));
+}
+
 // "HOST:PORT" with the port replaced by the one actually bound.
 std::string BoundAddress(const std::string& listen, int port) {
   return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
@@ -36,7 +44,7 @@ std::string BoundAddress(const std::string& listen, int port) {
 }  // namespace
 
 AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<ServiceMetrics> metrics)
-    : pool_(options.analysis_threads, options.analysis_queue),
+    : pool_(options.analysis_threads, options.analysis_queue, options.analysis_nice),
       engine_(&pool_),
       recent_(options.recent_sessions, options.recent_session_bytes),
       metrics_(std::move(metrics)) {
@@ -77,10 +85,8 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(s->metrics_.get()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                             static_cast<int>(absl::ToInt64Milliseconds(options.max_connection_age)));
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
-                             static_cast<int>(absl::ToInt64Milliseconds(options.max_connection_age_grace)));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, ChannelArgMillis(options.max_connection_age));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, ChannelArgMillis(options.max_connection_age_grace));
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,

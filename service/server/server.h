@@ -27,6 +27,7 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
   int analysis_threads = 0;                // 0: one per hardware thread
   size_t analysis_queue = 64;              // queued pool tasks before RESOURCE_EXHAUSTED
+  int analysis_nice = 10;                  // the analysis threads' niceness (ThreadPool)
   int max_inflight = 32;                   // concurrent Analyze calls before RESOURCE_EXHAUSTED
   uint64_t max_session_bytes = 256ull << 20;
   int max_message_bytes = 1 << 20;         // per gRPC message; the client sends parts under it

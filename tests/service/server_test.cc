@@ -10,6 +10,7 @@
 #include "capture/capture_io.h"
 #include "capture/stream/capture_splitter.h"
 #include "client/analyze_client.h"
+#include "common/file_io.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -191,10 +192,25 @@ TEST_F(ServerTest, GarbageBytesOnTheWire) {
   grpc::Status status;
   call->Finish(&status, reinterpret_cast<void*>(4));
   ASSERT_TRUE(cq.Next(&tag, &ok));
-  EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.error_code(), grpc::StatusCode::OK);
+  // gRPC reports an unparseable message as a failed read; the refusal names the message.
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("message 1 is not an AnalyzeChunk"));
   cq.Shutdown();
   while (cq.Next(&tag, &ok)) {}
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, ALogThatDoesNotReadIsReportedAsSuchNotAsACutShortStream) {
+  // A gzip header, then a deflate block of the reserved type: zlib fails on the raw upload. The
+  // call is cancelled and the client says why, rather than passing on the server's "no end marker".
+  const std::string path = ::testing::TempDir() + "/not-really.log.gz";
+  ASSERT_THAT(WriteFile(path, std::string("\x1f\x8b\x08\x00\0\0\0\0\0\x03", 10) + std::string(64, '\xff')), IsOk());
+  v1::CaptureHeader header;
+  header.set_schema("0.5.0");
+  absl::StatusOr<v1::AnalyzeResponse> r =
+      AnalyzeRemoteTrace(path, header, {}, Remote(server_->address(), absl::Seconds(30)));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)));
+  EXPECT_THAT(r.status().message(), ::testing::Not(HasSubstr("end marker")));
   ExpectStillServing();
 }
 
@@ -220,6 +236,13 @@ TEST_F(ServerTest, InflightLimitShedsLoad) {
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
   EXPECT_EQ(held->End(), grpc::StatusCode::INVALID_ARGUMENT);
   while (server_->inflight() > 0) std::this_thread::yield();
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, AConnectionAgeBeyondAnIntOfMillisecondsMeansNever) {
+  ServerOptions options;
+  options.max_connection_age = absl::Hours(1000);  // 3.6e9 ms: once wrapped negative, every call got GOAWAY
+  Start(options);
   ExpectStillServing();
 }
 

@@ -23,6 +23,7 @@ class Subprocess {
   void Signal(int signal);
   // The exit code, or 128 + signal number when a signal ended it.
   int Wait();
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
