@@ -13,7 +13,10 @@
 namespace cl {
 
 bool IsRetryable(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kUnavailable ||
+  // CANCELLED is the server's doing: the client library cancels only on its own failures, which
+  // it reports as such. A server shutting down cancels the calls that reach it as it stops
+  // accepting, before any of our code has seen them (drain_test): never analyzed, safe to resend.
+  return status.code() == absl::StatusCode::kUnavailable || status.code() == absl::StatusCode::kCancelled ||
          status.code() == absl::StatusCode::kResourceExhausted || status.code() == absl::StatusCode::kAborted ||
          status.code() == absl::StatusCode::kDeadlineExceeded;
 }

@@ -2,6 +2,7 @@
 // server down it is spooled within the deadline; `spool flush` delivers it once the server is back
 // and empties the spool; a server that comes back (or is restarted mid-stream) while the upload is
 // still retrying gets the session directly.
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
@@ -50,12 +52,43 @@ int FreePort() {
   return port;
 }
 
-std::unique_ptr<Subprocess> StartServer(int port) {
-  auto server = std::make_unique<Subprocess>(std::vector<std::string>{
-      kServerBinary, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s", "--analysis_threads=2"});
+// With `metrics`, the server also serves /metrics and `metrics` gets its HOST:PORT.
+std::unique_ptr<Subprocess> StartServer(int port, std::string* metrics = nullptr) {
+  std::vector<std::string> argv = {kServerBinary, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s",
+                                   "--analysis_threads=2"};
+  if (metrics != nullptr) argv.push_back("--metrics_listen=127.0.0.1:0");
+  auto server = std::make_unique<Subprocess>(argv);
   const std::string line = server->ReadStderrLine();
   EXPECT_TRUE(absl::StartsWith(line, "cl-server: listening on ")) << line;
+  if (metrics != nullptr) {
+    const std::string second = server->ReadStderrLine();
+    absl::string_view address = second;
+    EXPECT_TRUE(absl::ConsumePrefix(&address, "cl-server: metrics on ")) << second;
+    *metrics = std::string(address);
+  }
   return server;
+}
+
+// The body of http://HOST:PORT/metrics ("" when it cannot be read).
+std::string Scrape(const std::string& host_port) {
+  const size_t colon = host_port.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(host_port.substr(colon + 1), &port)) return "";
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string body;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    const std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) body.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return body;
 }
 
 class UploadTest : public ::testing::Test {
@@ -128,11 +161,16 @@ TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   // A capture big enough that the upload is still streaming when the server dies.
   const std::string big = absl::StrCat(::testing::TempDir(), "/big.cls.pb");
   ASSERT_EQ(RunCommand({CL_BINARY_DIR "/tests/testing/make_big_capture", big, "600000"}).exit_code, 0);
-  std::unique_ptr<Subprocess> server = StartServer(port_);
+  std::string metrics;
+  std::unique_ptr<Subprocess> server = StartServer(port_, &metrics);
   const std::string out = absl::StrCat(::testing::TempDir(), "/upload.out");
   std::unique_ptr<Subprocess> upload = std::make_unique<Subprocess>(
       std::vector<std::string>{kClientBinary, "upload", big, "--server", target_, "--deadline=60s", "--spool", spool_}, out);
-  absl::SleepFor(absl::Milliseconds(1500));  // loading takes about half of that; streaming several seconds
+  // Killed once the session is streaming (in flight on the server), however long loading took.
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  while (!absl::StrContains(Scrape(metrics), "\ncompile_lens_sessions_inflight 1") && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
   server->Signal(SIGKILL);
   server->Wait();
   server = StartServer(port_);

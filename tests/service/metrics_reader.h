@@ -50,9 +50,9 @@ class MetricsReader {
       if (family.name != name) continue;
       for (const prometheus::ClientMetric& metric : family.metric) {
         bool all = true;
-        for (const auto& [k, v] : labels) {
+        for (const auto& want : labels) {  // not a structured binding: clang 14 cannot capture one
           all = all && std::any_of(metric.label.begin(), metric.label.end(), [&](const auto& l) {
-                  return l.name == k && l.value == v;
+                  return l.name == want.first && l.value == want.second;
                 });
         }
         if (!all) continue;

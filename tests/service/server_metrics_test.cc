@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "capture/stream/capture_splitter.h"
 #include "client/analyze_client.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -110,10 +111,18 @@ class ServerMetricsTest : public ::testing::Test {
 
   // The handled count of every call that has started, once they are all done (the interceptor
   // records handled as the status goes out; the client can see it first).
+  // The metrics once every call has finished counting: a call is counted handled as its status
+  // goes out, but its response as counted sent, and its session as out of flight, only after.
   MetricsReader Settled() {
+    const absl::Time give_up = absl::Now() + absl::Seconds(20);
     for (;;) {
       MetricsReader m(server_->metrics().Collect());
-      if (m.Sum("grpc_server_handled_total") == m.Sum("grpc_server_started_total")) return m;
+      const double ok = m.Sum("grpc_server_handled_total", {{"grpc_code", "OK"}});
+      if ((m.Sum("grpc_server_handled_total") == m.Sum("grpc_server_started_total") &&
+           m.Sum("grpc_server_msg_sent_total") == ok && m.Get("compile_lens_sessions_inflight").value_or(0) == 0) ||
+          absl::Now() > give_up) {
+        return m;
+      }
       std::this_thread::yield();
     }
   }
