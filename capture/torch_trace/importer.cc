@@ -1,6 +1,9 @@
 #include "capture/torch_trace/importer.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -71,17 +74,45 @@ v1::SessionCapture TraceImporter::Finish() {
 
 namespace {
 
-// Imports one log; `rank_in_log` says whether its records named a rank.
-absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const ImportOptions& options,
-                                             bool* rank_in_log) {
-  gzFile in = gzopen(path.c_str(), "rb");  // reads plain files too, transparently
+// Feeds a plain (not gzipped) log to `importer` straight from a read-only mapping, a window at a
+// time: no copy into a buffer, and each window is dropped from the process once it is fed, so
+// memory still holds only what the capture keeps. False (nothing fed) when the file cannot be
+// mapped, is empty or is gzipped; the caller then reads it through zlib.
+bool FeedMapped(const std::string& path, TraceImporter* importer) {
+  constexpr size_t kWindow = 8 << 20;  // a multiple of the page size
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) {
+    close(fd);
+    return false;
+  }
+  const auto size = static_cast<size_t>(st.st_size);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return false;
+  const auto* bytes = static_cast<const char*>(map);
+  if (static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    munmap(map, size);
+    return false;
+  }
+  madvise(map, size, MADV_SEQUENTIAL);
+  for (size_t at = 0; at < size; at += kWindow) {
+    const size_t n = std::min(kWindow, size - at);
+    importer->Feed(absl::string_view(bytes + at, n));
+    madvise(const_cast<char*>(bytes) + at, n, MADV_DONTNEED);  // the importer copied what it keeps
+  }
+  munmap(map, size);
+  return true;
+}
+
+// Feeds a log through zlib, which reads plain files too.
+absl::Status FeedThroughZlib(const std::string& path, TraceImporter* importer) {
+  gzFile in = gzopen(path.c_str(), "rb");
   if (in == nullptr) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open (", std::strerror(errno), ")"));
   }
   gzbuffer(in, 256 << 10);
-  TraceParseOptions parse;
-  parse.source_name = fs::path(path).filename().string();
-  TraceImporter importer(parse);
   std::string buffer(kReadChunk, '\0');
   while (true) {
     const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
@@ -92,9 +123,19 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
       return absl::DataLossError(absl::StrCat(path, ": ", msg));
     }
     if (n == 0) break;
-    importer.Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)));
+    importer->Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)));
   }
   gzclose(in);
+  return absl::OkStatus();
+}
+
+// Imports one log; `rank_in_log` says whether its records named a rank.
+absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const ImportOptions& options,
+                                             bool* rank_in_log) {
+  TraceParseOptions parse;
+  parse.source_name = fs::path(path).filename().string();
+  TraceImporter importer(parse);
+  if (!FeedMapped(path, &importer)) CL_RETURN_IF_ERROR(FeedThroughZlib(path, &importer));
   v1::SessionCapture capture = importer.Finish();
   *rank_in_log = importer.rank().has_value();
   if (!options.project_root.empty()) capture.mutable_session()->set_project_root(options.project_root);

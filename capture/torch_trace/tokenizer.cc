@@ -6,10 +6,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "common/digest.h"
 
 namespace cl {
 
-// Incremental md5 over a payload (EVP: OpenSSL 3 deprecates the MD5_* functions).
+// Incremental md5 over a payload past the payload cap (EVP: OpenSSL 3 deprecates the MD5_* functions).
 class TraceTokenizer::Md5 {
  public:
   Md5() : ctx_(EVP_MD_CTX_new()) {}
@@ -135,17 +136,23 @@ void TraceTokenizer::Line(absl::string_view line, Sink sink) {
       return;
     }
     line.remove_prefix(1);
-    if (!first_payload_line_) md5_->Update("\n");
-    md5_->Update(line);
+    // The payload is hashed once it is whole (one digest call, not two per line), except past the
+    // cap: from there on the lines are hashed as they come, after what the payload holds.
     std::string& p = record_.payload;
     if (!record_.payload_truncated) {
       const size_t need = p.size() + (first_payload_line_ ? 0 : 1) + line.size();
       if (need > limits_.max_payload_bytes) {
         record_.payload_truncated = true;
+        md5_->Reset();
+        md5_->Update(p);
       } else {
         if (!first_payload_line_) p.push_back('\n');
         p.append(line.data(), line.size());
       }
+    }
+    if (record_.payload_truncated) {
+      if (!first_payload_line_) md5_->Update("\n");
+      md5_->Update(line);
     }
     first_payload_line_ = false;
     return;
@@ -165,14 +172,14 @@ void TraceTokenizer::Line(absl::string_view line, Sink sink) {
   record_ = std::move(next);
   in_record_ = true;
   first_payload_line_ = true;
-  if (record_.has_payload) md5_->Reset();
 }
 
 void TraceTokenizer::Emit(Sink sink) {
   if (!in_record_) return;
   in_record_ = false;
   if (record_.has_payload) {
-    record_.md5_ok = md5_->HexDigest() == expected_md5_;
+    const std::string digest = record_.payload_truncated ? md5_->HexDigest() : Md5Hex(record_.payload);
+    record_.md5_ok = digest == expected_md5_;
     if (!record_.md5_ok) ++counters_.md5_mismatches;
     if (record_.payload_truncated) ++counters_.truncated_payloads;
   }
