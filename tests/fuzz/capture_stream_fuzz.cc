@@ -1,25 +1,78 @@
-// Any sequence of stream parts (the input split on a marker byte, each piece parsed as a
-// CapturePart) through the assembler: errors, never a crash, and a bounded memory use.
+// Any sequence of stream parts through the assembler: errors, never a crash, and a bounded memory
+// use. The input is a run of parts, each a 2-byte little-endian length and a CapturePart's bytes
+// (make_corpora.sh cuts the fixtures' captures this way); a piece that does not parse is skipped.
+// What the assembler accepts stays under its byte limit; what it finishes with validates, and
+// split again (capture_splitter.h, small parts so fragments happen) reassembles to the same capture.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "capture/stream/capture_assembler.h"
+#include "capture/stream/capture_splitter.h"
+#include "capture/validate.h"
+#include "google/protobuf/util/field_comparator.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "google/protobuf/stubs/logging.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+constexpr uint64_t kMaxBytes = 1 << 20;
+
+bool SameCapture(const v1::SessionCapture& a, const v1::SessionCapture& b) {
+  google::protobuf::util::DefaultFieldComparator comparator;
+  comparator.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&comparator);
+  std::string report;
+  differencer.ReportDifferencesToString(&report);
+  const bool same = differencer.Compare(a, b);
+  if (!same) std::fprintf(stderr, "captures differ:\n%s\n", report.substr(0, 4000).c_str());
+  return same;
+}
+
+// Splits what came out into parts again and assembles them anew: the same captures come back.
+void CheckResplit(const cl::AssembledCaptures& in) {
+  cl::CaptureAssembler again(64 << 20);
+  auto add = [&](v1::CapturePart&& part) { return again.Add(std::move(part)); };
+  CL_FUZZ_CHECK(cl::SplitCapture(in.head, v1::HEAD, 1024, add).ok());
+  if (in.base) CL_FUZZ_CHECK(cl::SplitCapture(*in.base, v1::BASE, 1024, add).ok());
+  v1::EndOfCapture end;
+  end.set_parts(again.parts());
+  auto out = again.Finish(end);
+  CL_FUZZ_CHECK(out.ok());
+  CL_FUZZ_CHECK(SameCapture(in.head, out->head));
+  CL_FUZZ_CHECK(in.base.has_value() == out->base.has_value());
+  if (in.base) CL_FUZZ_CHECK(SameCapture(*in.base, *out->base));
+}
+
+}  // namespace
+
+// protobuf logs every invalid-UTF-8 string it refuses; the refusal is the expected outcome.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  cl::CaptureAssembler assembler(1 << 20);
-  while (!in.empty()) {
-    const size_t cut = in.find('\xfe');
-    compile_lens::v1::CapturePart part;
-    if (part.ParseFromArray(in.data(), static_cast<int>(std::min(cut, in.size())))) {
+  cl::CaptureAssembler assembler(kMaxBytes);
+  while (in.size() >= 2) {
+    const size_t len = std::min<size_t>(static_cast<uint8_t>(in[0]) | static_cast<uint8_t>(in[1]) << 8, in.size() - 2);
+    v1::CapturePart part;
+    if (part.ParseFromArray(in.data() + 2, static_cast<int>(len))) {
       if (!assembler.Add(std::move(part)).ok()) return 0;
+      CL_FUZZ_CHECK(assembler.bytes() <= kMaxBytes);
     }
-    if (cut == std::string_view::npos) break;
-    in.remove_prefix(cut + 1);
+    in.remove_prefix(2 + len);
   }
-  compile_lens::v1::EndOfCapture end;
+  v1::EndOfCapture end;
   end.set_parts(assembler.parts());
-  (void)assembler.Finish(end);
+  auto out = assembler.Finish(end);
+  if (!out.ok()) return 0;
+  CL_FUZZ_CHECK(cl::ValidateCapture(out->head).ok());
+  if (out->base) CL_FUZZ_CHECK(cl::ValidateCapture(*out->base).ok());
+  CheckResplit(*out);
   return 0;
 }

@@ -1,21 +1,28 @@
-// Any bytes as a TORCH_TRACE log, fed in uneven chunks: counted diagnostics, never a crash, and the
-// capture that comes out always validates.
+// Any bytes as a TORCH_TRACE log through the importer (tokenizer + parser): counted diagnostics,
+// never a crash. The capture that comes out always validates, and it does not depend on how the
+// bytes were cut into chunks: uneven chunks give the same capture as one Feed.
 #include <cstddef>
 #include <cstdint>
 
 #include "capture/torch_trace/importer.h"
 #include "capture/validate.h"
+#include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  cl::TraceImporter importer;
   const char* bytes = reinterpret_cast<const char*>(data);
+  cl::TraceImporter chunked;
   size_t at = 0, chunk = 1;
   while (at < size) {
     const size_t n = chunk < size - at ? chunk : size - at;
-    importer.Feed({bytes + at, n});
+    chunked.Feed({bytes + at, n});
     at += n;
     chunk = chunk * 3 % 1021 + 1;
   }
-  if (!cl::ValidateCapture(importer.Finish()).ok()) __builtin_trap();
+  const compile_lens::v1::SessionCapture capture = chunked.Finish();
+  CL_FUZZ_CHECK(cl::ValidateCapture(capture).ok());
+
+  cl::TraceImporter whole;
+  whole.Feed({bytes, size});
+  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(whole.Finish()) == cl::fuzz::DeterministicBytes(capture));
   return 0;
 }
