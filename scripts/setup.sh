@@ -25,6 +25,11 @@ PACKAGES=(
   # tests start their own on a free loopback port)
   prometheus
 )
+# The sanitizer and fuzzing build (scripts/sanitize.sh): clang with its ASan/UBSan/libFuzzer
+# runtimes. CL_SETUP_SANITIZERS=0 leaves them out (the image's build stage needs none of it).
+if [[ ${CL_SETUP_SANITIZERS:-1} != 0 ]]; then
+  PACKAGES+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set up (Debian packages, the torch sandbox), build everything, run every
-# test (ctest).
+# test (ctest), then the suite again under the sanitizers with the fuzzers' short runs
+# (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -20,5 +21,7 @@ if ! wait "$sandbox_pid"; then
   tail -n 40 "$sandbox_log" >&2
   exit 1
 fi
-cd build
-ctest --output-on-failure -j "$(nproc)" --timeout 600
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+# The same suite under ASan + UBSan (clang-14, -Wthread-safety), and a short run of every fuzz
+# target (build-san/).
+scripts/sanitize.sh
