@@ -13,9 +13,15 @@
 
 namespace cl {
 
-absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, const AssembledCaptures& captures,
+absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRefs captures,
                                                 const v1::AnalyzeOptions& options,
                                                 const std::atomic<bool>* cancelled);
+
+inline absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, const AssembledCaptures& captures,
+                                                       const v1::AnalyzeOptions& options,
+                                                       const std::atomic<bool>* cancelled) {
+  return RunAnalysis(engine, RefsOf(captures), options, cancelled);
+}
 
 }  // namespace cl
 

@@ -21,9 +21,21 @@ absl::string_view PartName(const v1::CapturePart& part) {
 
 }  // namespace
 
-CaptureAssembler::CaptureAssembler(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+CaptureAssembler::CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena)
+    : max_bytes_(max_bytes), arena_(arena), head_(NewSide()), base_(NewSide()) {}
 
-absl::Status CaptureAssembler::Add(v1::CapturePart part) {
+CaptureAssembler::SideState CaptureAssembler::NewSide() {
+  SideState side;
+  if (arena_ != nullptr) {
+    side.capture = google::protobuf::Arena::CreateMessage<v1::SessionCapture>(arena_);
+  } else {
+    side.owned = std::make_unique<v1::SessionCapture>();
+    side.capture = side.owned.get();
+  }
+  return side;
+}
+
+absl::Status CaptureAssembler::Add(v1::CapturePart&& part) {
   const uint64_t index = parts_++;
   bytes_ += part.ByteSizeLong();
   // Named only when something is wrong: this runs for every part of every upload.
@@ -56,9 +68,9 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     if (side.trace != nullptr) return absl::InvalidArgumentError("the header must come before the side's trace bytes");
     side.has_header = true;
     side.source_name = part.header().source_name();
-    side.capture.set_schema(part.header().schema());
-    *side.capture.mutable_session() = std::move(*part.mutable_header()->mutable_session());
-    return CheckSchema(side.capture.schema());
+    side.capture->set_schema(part.header().schema());
+    *side.capture->mutable_session() = std::move(*part.mutable_header()->mutable_session());
+    return CheckSchema(side.capture->schema());
   }
   if (part.part_case() == v1::CapturePart::kTorchTrace) {
     if (side.typed) {
@@ -79,7 +91,7 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
   if (!side.has_header) return absl::InvalidArgumentError("the header must be the first part of a side");
   side.typed = true;
 
-  v1::SessionCapture& c = side.capture;
+  v1::SessionCapture& c = *side.capture;
   switch (part.part_case()) {
     case v1::CapturePart::kFrame:
       *c.add_frames() = std::move(*part.mutable_frame());
@@ -107,12 +119,10 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
                                                        "\" was not announced by a graph_header"));
       }
       v1::Graph* g = c.mutable_graphs(it->second);
-      // The nodes change hands; no node is copied or allocated again.
+      // Moved: swapped when the part and the capture share an arena (or are both on the heap).
       google::protobuf::RepeatedPtrField<v1::Node>* nodes = part.mutable_node_batch()->mutable_nodes();
-      std::vector<v1::Node*> moved(static_cast<size_t>(nodes->size()));
-      nodes->ExtractSubrange(0, nodes->size(), moved.data());
-      g->mutable_nodes()->Reserve(g->nodes_size() + static_cast<int>(moved.size()));
-      for (v1::Node* node : moved) g->mutable_nodes()->AddAllocated(node);
+      g->mutable_nodes()->Reserve(g->nodes_size() + nodes->size());
+      for (v1::Node& node : *nodes) *g->add_nodes() = std::move(node);
       return absl::OkStatus();
     }
     case v1::CapturePart::kIteration:
@@ -186,11 +196,19 @@ absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment
 }
 
 absl::StatusOr<AssembledCaptures> CaptureAssembler::Finish(const v1::EndOfCapture& end) {
+  absl::StatusOr<CaptureRefs> refs = FinishInPlace(end);
+  if (!refs.ok()) return refs.status();
+  AssembledCaptures out;
+  out.head = std::move(*head_.capture);
+  if (base_.has_header) out.base = std::move(*base_.capture);
+  return out;
+}
+
+absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCapture& end) {
   if (end.parts() != parts_) {
     return absl::InvalidArgumentError(absl::StrCat("end marker says ", end.parts(),
                                                    " parts were sent, but ", parts_, " arrived"));
   }
-  AssembledCaptures out;
   for (SideState* side : {&head_, &base_}) {
     const absl::string_view name = side == &head_ ? "head" : "base";
     if (!side->fragment_kind.empty()) {
@@ -203,23 +221,20 @@ absl::StatusOr<AssembledCaptures> CaptureAssembler::Finish(const v1::EndOfCaptur
     }
     if (side->trace != nullptr) {
       // The log is the capture; a header's non-empty session fields override what it says.
-      v1::SessionCapture imported = side->trace->Finish();
-      if (side->has_header) {
-        v1::Session header = side->capture.session();
-        imported.mutable_session()->MergeFrom(header);
-      }
-      side->capture = std::move(imported);
+      // The importer's capture is kept where it was made (on the heap), not copied over.
+      auto imported = std::make_unique<v1::SessionCapture>(side->trace->Finish());
+      if (side->has_header) imported->mutable_session()->MergeFrom(side->capture->session());
+      side->owned = std::move(imported);
+      side->capture = side->owned.get();
       side->has_header = true;
     }
     if (!side->has_header) continue;
-    if (absl::Status s = ValidateCapture(side->capture); !s.ok()) {
+    if (absl::Status s = ValidateCapture(*side->capture); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": ", s.message()));
     }
   }
   if (!head_.has_header) return absl::InvalidArgumentError("the stream carried no head capture");
-  out.head = std::move(head_.capture);
-  if (base_.has_header) out.base = std::move(base_.capture);
-  return out;
+  return CaptureRefs{head_.capture, base_.has_header ? base_.capture : nullptr};
 }
 
 }  // namespace cl

@@ -4,6 +4,11 @@
 // stream is refused at the part that breaks it, naming that part) and counts bytes against the
 // session limit. Finish() takes the end marker, then checks the schema and validates each capture.
 // Not thread-safe: one stream, one assembler.
+//
+// Given an arena, the captures are built on it and FinishInPlace() hands out pointers to them:
+// parts parsed on the same arena (the server reads each message onto its call's arena) are moved
+// in without a copy, and the whole session is freed at once with the arena, whichever thread that
+// is. That is most of what a server spends on a session besides the analysis itself.
 #ifndef CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 #define CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 
@@ -13,6 +18,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "google/protobuf/arena.h"
 #include "capture/torch_trace/importer.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -28,16 +34,29 @@ struct AssembledCaptures {
   std::optional<v1::SessionCapture> base;
 };
 
+// A head and an optional base capture, wherever they are kept (an arena, AssembledCaptures).
+struct CaptureRefs {
+  const v1::SessionCapture* head = nullptr;
+  const v1::SessionCapture* base = nullptr;  // null: no base
+};
+
+inline CaptureRefs RefsOf(const AssembledCaptures& c) { return {&c.head, c.base ? &*c.base : nullptr}; }
+
 class CaptureAssembler {
  public:
-  // `max_bytes` caps the encoded size of all parts together (RESOURCE_EXHAUSTED past it).
-  explicit CaptureAssembler(uint64_t max_bytes);
+  // `max_bytes` caps the encoded size of all parts together (RESOURCE_EXHAUSTED past it). With an
+  // `arena` (which must outlive the assembler), the captures are built on it.
+  explicit CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena = nullptr);
 
   // INVALID_ARGUMENT naming the part for a malformed or out-of-order part; RESOURCE_EXHAUSTED
   // over the byte limit. A side is typed parts (header first) or raw TORCH_TRACE bytes (after an
   // optional header whose session fields override the log's), imported as they arrive.
-  absl::Status Add(v1::CapturePart part);
-  // Ends the stream: the marker's part count must match, nothing may be left half-sent.
+  // Its items are moved out of `part`.
+  absl::Status Add(v1::CapturePart&& part);
+  // Ends the stream: the marker's part count must match, nothing may be left half-sent. The
+  // captures stay in the assembler (or its arena); the pointers are valid while it lives.
+  absl::StatusOr<CaptureRefs> FinishInPlace(const v1::EndOfCapture& end);
+  // The same, with the captures moved (copied, from an arena) out.
   absl::StatusOr<AssembledCaptures> Finish(const v1::EndOfCapture& end);
 
   uint64_t bytes() const { return bytes_; }
@@ -45,7 +64,8 @@ class CaptureAssembler {
 
  private:
   struct SideState {
-    v1::SessionCapture capture;
+    v1::SessionCapture* capture = nullptr;        // on the arena, or `owned`
+    std::unique_ptr<v1::SessionCapture> owned;
     bool has_header = false;
     absl::flat_hash_map<std::string, int> graph_index;  // graph id -> index in capture.graphs
     std::string fragment_kind;  // non-empty while a fragmented item is arriving
@@ -59,7 +79,10 @@ class CaptureAssembler {
   absl::Status Apply(SideState& side, v1::CapturePart& part);
   absl::Status ApplyFragment(SideState& side, const v1::Fragment& fragment);
 
+  SideState NewSide();
+
   const uint64_t max_bytes_;
+  google::protobuf::Arena* const arena_;
   uint64_t bytes_ = 0;
   uint64_t parts_ = 0;
   SideState head_;

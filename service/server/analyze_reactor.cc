@@ -12,7 +12,7 @@ namespace cl {
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                v1::AnalyzeResponse* response)
-    : state_(state), context_(context), response_(response), assembler_(state->max_session_bytes) {
+    : state_(state), context_(context), response_(response), assembler_(state->max_session_bytes, &arena_) {
   if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
     FinishWith(auth);
     return;
@@ -30,7 +30,7 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   // without the mark) before it sends megabytes for nothing.
   context_->AddInitialMetadata("cl-admitted", "1");
   StartSendInitialMetadata();
-  StartRead(&chunk_);
+  StartRead(chunk_);
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {
@@ -44,12 +44,12 @@ void AnalyzeReactor::OnReadDone(bool ok) {
         " without an end marker; the capture was not analyzed")));
   }
   ++messages_;
-  if (absl::Status s = Accept(chunk_); !s.ok()) return Refuse(s);
+  if (absl::Status s = Accept(*chunk_); !s.ok()) return Refuse(s);
   if (ended_) {
     state_->metrics->RecordCaptureBytes(assembler_.bytes());
     return StartAnalysis();
   }
-  StartRead(&chunk_);
+  StartRead(chunk_);
 }
 
 absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
@@ -65,7 +65,7 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
     case v1::AnalyzeChunk::kPart:
       return assembler_.Add(std::move(*chunk.mutable_part()));
     case v1::AnalyzeChunk::kEnd: {
-      absl::StatusOr<AssembledCaptures> captures = assembler_.Finish(chunk.end());
+      absl::StatusOr<CaptureRefs> captures = assembler_.FinishInPlace(chunk.end());
       if (!captures.ok()) return captures.status();
       captures_ = std::move(*captures);
       ended_ = true;
@@ -86,7 +86,7 @@ void AnalyzeReactor::StartAnalysis() {
         return FinishWith(absl::OkStatus());  // analyzed already: the same answer, not a second analysis
       case RecentSessions::Claim::kRunning:
         return FinishWith(absl::AbortedError(absl::StrCat(
-            "session ", captures_->head.session().id(), " is being analyzed by another call; retry shortly")));
+            "session ", captures_->head->session().id(), " is being analyzed by another call; retry shortly")));
       case RecentSessions::Claim::kNew:
         break;
     }
@@ -95,7 +95,7 @@ void AnalyzeReactor::StartAnalysis() {
     const absl::Time start = absl::Now();
     absl::StatusOr<v1::AnalyzeResponse> result =
         RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
-    state_->metrics->RecordAnalysis(captures_->head.session(), result, absl::Now() - start);
+    state_->metrics->RecordAnalysis(captures_->head->session(), result, absl::Now() - start);
     if (!key.empty()) {
       if (result.ok()) state_->recent->Done(key, *result);
       else state_->recent->Abandon(key);

@@ -60,10 +60,13 @@ class AnalyzeReactor : public grpc::ServerReadReactor<v1::AnalyzeChunk> {
   bool has_options_ = false;
   bool ended_ = false;
   uint64_t messages_ = 0;  // read and parsed so far, the options included
-  v1::AnalyzeChunk chunk_;
+  // The call's memory: each message is read onto it, its parts moved into the captures there, and
+  // all of it freed at once when the call is done.
+  google::protobuf::Arena arena_;
+  v1::AnalyzeChunk* const chunk_ = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
   v1::AnalyzeOptions options_;
   CaptureAssembler assembler_;
-  std::optional<AssembledCaptures> captures_;
+  std::optional<CaptureRefs> captures_;  // on arena_, once the stream ended
   // Shared with the analysis task, which polls it through the engine's passes.
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 };

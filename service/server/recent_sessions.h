@@ -29,8 +29,11 @@ class RecentSessions {
   RecentSessions(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   // The dedupe key of a request; empty (never deduplicated) when the head has no session id.
+  static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes);
   static std::string Key(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
-                         uint64_t upload_bytes);
+                         uint64_t upload_bytes) {
+    return Key(RefsOf(captures), options, upload_bytes);
+  }
 
   enum class Claim { kNew, kDone, kRunning };
   // kNew: the caller analyzes and then calls Done or Abandon. kDone: *response is the earlier

@@ -128,7 +128,7 @@ TEST(CaptureAssemblerTest, SideMustBeSet) {
   CaptureAssembler a(kNoLimit);
   v1::CapturePart p = Header();
   p.set_side(v1::SIDE_UNSPECIFIED);
-  EXPECT_THAT(a.Add(p), StatusIs(absl::StatusCode::kInvalidArgument,
+  EXPECT_THAT(a.Add(v1::CapturePart(p)), StatusIs(absl::StatusCode::kInvalidArgument,
                                  HasSubstr("part 0 (head header): side must be HEAD or BASE")));
 }
 
@@ -137,7 +137,7 @@ TEST(CaptureAssemblerTest, HeaderFirstAndOnce) {
   v1::CapturePart frame;
   frame.set_side(v1::HEAD);
   frame.mutable_frame()->set_id(0);
-  EXPECT_THAT(a.Add(frame), StatusIs(absl::StatusCode::kInvalidArgument,
+  EXPECT_THAT(a.Add(v1::CapturePart(frame)), StatusIs(absl::StatusCode::kInvalidArgument,
                                      HasSubstr("part 0 (head frame): the header must be the first part")));
   CaptureAssembler b(kNoLimit);
   ASSERT_THAT(b.Add(Header()), IsOk());
@@ -156,7 +156,7 @@ TEST(CaptureAssemblerTest, NodesNeedTheirGraphAnnounced) {
   v1::CapturePart batch;
   batch.set_side(v1::HEAD);
   batch.mutable_node_batch()->set_graph_id("g9");
-  EXPECT_THAT(a.Add(batch), StatusIs(absl::StatusCode::kInvalidArgument,
+  EXPECT_THAT(a.Add(v1::CapturePart(batch)), StatusIs(absl::StatusCode::kInvalidArgument,
                                      HasSubstr("graph \"g9\" was not announced")));
 }
 
@@ -204,11 +204,11 @@ TEST(CaptureAssemblerTest, BadFragments) {
   f.set_side(v1::HEAD);
   f.mutable_fragment()->set_kind("teleport");
   f.mutable_fragment()->set_last(true);
-  EXPECT_THAT(a.Add(f), StatusIs(absl::StatusCode::kInvalidArgument,
+  EXPECT_THAT(a.Add(v1::CapturePart(f)), StatusIs(absl::StatusCode::kInvalidArgument,
                                  HasSubstr("fragment.kind \"teleport\" is not a capture part")));
   f.mutable_fragment()->set_kind("compile");
   f.mutable_fragment()->set_data("\xff\xff\xff");
-  EXPECT_THAT(a.Add(f), StatusIs(absl::StatusCode::kInvalidArgument,
+  EXPECT_THAT(a.Add(v1::CapturePart(f)), StatusIs(absl::StatusCode::kInvalidArgument,
                                  HasSubstr("the reassembled compile is not a valid Compile")));
 }
 
@@ -262,8 +262,8 @@ TEST(CaptureAssemblerTest, TypedPartsAndRawBytesDoNotMix) {
   v1::CapturePart frame;
   frame.set_side(v1::HEAD);
   frame.mutable_frame()->set_id(0);
-  ASSERT_THAT(a.Add(frame), IsOk());
-  EXPECT_THAT(a.Add(RawTrace("V1129 x", 100)[0]),
+  ASSERT_THAT(a.Add(v1::CapturePart(frame)), IsOk());
+  EXPECT_THAT(a.Add(v1::CapturePart(RawTrace("V1129 x", 100)[0])),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("typed parts or raw TORCH_TRACE bytes, not both")));
 }
 
@@ -272,7 +272,7 @@ TEST(CaptureAssemblerTest, EmptyPart) {
   ASSERT_THAT(a.Add(Header()), IsOk());
   v1::CapturePart empty;
   empty.set_side(v1::HEAD);
-  EXPECT_THAT(a.Add(empty), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("carries nothing")));
+  EXPECT_THAT(a.Add(v1::CapturePart(empty)), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("carries nothing")));
 }
 
 }  // namespace
