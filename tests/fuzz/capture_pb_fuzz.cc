@@ -7,26 +7,8 @@
 #include <string>
 
 #include "capture/capture_io.h"
-#include "google/protobuf/util/field_comparator.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tests/fuzz/fuzz_check.h"
-
-namespace {
-
-bool SameCapture(const compile_lens::v1::SessionCapture& a, const compile_lens::v1::SessionCapture& b) {
-  google::protobuf::util::DefaultFieldComparator comparator;
-  comparator.set_treat_nan_as_equal(true);
-  google::protobuf::util::MessageDifferencer differencer;
-  differencer.set_field_comparator(&comparator);
-  std::string report;
-  differencer.ReportDifferencesToString(&report);
-  const bool same = differencer.Compare(a, b);
-  if (!same) std::fprintf(stderr, "captures differ:\n%s\n", report.substr(0, 4000).c_str());
-  return same;
-}
-
-}  // namespace
 
 // protobuf logs every invalid-UTF-8 string it refuses; the refusal is the expected outcome.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -42,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CL_FUZZ_CHECK(capture->SerializeToString(&bytes));
   auto reloaded = cl::LoadCapture(bytes, cl::CaptureFormat::kBinary, "fuzz");
   CL_FUZZ_CHECK(reloaded.ok());
-  CL_FUZZ_CHECK(SameCapture(*capture, *reloaded));
+  CL_FUZZ_CHECK(cl::fuzz::SameMessage(*capture, *reloaded));
 
   auto json = cl::CaptureToJson(*capture);
   CL_FUZZ_CHECK(json.ok());

@@ -10,8 +10,6 @@
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/validate.h"
-#include "google/protobuf/util/field_comparator.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -19,18 +17,6 @@ namespace {
 
 namespace v1 = ::compile_lens::v1;
 constexpr uint64_t kMaxBytes = 1 << 20;
-
-bool SameCapture(const v1::SessionCapture& a, const v1::SessionCapture& b) {
-  google::protobuf::util::DefaultFieldComparator comparator;
-  comparator.set_treat_nan_as_equal(true);
-  google::protobuf::util::MessageDifferencer differencer;
-  differencer.set_field_comparator(&comparator);
-  std::string report;
-  differencer.ReportDifferencesToString(&report);
-  const bool same = differencer.Compare(a, b);
-  if (!same) std::fprintf(stderr, "captures differ:\n%s\n", report.substr(0, 4000).c_str());
-  return same;
-}
 
 // Splits what came out into parts again and assembles them anew: the same captures come back.
 void CheckResplit(const cl::AssembledCaptures& in) {
@@ -42,9 +28,9 @@ void CheckResplit(const cl::AssembledCaptures& in) {
   end.set_parts(again.parts());
   auto out = again.Finish(end);
   CL_FUZZ_CHECK(out.ok());
-  CL_FUZZ_CHECK(SameCapture(in.head, out->head));
+  CL_FUZZ_CHECK(cl::fuzz::SameMessage(in.head, out->head));
   CL_FUZZ_CHECK(in.base.has_value() == out->base.has_value());
-  if (in.base) CL_FUZZ_CHECK(SameCapture(*in.base, *out->base));
+  if (in.base) CL_FUZZ_CHECK(cl::fuzz::SameMessage(*in.base, *out->base));
 }
 
 }  // namespace

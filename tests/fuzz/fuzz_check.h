@@ -9,7 +9,10 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
+#include "google/protobuf/util/field_comparator.h"
+#include "google/protobuf/util/message_differencer.h"
 
 #define CL_FUZZ_CHECK(cond)                                                                    \
   do {                                                                                         \
@@ -32,6 +35,19 @@ inline std::string DeterministicBytes(const google::protobuf::MessageLite& messa
     message.SerializeToCodedStream(&coded);
   }
   return out;
+}
+
+// Whether two messages are equal field by field, NaN equal to NaN; prints the differences.
+inline bool SameMessage(const google::protobuf::Message& a, const google::protobuf::Message& b) {
+  google::protobuf::util::DefaultFieldComparator comparator;
+  comparator.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&comparator);
+  std::string report;
+  differencer.ReportDifferencesToString(&report);
+  const bool same = differencer.Compare(a, b);
+  if (!same) std::fprintf(stderr, "messages differ:\n%s\n", report.substr(0, 4000).c_str());
+  return same;
 }
 
 }  // namespace cl::fuzz
