@@ -34,6 +34,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/usage_config.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -433,6 +434,7 @@ struct PhaseReport {
   LoadResult load;
   double server_cpu = 0, client_cpu = 0;
   std::vector<std::pair<std::string, double>> extra;  // named figures (RSS, ...)
+  std::vector<double> rss_samples_mib;                 // the soak's, in order
 };
 
 std::string Json(const std::vector<PhaseReport>& phases, const Session& session) {
@@ -458,6 +460,11 @@ std::string Json(const std::vector<PhaseReport>& phases, const Session& session)
     }
     o << "}";
     for (const auto& [k, v] : p.extra) o << ", \"" << k << "\": " << v;
+    if (!p.rss_samples_mib.empty()) {
+      o << ", \"rss_samples_mib\": [";
+      for (size_t s = 0; s < p.rss_samples_mib.size(); ++s) o << (s ? ", " : "") << p.rss_samples_mib[s];
+      o << "]";
+    }
     o << "}";
   }
   o << "\n  ]\n}\n";
@@ -478,6 +485,10 @@ void Print(const PhaseReport& p) {
                                  1e3 * Percentile(p.load.refused_latencies, 0.99));
   }
   for (const auto& [k, v] : p.extra) std::cout << absl::StrFormat("  %s=%.1f", k, v);
+  if (!p.rss_samples_mib.empty()) {
+    std::cout << "\n          RSS every sample (MiB):";
+    for (double mib : p.rss_samples_mib) std::cout << absl::StrFormat(" %.1f", mib);
+  }
   std::cout << std::endl;
 }
 
@@ -560,6 +571,7 @@ int Run() {
         p.extra.push_back({"rss_first_sample_mib", samples.front()});
         p.extra.push_back({"rss_last_sample_mib", samples.back()});
         p.extra.push_back({"rss_max_sample_mib", *std::max_element(samples.begin(), samples.end())});
+        p.rss_samples_mib = samples;
       }
       reports.push_back(std::move(p));
     } else if (phase == "overload") {
@@ -605,6 +617,10 @@ int main(int argc, char** argv) {
       "cl-load [--streams=16] [--duration=20s] [--phases=echo,analyze,overload[,soak]] [--json=OUT]\n"
       "Loads a cl-server it starts with the hero session over gRPC (and a bare gRPC echo of the same\n"
       "bytes), reporting throughput, p50/p99 latency, status codes, server CPU per session and RSS.");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "load/cl_load.cc"); };
+  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage_config);
   absl::ParseCommandLine(argc, argv);
   signal(SIGPIPE, SIG_IGN);
   if (absl::GetFlag(FLAGS_serve_echo)) return cl::ServeEcho();
