@@ -213,10 +213,11 @@ struct CallResult {
   bool report = false;  // an AnalyzeResponse with a report came back (cl-server), or the echo
 };
 
-// One call, start to answer, on this thread's completion queue. The server's initial metadata is
-// awaited alongside the writes: neither server sends it before its answer, so when it comes while
-// the session is still being sent, the call was refused (a trailers-only answer), and the client
-// stops sending, as any client that watches for it can.
+// One call, start to answer, on this thread's completion queue. After the options the client
+// waits (up to --admission_wait) for the server's response headers: marked `cl-admitted`, the call
+// was admitted and the session follows; without the mark (a trailers-only answer) it was refused,
+// and nothing more is sent. The headers are also watched for during the writes, for a server that
+// ends the call early.
 CallResult Call(grpc::GenericStub& stub, grpc::CompletionQueue& cq, const Session& session,
                 const std::string& id, bool echo) {
   void* const kOp = reinterpret_cast<void*>(1);
