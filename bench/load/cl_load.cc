@@ -411,12 +411,9 @@ struct Server {
 absl::StatusOr<Server> StartServer(std::vector<std::string> argv) {
   Server s;
   s.process = std::make_unique<testing::Subprocess>(argv);
-  const std::string line = s.process->ReadStderrLine();
-  absl::string_view address = line;
-  if (!absl::ConsumePrefix(&address, "cl-server: listening on ")) {
-    return absl::UnavailableError(absl::StrCat(argv[0], " did not start: ", line));
-  }
-  s.address = std::string(address);
+  absl::StatusOr<std::string> address = s.process->ReadAnnounced("cl-server: listening on ");
+  if (!address.ok()) return absl::UnavailableError(absl::StrCat(argv[0], " did not start: ", address.status().message()));
+  s.address = *std::move(address);
   s.pid = s.process->pid();
   return s;
 }

@@ -12,7 +12,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "client/analyze_client.h"
 #include "client/upload.h"
 #include "gmock/gmock.h"
@@ -43,11 +42,10 @@ TEST(DrainTest, SigtermUnderLoadLosesNoAcceptedCall) {
   constexpr auto kGrace = std::chrono::seconds(30);
   Subprocess server({kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=1s", "--drain_grace=30s",
                      "--analysis_threads=2", "--max_inflight=64"});
-  std::string line = server.ReadStderrLine();
-  absl::string_view address = line;
-  ASSERT_TRUE(absl::ConsumePrefix(&address, "cl-server: listening on ")) << line;
+  absl::StatusOr<std::string> address = server.ReadAnnounced("cl-server: listening on ");
+  ASSERT_TRUE(address.ok()) << address.status();
   RemoteOptions remote;
-  remote.target = std::string(address);
+  remote.target = *address;
   remote.deadline = absl::Seconds(60);
 
   const v1::SessionCapture head = LoadHero("head.cls.json");

@@ -7,7 +7,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -33,10 +32,9 @@ class E2eTest : public ::testing::Test {
   void SetUp() override {
     server_ = std::make_unique<Subprocess>(
         std::vector<std::string>{kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
-    const std::string line = server_->ReadStderrLine();
-    absl::string_view address = line;
-    ASSERT_TRUE(absl::ConsumePrefix(&address, "cl-server: listening on ")) << line;
-    address_ = std::string(address);
+    absl::StatusOr<std::string> address = server_->ReadAnnounced("cl-server: listening on ");
+    ASSERT_TRUE(address.ok()) << address.status();
+    address_ = *address;
   }
 
   std::unique_ptr<Subprocess> server_;

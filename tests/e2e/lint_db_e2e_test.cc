@@ -5,7 +5,6 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -52,10 +51,7 @@ constexpr char kInfoDb[] =
 std::string StartServer(std::unique_ptr<Subprocess>& server, std::vector<std::string> flags) {
   flags.insert(flags.begin(), {kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
   server = std::make_unique<Subprocess>(flags);
-  const std::string line = server->ReadStderrLine();
-  absl::string_view address = line;
-  if (!absl::ConsumePrefix(&address, "cl-server: listening on ")) return "";
-  return std::string(address);
+  return server->ReadAnnounced("cl-server: listening on ").value_or("");
 }
 
 v1::AnalysisReport Report(const std::string& path) {

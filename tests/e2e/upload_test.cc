@@ -16,7 +16,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/file_io.h"
@@ -58,13 +57,12 @@ std::unique_ptr<Subprocess> StartServer(int port, std::string* metrics = nullptr
                                    "--analysis_threads=2"};
   if (metrics != nullptr) argv.push_back("--metrics_listen=127.0.0.1:0");
   auto server = std::make_unique<Subprocess>(argv);
-  const std::string line = server->ReadStderrLine();
-  EXPECT_TRUE(absl::StartsWith(line, "cl-server: listening on ")) << line;
+  const absl::StatusOr<std::string> address = server->ReadAnnounced("cl-server: listening on ");
+  EXPECT_TRUE(address.ok()) << address.status();
   if (metrics != nullptr) {
-    const std::string second = server->ReadStderrLine();
-    absl::string_view address = second;
-    EXPECT_TRUE(absl::ConsumePrefix(&address, "cl-server: metrics on ")) << second;
-    *metrics = std::string(address);
+    const absl::StatusOr<std::string> metrics_address = server->ReadAnnounced("cl-server: metrics on ");
+    EXPECT_TRUE(metrics_address.ok()) << metrics_address.status();
+    *metrics = metrics_address.value_or("");
   }
   return server;
 }

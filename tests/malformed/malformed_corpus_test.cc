@@ -166,10 +166,9 @@ class MalformedCorpusTest : public ::testing::Test {
     server_ = std::make_unique<Subprocess>(std::vector<std::string>{
         kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2",
         absl::StrCat("--max_session_bytes=", kMaxSessionBytes), "--recent_sessions=0"});
-    const std::string line = server_->ReadStderrLine();
-    absl::string_view address = line;
-    ASSERT_TRUE(absl::ConsumePrefix(&address, "cl-server: listening on ")) << line;
-    remote_.target = std::string(address);
+    absl::StatusOr<std::string> address = server_->ReadAnnounced("cl-server: listening on ");
+    ASSERT_TRUE(address.ok()) << address.status();
+    remote_.target = *address;
     remote_.deadline = kCallDeadline;
     // Drain the server's stderr as it comes, so that a chatty server never blocks on a full pipe.
     stderr_thread_ = std::thread([this] { server_stderr_ = server_->ReadStderrToEnd(); });

@@ -11,6 +11,9 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
 extern char** environ;
 
 namespace cl::testing {
@@ -41,6 +44,15 @@ Subprocess::~Subprocess() {
     waitpid(pid_, nullptr, 0);
   }
   if (stderr_fd_ >= 0) close(stderr_fd_);
+}
+
+absl::StatusOr<std::string> Subprocess::ReadAnnounced(absl::string_view prefix) {
+  const std::string line = ReadStderrLine();
+  absl::string_view rest = line;
+  if (!absl::ConsumePrefix(&rest, prefix)) {
+    return absl::UnavailableError(absl::StrCat("expected \"", prefix, "...\" on stderr, got: ", line));
+  }
+  return std::string(rest);
 }
 
 std::string Subprocess::ReadStderrLine() {

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace cl::testing {
 
 class Subprocess {
@@ -18,6 +21,9 @@ class Subprocess {
 
   // Reads stderr up to the next newline (without it); empty at end of stream.
   std::string ReadStderrLine();
+  // The next stderr line without `prefix` (cl-server's "cl-server: listening on " and
+  // "cl-server: metrics on "), or an error quoting the line that came instead.
+  absl::StatusOr<std::string> ReadAnnounced(absl::string_view prefix);
   // The rest of stderr, until the child closes it.
   std::string ReadStderrToEnd();
   void Signal(int signal);
