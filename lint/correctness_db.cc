@@ -258,7 +258,8 @@ class DbLoader {
     if (absl::Status s = SeverityValue(*severity, "severity", &p.severity); !s.ok()) return s;
     if (const toml::node* c = t.get("confidence"); c != nullptr) {
       const std::optional<double> v = c->value<double>();
-      if (!v || !(c->is_floating_point() || c->is_integer()) || *v < 0 || *v > 1) {
+      // Written so that nan is refused too: it compares false both ways.
+      if (!v || !(c->is_floating_point() || c->is_integer()) || !(*v >= 0 && *v <= 1)) {
         return PatternError(*c, "confidence must be a number from 0 to 1");
       }
       p.confidence = *v;

@@ -2,7 +2,10 @@
 # The short CI run of one fuzz target (ctest -L fuzz runs it for each):
 #   ci_run.sh BINARY CORPUS_DIR [ARTIFACT_DIR]
 # First replays every input in tests/fuzz/regressions/<target>/ (each once), then fuzzes for 15 s
-# from a copy of CORPUS_DIR, so that the run never grows the seeds. Fails on any crash, leak,
+# from a copy of CORPUS_DIR, so that the run never grows the seeds. The mutations start from a
+# fixed seed (CL_FUZZ_SEED, default 1; 0 draws one) so that a CI failure can be replayed and a
+# change does not fail on a finding that has nothing to do with it: the long runs
+# (run_long.sh) are where new bugs are hunted, at random seeds. Fails on any crash, leak,
 # timeout (-timeout=10) or memory blow-up (-rss_limit_mb=2048); a crashing input is kept in
 # ARTIFACT_DIR (default: a temporary directory, printed).
 set -euo pipefail
@@ -25,5 +28,5 @@ fi
 if [[ -d $corpus ]]; then cp -r "$corpus"/. "$work/corpus/"; fi
 echo "== $target: fuzzing 15 s from $(ls "$work/corpus" | wc -l) seeds"
 # shellcheck disable=SC2046
-"$binary" "${FUZZ_FLAGS[@]}" $(fuzz_dict_flag "$target") -max_total_time=15 \
+"$binary" "${FUZZ_FLAGS[@]}" $(fuzz_dict_flag "$target") -max_total_time=15 -seed="${CL_FUZZ_SEED:-1}" \
   -artifact_prefix="$artifacts/$target-" "$work/corpus"

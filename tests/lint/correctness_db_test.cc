@@ -94,6 +94,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadDb{"missing_category", Db("severity = \"info\""), "pattern \"in_place_op_on_alias\": category is missing"},
         BadDb{"confidence", Db("category = \"aliasing\"\nseverity = \"info\"\nconfidence = 1.5"),
               "line 8: pattern \"in_place_op_on_alias\": confidence must be a number from 0 to 1"},
+        BadDb{"nan_confidence", Db("category = \"aliasing\"\nseverity = \"info\"\nconfidence = nan"),
+              "line 8: pattern \"in_place_op_on_alias\": confidence must be a number from 0 to 1"},
         BadDb{"bad_scope", Db("category = \"aliasing\"\nseverity = \"info\"\nscope = \"everywhere\""),
               "line 8: pattern \"in_place_op_on_alias\": scope \"everywhere\" is not one of"},
         BadDb{"unknown_key", Db("category = \"aliasing\"\nseverity = \"info\"\nsevrity = \"info\""),
