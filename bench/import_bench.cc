@@ -7,11 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "capture/torch_trace/importer.h"
 #include "capture/torch_trace/tokenizer.h"
+#include "common/digest.h"
 #include "common/file_io.h"
+#include "common/md5_batch.h"
 
 namespace cl {
 namespace {
@@ -91,6 +94,39 @@ void BM_TokenizeLargeTrace(benchmark::State& state) {
   state.counters["records"] = static_cast<double>(records / state.iterations());
 }
 BENCHMARK(BM_TokenizeLargeTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Checking the large trace's payload md5s: one at a time with OpenSSL (arg 0), or in Md5Batch's
+// lanes (arg 1), all payloads in one batch.
+void BM_Md5LargeTracePayloads(benchmark::State& state) {
+  const char* env = std::getenv("CL_LARGE_TRACE");
+  absl::StatusOr<std::string> log = ReadFile(env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log");
+  if (!log.ok()) {
+    state.SkipWithError(std::string(log.status().message()).c_str());
+    return;
+  }
+  std::vector<std::string> payloads;
+  TraceTokenizer tokenizer;
+  const auto sink = [&](TraceRecord&& r) {
+    if (r.has_payload) payloads.push_back(std::move(r.payload));
+  };
+  tokenizer.Feed(*log, sink);
+  tokenizer.Finish(sink);
+  const std::vector<absl::string_view> views(payloads.begin(), payloads.end());
+  std::vector<Md5Digest> digests(views.size());
+  size_t bytes = 0;
+  for (absl::string_view v : views) bytes += v.size();
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      for (absl::string_view v : views) benchmark::DoNotOptimize(Md5Hex(v));
+    } else {
+      Md5Batch(views, absl::MakeSpan(digests));
+      benchmark::DoNotOptimize(digests);
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["payloads"] = static_cast<double>(views.size());
+}
+BENCHMARK(BM_Md5LargeTracePayloads)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cl

@@ -6,9 +6,17 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "common/digest.h"
+#include "common/md5_batch.h"
 
 namespace cl {
+namespace {
+
+// How much payload waits for one md5 batch: enough for the lanes to stay busy across payloads of
+// a few hundred KiB, little next to the capture being built.
+constexpr size_t kBatchBytes = 8 << 20;
+constexpr size_t kBatchRecords = 512;
+
+}  // namespace
 
 // Incremental md5 over a payload past the payload cap (EVP: OpenSSL 3 deprecates the MD5_* functions).
 class TraceTokenizer::Md5 {
@@ -121,6 +129,7 @@ void TraceTokenizer::Finish(Sink sink) {
   partial_.clear();
   discarding_ = false;
   Emit(sink);
+  Flush(sink);
 }
 
 void TraceTokenizer::Line(absl::string_view line, Sink sink) {
@@ -177,15 +186,44 @@ void TraceTokenizer::Line(absl::string_view line, Sink sink) {
 void TraceTokenizer::Emit(Sink sink) {
   if (!in_record_) return;
   in_record_ = false;
-  if (record_.has_payload) {
-    const std::string digest = record_.payload_truncated ? md5_->HexDigest() : Md5Hex(record_.payload);
-    record_.md5_ok = digest == expected_md5_;
-    if (!record_.md5_ok) ++counters_.md5_mismatches;
-    if (record_.payload_truncated) ++counters_.truncated_payloads;
-  }
   ++counters_.records;
-  sink(std::move(record_));
+  Pending& p = pending_.emplace_back(Pending{std::move(record_), std::string()});
   record_ = TraceRecord();
+  if (p.record.has_payload) {
+    if (p.record.payload_truncated) {
+      // Hashed as it came; nothing left to batch.
+      p.record.md5_ok = md5_->HexDigest() == expected_md5_;
+      if (!p.record.md5_ok) ++counters_.md5_mismatches;
+      ++counters_.truncated_payloads;
+    } else {
+      p.expected_md5 = std::move(expected_md5_);
+      pending_bytes_ += p.record.payload.size();
+    }
+  }
+  if (pending_bytes_ >= kBatchBytes || pending_.size() >= kBatchRecords) Flush(sink);
+}
+
+void TraceTokenizer::Flush(Sink sink) {
+  std::vector<absl::string_view> payloads;
+  std::vector<size_t> owners;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const TraceRecord& r = pending_[i].record;
+    if (r.has_payload && !r.payload_truncated) {
+      payloads.push_back(r.payload);
+      owners.push_back(i);
+    }
+  }
+  std::vector<Md5Digest> digests(payloads.size());
+  Md5Batch(payloads, absl::MakeSpan(digests));
+  for (size_t k = 0; k < owners.size(); ++k) {
+    Pending& p = pending_[owners[k]];
+    const absl::string_view digest(reinterpret_cast<const char*>(digests[k].data()), digests[k].size());
+    p.record.md5_ok = absl::BytesToHexString(digest) == p.expected_md5;
+    if (!p.record.md5_ok) ++counters_.md5_mismatches;
+  }
+  for (Pending& p : pending_) sink(std::move(p.record));
+  pending_.clear();
+  pending_bytes_ = 0;
 }
 
 }  // namespace cl

@@ -1,7 +1,11 @@
 #include "capture/torch_trace/tokenizer.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/digest.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -10,6 +14,7 @@ namespace cl {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::StartsWith;
 
 // md5("a\nb") and md5("") as torch writes them in has_payload.
 constexpr char kMd5AB[] = "8cdeb44417f3c26826595d5820cf5700";
@@ -54,6 +59,38 @@ TEST(TokenizerTest, Md5MismatchIsCountedNotFatal) {
   EXPECT_FALSE(r[0].md5_ok);
   EXPECT_EQ(r[0].payload, "not empty");
   EXPECT_EQ(t.counters().md5_mismatches, 1u);
+}
+
+// Records wait in a batch for their md5s to be checked together: they still come out in log order,
+// each with its own verdict, and a batch goes out once it is full rather than at Finish, so memory
+// stays bounded on a long log.
+TEST(TokenizerTest, Md5BatchesKeepOrderVerdictsAndStreaming) {
+  std::string log;
+  std::vector<bool> good;
+  for (int i = 0; i < 1200; ++i) {
+    const std::string payload = std::string(9000 + i, static_cast<char>('a' + i % 26));
+    const bool ok = i % 7 != 3;
+    good.push_back(ok);
+    log += Header(absl::StrCat(R"({"i": )", i, R"(, "has_payload": ")", ok ? Md5Hex(payload) : kMd5Empty, R"("})"));
+    log += "\t" + payload + "\n";
+    if (i % 5 == 0) log += Header(absl::StrCat(R"({"no_payload": )", i, "}"));
+  }
+  TraceTokenizer t;
+  std::vector<TraceRecord> r;
+  auto sink = [&](TraceRecord&& record) { r.push_back(std::move(record)); };
+  t.Feed(log, sink);
+  EXPECT_GT(r.size(), 0u) << "nothing came out before Finish";
+  t.Finish(sink);
+  ASSERT_EQ(r.size(), 1200u + 240u);
+  size_t next = 0;
+  for (size_t k = 0; k < r.size(); ++k) {
+    if (!r[k].has_payload) continue;
+    EXPECT_THAT(r[k].metadata, StartsWith(absl::StrCat(R"({"i": )", next, ",")));
+    EXPECT_EQ(r[k].md5_ok, good[next]) << "record " << next;
+    ++next;
+  }
+  EXPECT_EQ(next, 1200u);
+  EXPECT_EQ(t.counters().md5_mismatches, static_cast<uint64_t>(std::count(good.begin(), good.end(), false)));
 }
 
 TEST(TokenizerTest, BlankLinesAreDroppedEvenInsideAPayload) {
