@@ -6,6 +6,8 @@
 # runs grow and later runs reuse. Each run's log and any crashing input go to BUILD_DIR/fuzz-long/;
 # one summary line per target is appended to BUILD_DIR/fuzz-long/results.txt:
 #   date target execs exec/s cov ft corpus peak_rss_mb seconds crashes [artifact]
+# FUZZ_EXTRA_FLAGS adds libFuzzer flags to every run (e.g. FUZZ_EXTRA_FLAGS=-max_len=4096: smaller
+# inputs, more executions, for the slow targets); they go into the log and the summary line.
 # Exit status: 1 when any target crashed, leaked or timed out.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/fuzz_env.sh"
@@ -18,7 +20,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     -t) seconds=$2; shift 2 ;;
     -b) build=$(cd "$2" && pwd); shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -44,10 +46,11 @@ for t in "${targets[@]}"; do
   log=$long/$t.log
   # Crashes are only those of this run.
   rm -f "$long/artifacts/$t-"*
-  echo "== $t: up to 1000000 runs or ${seconds} s, from $(ls "$corpus" | wc -l) inputs (log: $log)"
+  echo "== $t: up to 1000000 runs or ${seconds} s ${FUZZ_EXTRA_FLAGS:-}, from $(ls "$corpus" | wc -l) inputs (log: $log)"
   start=$(date +%s)
   # shellcheck disable=SC2046
   nice "$binary" "${FUZZ_FLAGS[@]}" $(fuzz_dict_flag "$t") -runs=1000000 -max_total_time="$seconds" \
+    ${FUZZ_EXTRA_FLAGS:-} \
     -artifact_prefix="$long/artifacts/$t-" "$corpus" >"$log" 2>&1
   rc=$?
   elapsed=$(( $(date +%s) - start ))
@@ -58,7 +61,7 @@ for t in "${targets[@]}"; do
   corp=$(grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' <<<"$last" | cut -d' ' -f2)
   crashes=$(ls "$long/artifacts/$t-"* 2>/dev/null | wc -l)
   artifact=$(ls "$long/artifacts/$t-"* 2>/dev/null | head -1)
-  line="$(date -u +%Y-%m-%dT%H:%MZ) $t $(stat number_of_executed_units) $(stat average_exec_per_sec) ${cov:-?} ${ft:-?} ${corp:-?} $(stat peak_rss_mb) $elapsed $crashes ${artifact}"
+  line="$(date -u +%Y-%m-%dT%H:%MZ) $t $(stat number_of_executed_units) $(stat average_exec_per_sec) ${cov:-?} ${ft:-?} ${corp:-?} $(stat peak_rss_mb) $elapsed $crashes ${artifact}${FUZZ_EXTRA_FLAGS:+ [$FUZZ_EXTRA_FLAGS]}"
   echo "$line" | tee -a "$results"
   if [[ $rc -ne 0 || $crashes -ne 0 ]]; then failed=1; fi
 done
