@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "common/file_io.h"
 #include "capture/stream/capture_splitter.h"
+#include "capture/stream/part_packer.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -78,6 +79,10 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& ca
 
 namespace {
 
+size_t PartBudget(const RemoteOptions& remote) {
+  return remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
+}
+
 // One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
 // the server has already finished the call (with an error, say): stop sending and let Finish()
 // tell why.
@@ -99,17 +104,16 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;
   write(first);
-  uint64_t parts = 0;
-  absl::Status sent = send_parts([&](v1::CapturePart&& part) -> absl::Status {
-    v1::AnalyzeChunk chunk;
-    *chunk.mutable_part() = std::move(part);
+  PartPacker packer(PartBudget(remote));
+  const auto emit = [&](v1::AnalyzeChunk&& chunk) -> absl::Status {
     write(chunk);
-    ++parts;
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
-  });
+  };
+  absl::Status sent = send_parts([&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); });
+  if (sent.ok()) sent = packer.Flush(emit);
   if (sent.ok()) {
     v1::AnalyzeChunk end;
-    end.mutable_end()->set_parts(parts);
+    end.mutable_end()->set_parts(packer.parts());
     write(end);
   } else if (!absl::IsAborted(sent)) {
     // It failed here (the log would not read, say): cancel rather than half-close, so that the
@@ -130,7 +134,7 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captures,
                                                   const v1::AnalyzeOptions& options,
                                                   const RemoteOptions& remote) {
-  const size_t budget = remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
+  const size_t budget = PartBudget(remote);
   return Stream(options, remote, [&](auto emit) -> absl::Status {
     CL_RETURN_IF_ERROR(SplitCapture(captures.head, v1::HEAD, budget, emit));
     if (captures.base) CL_RETURN_IF_ERROR(SplitCapture(*captures.base, v1::BASE, budget, emit));
@@ -144,7 +148,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
                                                        const RemoteOptions& remote) {
   gzFile in = gzopen(log_path.c_str(), "rb");  // plain files pass through unchanged
   if (in == nullptr) return absl::NotFoundError(absl::StrCat(log_path, ": cannot open"));
-  const size_t budget = remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
+  const size_t budget = PartBudget(remote);
   absl::StatusOr<v1::AnalyzeResponse> response = Stream(options, remote, [&](auto emit) -> absl::Status {
     if (header.has_session() || !header.source_name().empty()) {
       v1::CapturePart part;

@@ -46,6 +46,10 @@
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
 #include "capture/stream/capture_splitter.h"
+#include "capture/stream/part_packer.h"
+#include "common/status_macros.h"
+#include "capture/stream/part_packer.h"
+#include "common/status_macros.h"
 #include "compile_lens/v1/service.pb.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/async_generic_service.h"
@@ -63,6 +67,9 @@ ABSL_FLAG(std::string, server, CL_BINARY_DIR "/service/cl-server", "the cl-serve
 ABSL_FLAG(std::string, head, CL_SOURCE_DIR "/examples/hero/head.cls.json", "the session's head capture");
 ABSL_FLAG(std::string, base, CL_SOURCE_DIR "/examples/hero/base.cls.json", "its base capture (\"\": none)");
 ABSL_FLAG(bool, html, false, "ask for the HTML report too (cl-client does with --html)");
+ABSL_FLAG(bool, batch_parts, true,
+          "pack consecutive parts into messages up to the part budget, as cl-client does; false: one "
+          "part per message, as clients did before PartBatch");
 ABSL_FLAG(int, streams, 16, "concurrent client streams");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(20), "measured time per phase");
 ABSL_FLAG(absl::Duration, warmup, absl::Seconds(3), "unmeasured load before each phase");
@@ -188,18 +195,25 @@ absl::StatusOr<Session> LoadSession() {
   v1::AnalyzeChunk options;
   options.mutable_options()->set_render_html(absl::GetFlag(FLAGS_html));
   s.chunks.push_back(options);
-  uint64_t parts = 0;
-  auto emit = [&](v1::CapturePart&& part) {
-    if (part.has_header() && part.side() == v1::HEAD) s.header = s.chunks.size();
-    *s.chunks.emplace_back().mutable_part() = std::move(part);
-    ++parts;
+  // The head's header goes alone, in its own message, so that HeaderFor rewrites a small one.
+  PartPacker packer(absl::GetFlag(FLAGS_batch_parts) ? kDefaultPartBudget : 0);
+  const auto push = [&](v1::AnalyzeChunk&& chunk) {
+    s.chunks.push_back(std::move(chunk));
     return absl::OkStatus();
+  };
+  auto emit = [&](v1::CapturePart&& part) -> absl::Status {
+    if (!part.has_header() || part.side() != v1::HEAD) return packer.Add(std::move(part), push);
+    CL_RETURN_IF_ERROR(packer.Flush(push));
+    s.header = s.chunks.size();
+    CL_RETURN_IF_ERROR(packer.Add(std::move(part), push));
+    return packer.Flush(push);
   };
   if (absl::Status st = SplitCapture(*head, v1::HEAD, kDefaultPartBudget, emit); !st.ok()) return st;
   if (base) {
     if (absl::Status st = SplitCapture(*base, v1::BASE, kDefaultPartBudget, emit); !st.ok()) return st;
   }
-  s.chunks.emplace_back().mutable_end()->set_parts(parts);
+  if (absl::Status st = packer.Flush(push); !st.ok()) return st;
+  s.chunks.emplace_back().mutable_end()->set_parts(packer.parts());
   for (const v1::AnalyzeChunk& c : s.chunks) {
     s.serialized.push_back(Serialize(c));
     s.bytes += c.ByteSizeLong();

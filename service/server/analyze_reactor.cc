@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 #include "service/analysis.h"
 
 namespace cl {
@@ -64,6 +65,14 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
   switch (chunk.kind_case()) {
     case v1::AnalyzeChunk::kPart:
       return assembler_.Add(std::move(*chunk.mutable_part()));
+    case v1::AnalyzeChunk::kParts:
+      if (chunk.parts().parts().empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " is an empty batch of parts"));
+      }
+      for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) {
+        CL_RETURN_IF_ERROR(assembler_.Add(std::move(part)));
+      }
+      return absl::OkStatus();
     case v1::AnalyzeChunk::kEnd: {
       absl::StatusOr<CaptureRefs> captures = assembler_.FinishInPlace(chunk.end());
       if (!captures.ok()) return captures.status();

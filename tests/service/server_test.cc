@@ -171,6 +171,53 @@ TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
   ExpectStillServing();
 }
 
+// Parts may come several to a message (PartBatch, what cl-client sends) or one per message, mixed
+// in one stream; the end marker counts parts either way.
+TEST_F(ServerTest, BatchedAndSinglePartsMixInOneStream) {
+  std::vector<v1::AnalyzeChunk> single = Stream(Load("head.cls.json"));
+  std::vector<v1::AnalyzeChunk> mixed = {single.front()};
+  for (size_t i = 1; i + 1 < single.size(); ++i) {
+    if (i % 3 == 0) {
+      mixed.push_back(single[i]);
+      continue;
+    }
+    if (!mixed.back().has_parts()) mixed.emplace_back();
+    *mixed.back().mutable_parts()->add_parts() = single[i].part();
+  }
+  mixed.push_back(single.back());
+  ASSERT_LT(mixed.size(), single.size());
+  v1::AnalyzeResponse batched, one_by_one;
+  ASSERT_TRUE(SendRaw(mixed, &batched).ok());
+  ASSERT_TRUE(SendRaw(single, &one_by_one).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals(batched.report(), one_by_one.report()));
+  EXPECT_EQ(batched.report().recompile().total(), 3u);
+}
+
+TEST_F(ServerTest, AnEmptyBatchIsRefusedNamingTheMessage) {
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  chunks.insert(chunks.begin() + 3, v1::AnalyzeChunk());
+  chunks[3].mutable_parts();
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("message 4 is an empty batch of parts"));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  v1::AnalyzeChunk batch;
+  *batch.mutable_parts()->add_parts() = chunks[2].part();
+  v1::CapturePart* bad = batch.mutable_parts()->add_parts();
+  bad->set_side(v1::HEAD);
+  bad->mutable_node_batch()->set_graph_id("no_such_graph");
+  chunks[2] = batch;
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("part 2 "));
+  EXPECT_THAT(s.error_message(), HasSubstr("no_such_graph"));
+  ExpectStillServing();
+}
+
 TEST_F(ServerTest, GarbageBytesOnTheWire) {
   // A message that is not an AnalyzeChunk at all, sent through the generic API.
   grpc::GenericStub generic(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
