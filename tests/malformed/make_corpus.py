@@ -770,6 +770,24 @@ def stream_cases(c, lite):
     bad_header = service_pb2.CaptureHeader(schema="0.4.0", session=capture.session)
     add("header_old_schema", [opts(), part(header=bad_header), end(1)], "invalid_argument",
         ["part 0", '"0.4.0" is not supported'])
+    # Parts several to a message (PartBatch, what cl-client sends).
+    def batch(*parts):
+        ch = service_pb2.AnalyzeChunk()
+        ch.parts.SetInParent()
+        for p in parts:
+            ch.parts.parts.append(p.part)
+        return ch
+
+    half = len(ps) // 2
+    add("batch_valid", [opts(), batch(*ps[:half]), ps[half], batch(*ps[half + 1:]), end(len(ps))], "report", [],
+        note="control: the same parts in two batches and one single part")
+    add("batch_empty", [opts(), ps[0], batch(), end(1)], "invalid_argument", ["message 3 is an empty batch of parts"])
+    add("batch_bad_part", [opts(), batch(ps[0], part(node_batch=nb)), end(2)], "invalid_argument",
+        ["part 1", 'graph "never_announced" was not announced'])
+    add("batch_side_unspecified", [opts(), batch(ps[0], part(side=service_pb2.SIDE_UNSPECIFIED, frame=capture.frames[0])),
+                                   end(2)], "invalid_argument", ["part 1", "side must be HEAD or BASE"])
+    add("batch_end_counts_messages", [opts(), batch(*ps), end(1)], "invalid_argument",
+        ["end marker says 1 parts", "%d arrived" % len(ps)], note="the end marker counts parts, not messages")
     # Messages that are not AnalyzeChunks: cut, garbage, invalid UTF-8 in string fields.
     whole = ps[5].SerializeToString(deterministic=True)
     for cut in (1, 3, len(whole) // 2, len(whole) - 1):
