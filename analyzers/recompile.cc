@@ -143,6 +143,13 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
       }
     }
     stats.entries.insert(compile.frame_compile_id());
+  }
+  // A frame's config is its latest compile's that recorded one: look from the end, so that each
+  // frame's JSON is parsed once (proto3 JSON parsing costs more than the rest of the pass).
+  for (int i = capture.compiles_size() - 1; i >= 0; --i) {
+    const v1::Compile& compile = capture.compiles(i);
+    FrameStats& stats = frames[compile.frame_id()];
+    if (stats.has_config) continue;
     if (auto config = ReadDynamoConfig(compile.metrics())) {
       stats.config = *config;
       stats.has_config = true;

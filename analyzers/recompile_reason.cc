@@ -401,6 +401,14 @@ std::optional<CacheLimitMessage> ParseCacheLimitMessage(absl::string_view text) 
   static const LazyRE2 kFunctionRe = {R"re(function: '([^']+)' \((.+):(\d+)\))re"};
   static const LazyRE2 kLastReasonRe = {R"re(last reason: ([^\n]*))re"};
 
+  // Each form holds one of these literals: a text with none (most are) skips the regexes, each of
+  // which would scan it whole.
+  static constexpr absl::string_view kLiterals[] = {"hit config.", "hit recompilation cache limit",
+                                                    "Dynamo recompile limit exceeded", " reached"};
+  if (std::none_of(std::begin(kLiterals), std::end(kLiterals),
+                   [&](absl::string_view literal) { return absl::StrContains(text, literal); })) {
+    return std::nullopt;
+  }
   const re2::StringPiece in = Piece(text);
   CacheLimitMessage msg;
   std::string value, limit_alt;
