@@ -50,6 +50,7 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   options.db = db;
   options.torch_version = in.head.session().torch_version();
   options.cancelled = in.cancelled;
+  options.cache = &cache_;
   for (const v1::Frame& frame : in.head.frames()) {
     options.frames.push_back({frame.file(), frame.name(), frame.line()});
   }

@@ -106,9 +106,9 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
   LintResult result;
   auto cancelled = [&] { return options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed); };
 
-  // Parse and index each file. Parsed sources own the text the indexes point into.
-  std::vector<std::unique_ptr<ParsedSource>> parsed;
-  std::vector<std::unique_ptr<ModuleIndex>> indexes;
+  // Parse and index each file (or take it from the cache). Parsed files own the text the indexes
+  // point into.
+  std::vector<std::shared_ptr<const ParsedFile>> parsed;
   std::vector<const ModuleIndex*> files;
   PythonParser parser;
   for (const LintSource& source : sources) {
@@ -116,13 +116,14 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
       result.cancelled = true;
       return result;
     }
-    auto p = std::make_unique<ParsedSource>(parser.Parse(source.text, options.limits));
+    std::shared_ptr<const ParsedFile> p = options.cache != nullptr
+                                              ? options.cache->Get(parser, source.path, source.text, options.limits)
+                                              : ParseFile(parser, source.path, source.text, options.limits);
     ++result.files;
-    result.lines += p->lines;
-    for (SourceDiagnostic& d : p->diagnostics) result.diagnostics.push_back({source.path, d.line, std::move(d.message)});
-    if (p->tree.root() == kNoNode) continue;
-    indexes.push_back(std::make_unique<ModuleIndex>(source.path, p->tree));
-    files.push_back(indexes.back().get());
+    result.lines += p->parsed.lines;
+    for (const SourceDiagnostic& d : p->parsed.diagnostics) result.diagnostics.push_back({source.path, d.line, d.message});
+    if (!p->index) continue;
+    files.push_back(&*p->index);
     parsed.push_back(std::move(p));
   }
   if (cancelled()) {
@@ -143,7 +144,7 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
   }
 
   std::vector<Suppressions> suppressions;
-  for (const auto& p : parsed) suppressions.push_back(Suppressions::Scan(p->tree.source()));
+  for (const auto& p : parsed) suppressions.push_back(Suppressions::Scan(p->parsed.tree.source()));
 
   const std::optional<TorchVersion> version = TorchVersion::Parse(options.torch_version);
   const DetectInput input{files, region, resolver};

@@ -12,6 +12,7 @@
 
 #include "absl/strings/string_view.h"
 #include "lint/correctness_db.h"
+#include "lint/parse_cache.h"
 #include "lint/python_parser.h"
 #include "lint/scope.h"
 
@@ -28,6 +29,7 @@ struct LintOptions {
   std::vector<CompiledFrame> frames;  // roots the capture knows of
   ParseLimits limits;
   const std::atomic<bool>* cancelled = nullptr;
+  ParseCache* cache = nullptr;  // parsed files kept across scans; null: parse every file
 };
 
 struct Finding {
