@@ -18,9 +18,10 @@
 #include "analyzers/graph_breaks.h"
 #include "analyzers/location.h"
 #include "analyzers/recompile_reason.h"
+#include "capture/torch_trace/json_value.h"
 #include "capture/validate.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
+#include "simdjson.h"
 
 namespace cl {
 namespace {
@@ -55,6 +56,18 @@ std::optional<uint64_t> NumberField(const Struct& s, const char* name) {
   return static_cast<uint64_t>(v);
 }
 
+// `text` as a Struct when it is a JSON object. simdjson rather than proto3 JSON parsing, which cost
+// more than the rest of the pass.
+bool ParseJsonObject(const std::string& text, Struct* out) {
+  static thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(text).get(root) != simdjson::SUCCESS || !root.is_object()) return false;
+  Value value;
+  json::ToProtoValue(root, &value);
+  *out = std::move(*value.mutable_struct_value());
+  return true;
+}
+
 // Reads metrics.dynamo_config: a JSON string in torch's compilation_metrics, or already a Struct
 // when an importer expanded it. Unreadable or absent config leaves torch's defaults.
 std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
@@ -64,8 +77,7 @@ std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
   const Struct* config = nullptr;
   if (it->second.kind_case() == Value::kStructValue) {
     config = &it->second.struct_value();
-  } else if (it->second.kind_case() == Value::kStringValue &&
-             google::protobuf::util::JsonStringToMessage(it->second.string_value(), &parsed).ok()) {
+  } else if (it->second.kind_case() == Value::kStringValue && ParseJsonObject(it->second.string_value(), &parsed)) {
     config = &parsed;
   } else {
     return std::nullopt;

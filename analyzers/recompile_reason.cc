@@ -1,5 +1,7 @@
 #include "analyzers/recompile_reason.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -405,8 +407,12 @@ std::optional<CacheLimitMessage> ParseCacheLimitMessage(absl::string_view text) 
   // which would scan it whole.
   static constexpr absl::string_view kLiterals[] = {"hit config.", "hit recompilation cache limit",
                                                     "Dynamo recompile limit exceeded", " reached"};
-  if (std::none_of(std::begin(kLiterals), std::end(kLiterals),
-                   [&](absl::string_view literal) { return absl::StrContains(text, literal); })) {
+  // glibc's memmem skips ahead by the needle's length; absl::StrContains stops at every first
+  // character (every space, for " reached").
+  const auto contains = [&](absl::string_view literal) {
+    return memmem(text.data(), text.size(), literal.data(), literal.size()) != nullptr;
+  };
+  if (std::none_of(std::begin(kLiterals), std::end(kLiterals), contains)) {
     return std::nullopt;
   }
   const re2::StringPiece in = Piece(text);

@@ -259,6 +259,28 @@ TEST(RecompilePassTest, CacheLimitFromEntryCountAndConfig) {
             "further guard failures run the frame eagerly");
 }
 
+// As torch writes it: dynamo_config a JSON string in each compile's metrics. The frame's latest
+// compile with a readable config is the one that counts; an unreadable one is passed over.
+TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("step");
+  const std::vector<std::string> configs = {R"({"recompile_limit": 8, "automatic_dynamic_shapes": true})",
+                                            R"({"cache_size_limit": 3, "accumulated_cache_size_limit": 64})",
+                                            "{not json", ""};
+  for (uint32_t n = 0; n < configs.size(); ++n) {
+    v1::Compile* compile =
+        AddCompile(&capture, 0, n,
+                   n == 0 ? std::vector<std::string>{}
+                          : std::vector<std::string>{"0/0: L['k'] == " + std::to_string(n)});
+    if (!configs[n].empty()) SetDynamoConfig(compile, configs[n]);
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).limit(), "cache_size_limit");
+  EXPECT_EQ(section.cache_limit_hits(0).value(), 3u);
+  EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
+}
+
 TEST(RecompilePassTest, NoCompilesIsSkipped) {
   v1::AnalysisReport report;
   PassOptions options;
