@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,33 +57,39 @@ void ImportFile(benchmark::State& state, const std::string& path) {
   state.counters["capture_MiB"] = static_cast<double>(capture_bytes) / (1 << 20);  // encoded size
 }
 
+// The large real trace: CL_LARGE_TRACE, else where bench/large_trace/make_large_trace.sh writes it.
+std::string LargeTracePath() {
+  const char* env = std::getenv("CL_LARGE_TRACE");
+  return env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log";
+}
+
+// The large trace in memory, or nullopt (and the benchmark skipped) when it does not read.
+std::optional<std::string> ReadLargeTrace(benchmark::State& state) {
+  absl::StatusOr<std::string> log = ReadFile(LargeTracePath());
+  if (!log.ok()) {
+    state.SkipWithError(std::string(log.status().message()).c_str());
+    return std::nullopt;
+  }
+  return std::move(*log);
+}
+
 void BM_ImportLargestFixture(benchmark::State& state) {
   ImportFile(state, CL_SHARED_DIR "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs/"
                                   "dedicated_log_torch_trace_rank_1.log");
 }
 BENCHMARK(BM_ImportLargestFixture)->Unit(benchmark::kMillisecond);
 
-void BM_ImportLargeTrace(benchmark::State& state) {
-  const char* env = std::getenv("CL_LARGE_TRACE");
-  ImportFile(state, env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log");
-}
+void BM_ImportLargeTrace(benchmark::State& state) { ImportFile(state, LargeTracePath()); }
 BENCHMARK(BM_ImportLargeTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-void BM_ImportLargeTraceGz(benchmark::State& state) {
-  const char* env = std::getenv("CL_LARGE_TRACE");
-  ImportFile(state, std::string(env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log") + ".gz");
-}
+void BM_ImportLargeTraceGz(benchmark::State& state) { ImportFile(state, LargeTracePath() + ".gz"); }
 BENCHMARK(BM_ImportLargeTraceGz)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The tokenizer alone (records cut out, payload md5s checked, nothing parsed) on the log already in
 // memory: what the parser adds is the difference to BM_ImportLargeTrace.
 void BM_TokenizeLargeTrace(benchmark::State& state) {
-  const char* env = std::getenv("CL_LARGE_TRACE");
-  absl::StatusOr<std::string> log = ReadFile(env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log");
-  if (!log.ok()) {
-    state.SkipWithError(std::string(log.status().message()).c_str());
-    return;
-  }
+  const std::optional<std::string> log = ReadLargeTrace(state);
+  if (!log) return;
   size_t records = 0;
   for (auto _ : state) {
     TraceTokenizer tokenizer;
@@ -98,12 +105,8 @@ BENCHMARK(BM_TokenizeLargeTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
 // Checking the large trace's payload md5s: one at a time with OpenSSL (arg 0), or in Md5Batch's
 // lanes (arg 1), all payloads in one batch.
 void BM_Md5LargeTracePayloads(benchmark::State& state) {
-  const char* env = std::getenv("CL_LARGE_TRACE");
-  absl::StatusOr<std::string> log = ReadFile(env != nullptr ? env : "/var/tmp/compile-lens-bench/large.log");
-  if (!log.ok()) {
-    state.SkipWithError(std::string(log.status().message()).c_str());
-    return;
-  }
+  const std::optional<std::string> log = ReadLargeTrace(state);
+  if (!log) return;
   std::vector<std::string> payloads;
   TraceTokenizer tokenizer;
   const auto sink = [&](TraceRecord&& r) {

@@ -90,6 +90,14 @@ class ServerTest : public ::testing::Test {
     EXPECT_EQ(r->report().recompile().total(), 3u);
   }
 
+  // `chunks` are refused with INVALID_ARGUMENT saying `what`, and the server serves on.
+  void ExpectRefused(const std::vector<v1::AnalyzeChunk>& chunks, const std::string& what) {
+    const grpc::Status s = SendRaw(chunks);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+    EXPECT_THAT(s.error_message(), HasSubstr(what));
+    ExpectStillServing();
+  }
+
   std::unique_ptr<AnalysisServer> server_;
   std::unique_ptr<v1::CompileLens::Stub> stub_;
 };
@@ -109,29 +117,20 @@ TEST_F(ServerTest, RemoteReportEqualsTheInProcessOne) {
 }
 
 TEST_F(ServerTest, StreamWithoutEndMarkerIsNotAnalyzed) {
-  const grpc::Status s = SendRaw(Stream(Load("head.cls.json"), /*end=*/false));
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("without an end marker"));
-  ExpectStillServing();
+  ExpectRefused(Stream(Load("head.cls.json"), /*end=*/false), "without an end marker");
 }
 
 TEST_F(ServerTest, TruncatedStreamIsRefused) {
   std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
   const uint64_t declared = chunks.back().end().parts();
   chunks.erase(chunks.end() - 3, chunks.end() - 1);  // two parts lost on the way
-  const grpc::Status s = SendRaw(chunks);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr(absl::StrCat("end marker says ", declared, " parts")));
-  ExpectStillServing();
+  ExpectRefused(chunks, absl::StrCat("end marker says ", declared, " parts"));
 }
 
 TEST_F(ServerTest, OptionsMustComeFirst) {
   std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
   chunks.erase(chunks.begin());
-  const grpc::Status s = SendRaw(chunks);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("first message of Analyze must carry the options"));
-  ExpectStillServing();
+  ExpectRefused(chunks, "first message of Analyze must carry the options");
 }
 
 TEST_F(ServerTest, OversizePartIsRefused) {
@@ -148,10 +147,7 @@ TEST_F(ServerTest, OversizePartIsRefused) {
 TEST_F(ServerTest, WrongSchemaIsRefusedNamingTheVersions) {
   v1::SessionCapture c = Load("head.cls.json");
   c.set_schema("0.4.0");
-  const grpc::Status s = SendRaw(Stream(c));
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("part 0 (head header): schema: \"0.4.0\" is not supported; this build reads schema 0.5.x"));
-  ExpectStillServing();
+  ExpectRefused(Stream(c), "part 0 (head header): schema: \"0.4.0\" is not supported; this build reads schema 0.5.x");
 }
 
 TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
@@ -164,11 +160,7 @@ TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
   n->set_op("call_function");
   n->set_target("aten.sub.Tensor");
   n->add_args()->set_node("mm_5");
-  const grpc::Status s = SendRaw(Stream(c));
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(),
-              HasSubstr("head: graphs[12].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\""));
-  ExpectStillServing();
+  ExpectRefused(Stream(c), "head: graphs[12].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\"");
 }
 
 // Parts may come several to a message (PartBatch, what cl-client sends) or one per message, mixed
@@ -197,10 +189,7 @@ TEST_F(ServerTest, AnEmptyBatchIsRefusedNamingTheMessage) {
   std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
   chunks.insert(chunks.begin() + 3, v1::AnalyzeChunk());
   chunks[3].mutable_parts();
-  const grpc::Status s = SendRaw(chunks);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("message 4 is an empty batch of parts"));
-  ExpectStillServing();
+  ExpectRefused(chunks, "message 4 is an empty batch of parts");
 }
 
 TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
@@ -211,11 +200,7 @@ TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
   bad->set_side(v1::HEAD);
   bad->mutable_node_batch()->set_graph_id("no_such_graph");
   chunks[2] = batch;
-  const grpc::Status s = SendRaw(chunks);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("part 2 "));
-  EXPECT_THAT(s.error_message(), HasSubstr("no_such_graph"));
-  ExpectStillServing();
+  ExpectRefused(chunks, "part 2 (head node_batch): node_batch.graph_id: graph \"no_such_graph\" was not announced");
 }
 
 TEST_F(ServerTest, GarbageBytesOnTheWire) {
