@@ -1,6 +1,7 @@
 #include "capture/torch_trace/trace_parser.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <utility>
 
@@ -279,10 +280,20 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
   for (simdjson::dom::key_value_pair kv : json::AsObject(m)) {
     json::ToProtoValue(kv.value, &(*metrics->mutable_fields())[std::string(kv.key)]);
   }
+  // Seconds (older torch) as microseconds, or nothing when they do not fit in an int64 of them.
+  const auto micros = [&](const char* key) -> std::optional<int64_t> {
+    const std::optional<double> seconds = json::Number(m, key);
+    if (!seconds) return std::nullopt;
+    const double us = *seconds * 1e6;
+    if (std::isfinite(us) && us >= -9.2e18 && us <= 9.2e18) return static_cast<int64_t>(us);
+    Diagnose(v1::Diagnostic::WARNING, r.line,
+             absl::StrCat("compilation_metrics.", key, " ", *seconds, " s is out of range (ignored)"));
+    return std::nullopt;
+  };
   if (auto v = json::Int(m, "start_time_us")) c->set_start_us(*v);
-  else if (auto s = json::Number(m, "start_time")) c->set_start_us(static_cast<int64_t>(*s * 1e6));
+  else if (auto us = micros("start_time")) c->set_start_us(*us);
   if (auto v = json::Int(m, "duration_us")) c->set_duration_us(std::max<int64_t>(0, *v));
-  else if (auto s = json::Number(m, "entire_frame_compile_time_s")) c->set_duration_us(static_cast<int64_t>(*s * 1e6));
+  else if (auto us = micros("entire_frame_compile_time_s")) c->set_duration_us(std::max<int64_t>(0, *us));
   if (auto v = json::Int(m, "guard_count")) c->set_guard_count(static_cast<uint32_t>(std::max<int64_t>(0, *v)));
   if (auto v = json::String(m, "fail_type")) c->set_fail_type(*v);
   if (auto v = json::String(m, "fail_reason")) c->set_fail_reason(*v);

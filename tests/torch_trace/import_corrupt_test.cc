@@ -56,6 +56,22 @@ TEST(ImportCorruptTest, BadJsonIsCountedAndSkipped) {
   EXPECT_THAT(Diagnostics(c), HasSubstr("names no event"));
 }
 
+// Found by torch_trace_fuzz: seconds whose microseconds do not fit an int64 were cast anyway
+// (undefined behaviour). They are now ignored, with a diagnostic.
+TEST(ImportCorruptTest, CompileTimesPastAnInt64OfMicrosecondsAreIgnored) {
+  const std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0})";
+  const std::string log =
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, " + ids + "\n" +
+      "V1129 14:05:13.136000 1 a.py:1] {\"compilation_metrics\": {\"start_time\": 171215452820523684, "
+      "\"entire_frame_compile_time_s\": -1e300}, " + ids + "\n";
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.compiles_size(), 1);
+  EXPECT_EQ(c.compiles(0).start_us(), 0);
+  EXPECT_EQ(c.compiles(0).duration_us(), 0);
+  EXPECT_THAT(Diagnostics(c), HasSubstr("compilation_metrics.start_time 1.71215e+17 s is out of range (ignored)"));
+  EXPECT_THAT(Diagnostics(c), HasSubstr("compilation_metrics.entire_frame_compile_time_s -1e+300 s is out of range"));
+}
+
 TEST(ImportCorruptTest, PayloadWithoutHeader) {
   v1::SessionCapture c = Import("\tdef forward(self):\n\t    return ()\n");
   EXPECT_THAT(Diagnostics(c), HasSubstr("2 payload line(s) with no record expecting them"));
