@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -55,7 +56,7 @@ void ValidateFrames(const v1::SessionCapture& c, absl::flat_hash_set<uint32_t>* 
 }
 
 void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
-                      absl::flat_hash_set<std::string>* ids, Problems* p) {
+                      absl::flat_hash_set<absl::string_view>* ids, Problems* p) {
   for (int i = 0; i < c.compiles_size(); ++i) {
     const v1::Compile& cp = c.compiles(i);
     const std::string path = absl::StrCat("compiles[", i, "]");
@@ -83,21 +84,23 @@ void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uin
   }
 }
 
-void ValidateArg(const v1::Arg& arg, const std::string& path,
-                 const absl::flat_hash_set<std::string>& defined, absl::string_view graph,
-                 Problems* p) {
+// Paths are built only for a problem (FunctionRef): a valid capture of thousands of nodes should
+// not pay a string per argument.
+void ValidateArg(const v1::Arg& arg, absl::FunctionRef<std::string()> path,
+                 const absl::flat_hash_set<absl::string_view>& defined, absl::string_view graph, Problems* p) {
   if (arg.kind_case() == v1::Arg::kNode && !defined.contains(arg.node())) {
-    p->Add(path, absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ",
-                              Quote(graph)));
+    p->Add(path(), absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ", Quote(graph)));
   }
   for (int i = 0; i < arg.list().items_size(); ++i) {
-    ValidateArg(arg.list().items(i), absl::StrCat(path, "[", i, "]"), defined, graph, p);
+    ValidateArg(arg.list().items(i), [&] { return absl::StrCat(path(), "[", i, "]"); }, defined, graph, p);
   }
 }
 
-void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<std::string>& compiles,
-                    absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>* nodes,
-                    Problems* p) {
+// Node names by graph id; the views point into the capture, which outlives the validation.
+using NodeNames = absl::flat_hash_map<absl::string_view, absl::flat_hash_set<absl::string_view>>;
+
+void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<absl::string_view>& compiles,
+                    NodeNames* nodes, Problems* p) {
   for (int i = 0; i < c.graphs_size(); ++i) {
     const v1::Graph& g = c.graphs(i);
     const std::string path = absl::StrCat("graphs[", i, "]");
@@ -108,51 +111,50 @@ void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<std::
     }
     // FX graphs are topologically ordered, so an argument must name an earlier node; this also
     // rules out cycles.
-    absl::flat_hash_set<std::string>& defined = (*nodes)[g.id()];
+    absl::flat_hash_set<absl::string_view>& defined = (*nodes)[g.id()];
+    defined.reserve(g.nodes_size());
     for (int j = 0; j < g.nodes_size(); ++j) {
       const v1::Node& n = g.nodes(j);
-      const std::string npath = absl::StrCat(path, ".nodes[", j, "]");
-      if (n.name().empty()) p->Add(npath + ".name", "is empty");
-      if (!IsNodeOp(n.op())) p->Add(npath + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
+      const auto npath = [&] { return absl::StrCat(path, ".nodes[", j, "]"); };
+      if (n.name().empty()) p->Add(npath() + ".name", "is empty");
+      if (!IsNodeOp(n.op())) p->Add(npath() + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
       for (int k = 0; k < n.args_size(); ++k) {
-        ValidateArg(n.args(k), absl::StrCat(npath, ".args[", k, "]"), defined, g.id(), p);
+        ValidateArg(n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
       }
       for (const auto& [key, arg] : n.kwargs()) {
-        ValidateArg(arg, absl::StrCat(npath, ".kwargs[", Quote(key), "]"), defined, g.id(), p);
+        ValidateArg(arg, [&] { return absl::StrCat(npath(), ".kwargs[", Quote(key), "]"); }, defined, g.id(), p);
       }
       if (!n.name().empty() && !defined.insert(n.name()).second) {
-        p->Add(npath + ".name", absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
+        p->Add(npath() + ".name", absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
       }
     }
   }
 }
 
 void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
-                  const absl::flat_hash_set<std::string>& compiles,
-                  const absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>& nodes,
-                  Problems* p) {
+                  const absl::flat_hash_set<absl::string_view>& compiles, const NodeNames& nodes, Problems* p) {
   for (int i = 0; i < c.iterations_size(); ++i) {
     const v1::Iteration& it = c.iterations(i);
-    const std::string path = absl::StrCat("iterations[", i, "]");
+    const auto path = [i] { return absl::StrCat("iterations[", i, "]"); };
     if (!it.compile_id().empty() && !compiles.contains(it.compile_id())) {
-      p->Add(path + ".compile_id", absl::StrCat(Quote(it.compile_id()), " names no compile in compiles[]"));
+      p->Add(path() + ".compile_id", absl::StrCat(Quote(it.compile_id()), " names no compile in compiles[]"));
     }
     if (!frames.contains(it.frame_id())) {
-      p->Add(path + ".frame_id", absl::StrCat(it.frame_id(), " names no frame in frames[]"));
+      p->Add(path() + ".frame_id", absl::StrCat(it.frame_id(), " names no frame in frames[]"));
     }
   }
   for (int i = 0; i < c.kernels_size(); ++i) {
     const v1::Kernel& k = c.kernels(i);
-    const std::string path = absl::StrCat("kernels[", i, "]");
+    const auto path = [i] { return absl::StrCat("kernels[", i, "]"); };
     if (k.graph_id().empty()) continue;
     auto graph = nodes.find(k.graph_id());
     if (graph == nodes.end()) {
-      p->Add(path + ".graph_id", absl::StrCat(Quote(k.graph_id()), " names no graph in graphs[]"));
+      p->Add(path() + ".graph_id", absl::StrCat(Quote(k.graph_id()), " names no graph in graphs[]"));
       continue;
     }
     for (int j = 0; j < k.source_nodes_size(); ++j) {
       if (!graph->second.contains(k.source_nodes(j))) {
-        p->Add(absl::StrCat(path, ".source_nodes[", j, "]"),
+        p->Add(absl::StrCat(path(), ".source_nodes[", j, "]"),
                absl::StrCat("node ", Quote(k.source_nodes(j)), " does not exist in graph ", Quote(k.graph_id())));
       }
     }
@@ -203,8 +205,8 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
 absl::Status ValidateCapture(const v1::SessionCapture& capture) {
   Problems problems;
   absl::flat_hash_set<uint32_t> frames;
-  absl::flat_hash_set<std::string> compiles;
-  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> nodes;
+  absl::flat_hash_set<absl::string_view> compiles;
+  NodeNames nodes;
   ValidateFrames(capture, &frames, &problems);
   ValidateCompiles(capture, frames, &compiles, &problems);
   ValidateGraphs(capture, compiles, &nodes, &problems);
