@@ -121,8 +121,9 @@ void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<absl:
       for (int k = 0; k < n.args_size(); ++k) {
         ValidateArg(n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
       }
-      for (const auto& [key, arg] : n.kwargs()) {
-        ValidateArg(arg, [&] { return absl::StrCat(npath(), ".kwargs[", Quote(key), "]"); }, defined, g.id(), p);
+      for (const auto& kwarg : n.kwargs()) {  // not a structured binding: clang 14 cannot capture one
+        ValidateArg(kwarg.second, [&] { return absl::StrCat(npath(), ".kwargs[", Quote(kwarg.first), "]"); },
+                    defined, g.id(), p);
       }
       if (!n.name().empty() && !defined.insert(n.name()).second) {
         p->Add(npath() + ".name", absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
