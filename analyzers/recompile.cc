@@ -21,7 +21,6 @@
 #include "capture/torch_trace/json_value.h"
 #include "capture/validate.h"
 #include "google/protobuf/struct.pb.h"
-#include "simdjson.h"
 
 namespace cl {
 namespace {
@@ -56,18 +55,6 @@ std::optional<uint64_t> NumberField(const Struct& s, const char* name) {
   return static_cast<uint64_t>(v);
 }
 
-// `text` as a Struct when it is a JSON object. simdjson rather than proto3 JSON parsing, which cost
-// more than the rest of the pass.
-bool ParseJsonObject(const std::string& text, Struct* out) {
-  static thread_local simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(text).get(root) != simdjson::SUCCESS || !root.is_object()) return false;
-  Value value;
-  json::ToProtoValue(root, &value);
-  *out = std::move(*value.mutable_struct_value());
-  return true;
-}
-
 // Reads metrics.dynamo_config: a JSON string in torch's compilation_metrics, or already a Struct
 // when an importer expanded it. Unreadable or absent config leaves torch's defaults.
 std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
@@ -77,7 +64,7 @@ std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
   const Struct* config = nullptr;
   if (it->second.kind_case() == Value::kStructValue) {
     config = &it->second.struct_value();
-  } else if (it->second.kind_case() == Value::kStringValue && ParseJsonObject(it->second.string_value(), &parsed)) {
+  } else if (it->second.kind_case() == Value::kStringValue && json::ParseStruct(it->second.string_value(), &parsed)) {
     config = &parsed;
   } else {
     return std::nullopt;
@@ -157,7 +144,7 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
     stats.entries.insert(compile.frame_compile_id());
   }
   // A frame's config is its latest compile's that recorded one: look from the end, so that each
-  // frame's JSON is parsed once (proto3 JSON parsing costs more than the rest of the pass).
+  // frame's config JSON is parsed once rather than once per compile.
   for (int i = capture.compiles_size() - 1; i >= 0; --i) {
     const v1::Compile& compile = capture.compiles(i);
     FrameStats& stats = frames[compile.frame_id()];

@@ -48,8 +48,6 @@
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
 #include "common/status_macros.h"
-#include "capture/stream/part_packer.h"
-#include "common/status_macros.h"
 #include "compile_lens/v1/service.pb.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/async_generic_service.h"

@@ -1,5 +1,7 @@
 #include "capture/torch_trace/json_value.h"
 
+#include <utility>
+
 namespace cl::json {
 
 simdjson::dom::array AsArray(Element value) {
@@ -30,7 +32,13 @@ std::optional<int64_t> Int(Element object, absl::string_view key) {
   int64_t i;
   if (v->get_int64().get(i) == simdjson::SUCCESS) return i;
   double d;
-  if (v->get_double().get(d) == simdjson::SUCCESS && d >= -9.2e18 && d <= 9.2e18) return static_cast<int64_t>(d);
+  if (v->get_double().get(d) == simdjson::SUCCESS) return ToInt64(d);
+  return std::nullopt;
+}
+
+std::optional<int64_t> ToInt64(double d) {
+  // Within ±9.2e18, safely inside int64's range; NaN and infinities compare false.
+  if (d >= -9.2e18 && d <= 9.2e18) return static_cast<int64_t>(d);
   return std::nullopt;
 }
 
@@ -52,6 +60,16 @@ std::optional<std::string> String(Element object, absl::string_view key) {
   std::string_view s;
   if (v->get_string().get(s) != simdjson::SUCCESS) return std::nullopt;
   return std::string(s);
+}
+
+bool ParseStruct(const std::string& text, google::protobuf::Struct* out) {
+  static thread_local simdjson::dom::parser parser;
+  Element root;
+  if (parser.parse(text).get(root) != simdjson::SUCCESS || !root.is_object()) return false;
+  google::protobuf::Value value;
+  ToProtoValue(root, &value);
+  *out = std::move(*value.mutable_struct_value());
+  return true;
 }
 
 std::string ToJsonText(Element value) { return simdjson::minify(value); }

@@ -23,6 +23,8 @@ simdjson::dom::object AsObject(Element value);
 
 std::optional<Element> Field(Element object, absl::string_view key);
 std::optional<int64_t> Int(Element object, absl::string_view key);
+// `d` as an int64 (truncated), or nullopt when it does not fit (or is not a number).
+std::optional<int64_t> ToInt64(double d);
 std::optional<double> Number(Element object, absl::string_view key);
 // A string field; numbers and booleans are not strings. Absent and null are nullopt.
 std::optional<std::string> String(Element object, absl::string_view key);
@@ -30,6 +32,8 @@ std::optional<std::string> String(Element object, absl::string_view key);
 // `value` as a google.protobuf.Value. Containers nested deeper than `max_depth` become their JSON
 // text, so hostile nesting cannot exhaust the stack.
 void ToProtoValue(Element value, google::protobuf::Value* out, int max_depth = 32);
+// `text` as a Struct when it is a JSON object; false otherwise (not JSON, or another kind of value).
+bool ParseStruct(const std::string& text, google::protobuf::Struct* out);
 // The JSON text of `value`.
 std::string ToJsonText(Element value);
 

@@ -1,7 +1,6 @@
 #include "capture/torch_trace/trace_parser.h"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <utility>
 
@@ -284,8 +283,7 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
   const auto micros = [&](const char* key) -> std::optional<int64_t> {
     const std::optional<double> seconds = json::Number(m, key);
     if (!seconds) return std::nullopt;
-    const double us = *seconds * 1e6;
-    if (std::isfinite(us) && us >= -9.2e18 && us <= 9.2e18) return static_cast<int64_t>(us);
+    if (std::optional<int64_t> us = json::ToInt64(*seconds * 1e6)) return us;
     Diagnose(v1::Diagnostic::WARNING, r.line,
              absl::StrCat("compilation_metrics.", key, " ", *seconds, " s is out of range (ignored)"));
     return std::nullopt;
