@@ -8,8 +8,8 @@
 // carries a severity, remedy and issue links. Parse problems become report diagnostics.
 //
 // The pass keeps the files it parsed (lint/parse_cache.h: at most 256 files and 4 MiB of their
-// text, about 70 MiB of trees and indexes) for the sessions that send them again: its results do
-// not change, only how often tree-sitter runs.
+// text; trees and indexes take about 13 times their text, by bench/lint_bench's one-project peak)
+// for the sessions that send them again: its results do not change, only how often tree-sitter runs.
 #ifndef ANALYZERS_LINT_H_
 #define ANALYZERS_LINT_H_
 

@@ -1,6 +1,6 @@
 // Packs consecutive CaptureParts into the Analyze stream's messages.
 //
-// Most parts are small (one extra, one frame, one kernel): the hero's 786 parts average 1.3 KB.
+// Most parts are small (one extra, one frame, one kernel): the hero's 784 parts average 1.3 KB.
 // Sent one per message, every part cost both ends a gRPC read, a callback and a thread hop. The
 // packer gathers consecutive parts into a PartBatch until the next would take the message past the
 // byte budget; a part alone goes as a plain `part`. Order is kept, so the assembler sees the parts
