@@ -1,7 +1,7 @@
 // Any bytes as a captured Python source, linted against the repository's correctness DB (so the
 // rating path runs too): findings or diagnostics, never a crash or a hang. Every finding is in the
 // file, on a line it has, with a one-line snippet and a confidence within 0–1; linting is
-// deterministic.
+// deterministic, and a file the parse cache kept lints the same as the fresh parse that filled it.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "lint/correctness_db.h"
 #include "lint/linter.h"
+#include "lint/parse_cache.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -36,6 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.db = RepositoryDb();
   options.torch_version = "2.6.0";
   options.limits.timeout_micros = 2'000'000;
+  // The first scan parses and fills the cache (unless libFuzzer ran this input before); the second
+  // takes the cached tree and index. A few entries bound the fuzzer's memory.
+  static cl::lint::ParseCache cache(/*max_entries=*/4, /*max_source_bytes=*/1 << 20);
+  options.cache = &cache;
   const cl::lint::LintResult r = cl::lint::Lint({{"/p/fuzz.py", text}}, options);
   const uint32_t lines = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   for (const cl::lint::Finding& f : r.findings) {
