@@ -1,8 +1,15 @@
 // Splitting a capture into stream parts and assembling it back, for a graph of N nodes: the
-// per-session CPU cost of the upload path on both ends.
+// per-session CPU cost of the upload path on both ends. And the server's side of one hero session
+// as cl-server takes it (bench/load): the wire messages parsed onto the call's arena, assembled,
+// validated, and the arena freed.
+#include <string>
+#include <vector>
+
 #include "benchmark/benchmark.h"
+#include "capture/capture_io.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
+#include "capture/stream/part_packer.h"
 #include "tests/testing/captures.h"
 
 namespace cl {
@@ -31,6 +38,58 @@ void BM_SplitAndAssemble(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.ByteSizeLong()));
 }
 BENCHMARK(BM_SplitAndAssemble)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+// The hero session's Analyze messages after the options, serialized as cl-client sends them.
+std::vector<std::string> HeroMessages() {
+  std::vector<std::string> out;
+  PartPacker packer(kDefaultPartBudget);
+  const auto push = [&](v1::AnalyzeChunk&& chunk) {
+    out.push_back(chunk.SerializeAsString());
+    return absl::OkStatus();
+  };
+  for (const auto& [file, side] : {std::pair{"head", v1::HEAD}, std::pair{"base", v1::BASE}}) {
+    auto c = ReadCaptureFile(absl::StrCat(CL_SOURCE_DIR "/examples/hero/", file, ".cls.json"));
+    if (!c.ok()) return {};
+    (void)SplitCapture(*c, side, kDefaultPartBudget, [&](v1::CapturePart&& p) { return packer.Add(std::move(p), push); });
+  }
+  (void)packer.Flush(push);
+  v1::AnalyzeChunk end;
+  end.mutable_end()->set_parts(packer.parts());
+  out.push_back(end.SerializeAsString());
+  return out;
+}
+
+void BM_HeroIngest(benchmark::State& state) {
+  const std::vector<std::string> messages = HeroMessages();
+  if (messages.empty()) return state.SkipWithError("examples/hero did not load");
+  size_t bytes = 0;
+  for (const std::string& m : messages) bytes += m.size();
+  for (auto _ : state) {
+    google::protobuf::ArenaOptions options;
+    if (state.range(0) > 0) {
+      options.start_block_size = static_cast<size_t>(state.range(0));
+      options.max_block_size = static_cast<size_t>(state.range(1));
+    }
+    google::protobuf::Arena arena(options);
+    CaptureAssembler assembler(~uint64_t{0}, &arena);
+    bool ok = true;
+    for (const std::string& m : messages) {
+      auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena);
+      ok &= chunk->ParseFromString(m);
+      if (chunk->has_end()) {
+        ok &= assembler.FinishInPlace(chunk->end()).ok();
+        continue;
+      }
+      for (v1::CapturePart& p : *chunk->mutable_parts()->mutable_parts()) ok &= assembler.Add(std::move(p)).ok();
+      if (chunk->has_part()) ok &= assembler.Add(std::move(*chunk->mutable_part())).ok();
+    }
+    if (!ok) return state.SkipWithError("the hero session did not assemble");
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+// Args: the arena's start and max block sizes; 0: protobuf's defaults (256 B to 8 KiB). cl-server's
+// calls use 16 KiB to 256 KiB (service/server/analyze_reactor.h).
+BENCHMARK(BM_HeroIngest)->Args({0, 0})->Args({16 << 10, 256 << 10})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cl
