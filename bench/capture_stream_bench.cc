@@ -80,8 +80,9 @@ void BM_HeroIngest(benchmark::State& state) {
         ok &= assembler.FinishInPlace(chunk->end()).ok();
         continue;
       }
-      for (v1::CapturePart& p : *chunk->mutable_parts()->mutable_parts()) ok &= assembler.Add(std::move(p)).ok();
-      if (chunk->has_part()) ok &= assembler.Add(std::move(*chunk->mutable_part())).ok();
+      ok &= assembler.CountBytes(m.size(), "message").ok();  // as the server counts: off the wire
+      for (v1::CapturePart& p : *chunk->mutable_parts()->mutable_parts()) ok &= assembler.AddCounted(std::move(p)).ok();
+      if (chunk->has_part()) ok &= assembler.AddCounted(std::move(*chunk->mutable_part())).ok();
     }
     if (!ok) return state.SkipWithError("the hero session did not assemble");
   }

@@ -19,6 +19,11 @@ absl::string_view PartName(const v1::CapturePart& part) {
   return part.GetDescriptor()->FindFieldByNumber(static_cast<int>(part.part_case()))->name();
 }
 
+// "part 3 (head frame)": how errors name a part, by its index in the stream.
+std::string PartWhere(uint64_t index, const v1::CapturePart& part) {
+  return absl::StrCat("part ", index, " (", SideName(part.side()), " ", PartName(part), ")");
+}
+
 }  // namespace
 
 CaptureAssembler::CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena)
@@ -36,20 +41,30 @@ CaptureAssembler::SideState CaptureAssembler::NewSide() {
 }
 
 absl::Status CaptureAssembler::Add(v1::CapturePart&& part) {
-  const uint64_t index = parts_++;
-  bytes_ += part.ByteSizeLong();
-  // Named only when something is wrong: this runs for every part of every upload.
-  const auto where = [&] { return absl::StrCat("part ", index, " (", SideName(part.side()), " ", PartName(part), ")"); };
+  const uint64_t size = part.ByteSizeLong();
+  if (bytes_ + size > max_bytes_) return CountBytes(size, PartWhere(parts_, part));  // the error, naming the part
+  bytes_ += size;
+  return AddCounted(std::move(part));
+}
+
+absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::string_view what) {
+  bytes_ += bytes;
   if (bytes_ > max_bytes_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        where(), ": the capture is over the session limit of ", max_bytes_, " bytes (max_session_bytes)"));
+    return absl::ResourceExhaustedError(absl::StrCat(what, ": the capture is over the session limit of ", max_bytes_,
+                                                     " bytes (max_session_bytes)"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CaptureAssembler::AddCounted(v1::CapturePart&& part) {
+  const uint64_t index = parts_++;
   if (part.side() != v1::HEAD && part.side() != v1::BASE) {
-    return absl::InvalidArgumentError(absl::StrCat(where(), ": side must be HEAD or BASE"));
+    return absl::InvalidArgumentError(absl::StrCat(PartWhere(index, part), ": side must be HEAD or BASE"));
   }
   SideState& side = part.side() == v1::BASE ? base_ : head_;
   absl::Status status = Apply(side, part);
-  if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where(), ": ", status.message()));
+  // Named only when something is wrong: this runs for every part of every upload.
+  if (!status.ok()) return absl::Status(status.code(), absl::StrCat(PartWhere(index, part), ": ", status.message()));
   return absl::OkStatus();
 }
 

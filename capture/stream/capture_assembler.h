@@ -53,6 +53,12 @@ class CaptureAssembler {
   // optional header whose session fields override the log's), imported as they arrive.
   // Its items are moved out of `part`.
   absl::Status Add(v1::CapturePart&& part);
+  // For a caller that knows the encoded size of what it is about to add (the server reads each
+  // message's size off the wire): counts `bytes` against the limit (`what` names them in the
+  // error), and AddCounted then adds their parts without counting them again. Add's own count is
+  // ByteSizeLong, a second walk over every field of the part.
+  absl::Status CountBytes(uint64_t bytes, absl::string_view what);
+  absl::Status AddCounted(v1::CapturePart&& part);
   // Ends the stream: the marker's part count must match, nothing may be left half-sent. The
   // captures stay in the assembler (or its arena); the pointers are valid while it lives.
   absl::StatusOr<CaptureRefs> FinishInPlace(const v1::EndOfCapture& end);

@@ -7,12 +7,14 @@
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
 #include "service/analysis.h"
 
 namespace cl {
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
-                               v1::AnalyzeResponse* response)
+                               grpc::ByteBuffer* response)
     : state_(state), context_(context), response_(response), assembler_(state->max_session_bytes, &arena_) {
   if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
     FinishWith(auth);
@@ -31,29 +33,37 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   // without the mark) before it sends megabytes for nothing.
   context_->AddInitialMetadata("cl-admitted", "1");
   StartSendInitialMetadata();
-  StartRead(chunk_);
+  StartRead(&message_);
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {
   if (!ok) {
-    // The client half-closed, or the call broke, before the end marker; or the next message did
-    // not parse as an AnalyzeChunk (gRPC reports that as a failed read too, so both are named).
+    // The client half-closed, or the call broke, before the end marker.
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
     return Refuse(absl::InvalidArgumentError(absl::StrCat(
-        "message ", messages_ + 1, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or "
-        "nested past the parse depth), or the stream ended after message ", messages_,
-        " without an end marker; the capture was not analyzed")));
+        "the stream ended after message ", messages_, " without an end marker; the capture was not analyzed")));
   }
   ++messages_;
-  if (absl::Status s = Accept(*chunk_); !s.ok()) return Refuse(s);
+  const size_t bytes = message_.Length();
+  // What gRPC's own deserializer does (protobuf's default limits: recursion depth 100), here so
+  // that the error can say which message it was and why it may have failed.
+  grpc::ProtoBufferReader reader(&message_);
+  const bool parsed = chunk_->ParseFromZeroCopyStream(&reader);
+  message_.Clear();
+  if (!parsed) {
+    return Refuse(absl::InvalidArgumentError(absl::StrCat(
+        "message ", messages_, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or nested "
+        "past the parse depth); the capture was not analyzed")));
+  }
+  if (absl::Status s = Accept(*chunk_, bytes); !s.ok()) return Refuse(s);
   if (ended_) {
     state_->metrics->RecordCaptureBytes(assembler_.bytes());
     return StartAnalysis();
   }
-  StartRead(chunk_);
+  StartRead(&message_);
 }
 
-absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
+absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk, size_t bytes) {
   if (!has_options_) {
     if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
       return absl::InvalidArgumentError("the first message of Analyze must carry the options");
@@ -64,13 +74,15 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
   }
   switch (chunk.kind_case()) {
     case v1::AnalyzeChunk::kPart:
-      return assembler_.Add(std::move(*chunk.mutable_part()));
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, absl::StrCat("message ", messages_)));
+      return assembler_.AddCounted(std::move(*chunk.mutable_part()));
     case v1::AnalyzeChunk::kParts:
       if (chunk.parts().parts().empty()) {
         return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " is an empty batch of parts"));
       }
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, absl::StrCat("message ", messages_)));
       for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) {
-        CL_RETURN_IF_ERROR(assembler_.Add(std::move(part)));
+        CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(part)));
       }
       return absl::OkStatus();
     case v1::AnalyzeChunk::kEnd: {
@@ -90,7 +102,7 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk) {
 void AnalyzeReactor::StartAnalysis() {
   std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
   if (!key.empty()) {
-    switch (state_->recent->Begin(key, response_)) {
+    switch (state_->recent->Begin(key, &answer_)) {
       case RecentSessions::Claim::kDone:
         return FinishWith(absl::OkStatus());  // analyzed already: the same answer, not a second analysis
       case RecentSessions::Claim::kRunning:
@@ -109,7 +121,7 @@ void AnalyzeReactor::StartAnalysis() {
       if (result.ok()) state_->recent->Done(key, *result);
       else state_->recent->Abandon(key);
     }
-    if (result.ok()) *response_ = std::move(*result);
+    if (result.ok()) answer_ = std::move(*result);
     FinishWith(result.status());  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
@@ -133,6 +145,12 @@ void AnalyzeReactor::FinishWith(const absl::Status& status) {
   if (status.code() == absl::StatusCode::kCancelled &&
       context_->deadline() <= std::chrono::system_clock::now() + kDeadlineSlack) {
     return Finish(ToGrpcStatus(absl::DeadlineExceededError("the call's deadline passed")));
+  }
+  if (status.ok()) {
+    bool own_buffer = false;
+    const grpc::Status serialized =
+        grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(answer_, response_, &own_buffer);
+    if (!serialized.ok()) return Finish(serialized);
   }
   Finish(ToGrpcStatus(status));
 }

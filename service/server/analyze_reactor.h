@@ -1,6 +1,8 @@
 // The reactor for one CompileLens.Analyze call.
 //
-// It only moves bytes: each chunk goes to a CaptureAssembler (which checks it), and at the end
+// It only moves bytes: each message is read raw, parsed here onto the call's arena (so its size
+// off the wire is what counts against max_session_bytes, at no cost, and a message that does not
+// parse is named as such), its parts go to a CaptureAssembler (which checks them), and at the end
 // marker the analysis is handed to the engine's bounded pool, whose task calls Finish() as its
 // last touch of the reactor. Reactions never block. A full pool or too many sessions in flight is
 // RESOURCE_EXHAUSTED straight away; a stream that ends without the marker is INVALID_ARGUMENT and
@@ -38,24 +40,27 @@ struct AnalyzeServiceState {
   std::atomic<int> inflight{0};
 };
 
-class AnalyzeReactor : public grpc::ServerReadReactor<v1::AnalyzeChunk> {
+// Reads AnalyzeChunk messages and answers an AnalyzeResponse, both as bytes (the server registers
+// Analyze as a raw callback method).
+class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
-  AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
-                 v1::AnalyzeResponse* response);
+  AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context, grpc::ByteBuffer* response);
 
   void OnReadDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
 
  private:
-  absl::Status Accept(v1::AnalyzeChunk& chunk);  // an error ends the call with it
+  absl::Status Accept(v1::AnalyzeChunk& chunk, size_t bytes);  // an error ends the call with it
   void StartAnalysis();
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
   void FinishWith(const absl::Status& status);
 
   AnalyzeServiceState* const state_;
   grpc::CallbackServerContext* const context_;
-  v1::AnalyzeResponse* const response_;
+  grpc::ByteBuffer* const response_;  // answer_, serialized when the call ends OK
+  v1::AnalyzeResponse answer_;
+  grpc::ByteBuffer message_;  // the message being read
   bool admitted_ = false;
   bool has_options_ = false;
   bool ended_ = false;

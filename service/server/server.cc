@@ -15,12 +15,14 @@
 
 namespace cl {
 
-class AnalysisServer::Service final : public v1::CompileLens::CallbackService {
+// Analyze is a raw callback method: the reactor parses each message itself (AnalyzeReactor).
+class AnalysisServer::Service final
+    : public v1::CompileLens::WithRawCallbackMethod_Analyze<v1::CompileLens::Service> {
  public:
   explicit Service(AnalyzeServiceState* state) : state_(state) {}
 
-  grpc::ServerReadReactor<v1::AnalyzeChunk>* Analyze(grpc::CallbackServerContext* context,
-                                                     v1::AnalyzeResponse* response) override {
+  grpc::ServerReadReactor<grpc::ByteBuffer>* Analyze(grpc::CallbackServerContext* context,
+                                                     grpc::ByteBuffer* response) override {
     return new AnalyzeReactor(state_, context, response);  // deletes itself in OnDone
   }
 

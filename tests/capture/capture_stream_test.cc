@@ -184,6 +184,31 @@ TEST(CaptureAssemblerTest, SessionByteLimit) {
                        HasSubstr("over the session limit of 10000 bytes (max_session_bytes)")));
 }
 
+// A caller that counts bytes itself (the server, off the wire): CountBytes alone moves bytes(),
+// and refuses past the limit naming what it was given; AddCounted adds without counting.
+TEST(CaptureAssemblerTest, CallerCountedBytes) {
+  std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
+  CaptureAssembler a(1000);
+  ASSERT_THAT(a.CountBytes(600, "message 1"), IsOk());
+  ASSERT_THAT(a.AddCounted(std::move(parts[0])), IsOk());
+  EXPECT_EQ(a.bytes(), 600u);
+  EXPECT_EQ(a.parts(), 1u);
+  ASSERT_THAT(a.CountBytes(400, "message 2"), IsOk());  // exactly at the limit
+  EXPECT_THAT(a.CountBytes(1, "message 3"),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("message 3: the capture is over the session limit of 1000 bytes (max_session_bytes)")));
+}
+
+// Add counts each part's encoded size itself: a limit of exactly the parts' bytes is enough.
+TEST(CaptureAssemblerTest, AddCountsEncodedPartBytes) {
+  std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
+  uint64_t total = 0;
+  for (const v1::CapturePart& p : parts) total += p.ByteSizeLong();
+  EXPECT_THAT(Assemble(parts, total), IsOk());
+  EXPECT_THAT(Assemble(parts, total - 1), StatusIs(absl::StatusCode::kResourceExhausted,
+                                                   HasSubstr(absl::StrCat("part ", parts.size() - 1, " ("))));
+}
+
 TEST(CaptureAssemblerTest, DanglingNodeIsRefusedAtTheEnd) {
   v1::SessionCapture c = Hero();
   v1::Graph* g = c.add_graphs();

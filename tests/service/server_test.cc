@@ -255,6 +255,31 @@ TEST_F(ServerTest, SessionByteLimit) {
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_session_bytes")));
 }
 
+// The limit counts the part-carrying messages' bytes as they came off the wire: a limit of
+// exactly those bytes is enough, one byte less is refused at the message that crosses it.
+TEST_F(ServerTest, SessionByteLimitCountsTheMessagesOnTheWire) {
+  const std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  uint64_t part_bytes = 0;
+  for (const v1::AnalyzeChunk& c : chunks) {
+    if (c.has_part()) part_bytes += c.ByteSizeLong();
+  }
+  ServerOptions options;
+  options.max_session_bytes = part_bytes;
+  Start(options);
+  v1::AnalyzeResponse response;
+  ASSERT_TRUE(SendRaw(chunks, &response).ok());
+  EXPECT_EQ(response.report().recompile().total(), 3u);
+
+  options.max_session_bytes = part_bytes - 1;
+  Start(options);
+  const grpc::Status s = SendRaw(chunks);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(), HasSubstr(absl::StrCat("message ", chunks.size() - 1,
+                                                         ": the capture is over the session limit of ",
+                                                         part_bytes - 1, " bytes (max_session_bytes)")));
+  EXPECT_THAT(CheckHealth(Remote(server_->address(), absl::Seconds(10)), ""), IsOk());
+}
+
 TEST_F(ServerTest, InflightLimitShedsLoad) {
   ServerOptions options;
   options.max_inflight = 1;
