@@ -36,22 +36,25 @@ struct Change {
 // The non-noisy keys whose value differs between `before` and `after`, sorted; the noisy ones that
 // differ go to `noisy`.
 std::vector<Change> Diff(const StateMap& before, const StateMap& after, std::set<std::string>* noisy) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : before) keys.insert(key);
-  for (const auto& [key, value] : after) keys.insert(key);
   std::vector<Change> changed;
-  for (const std::string& key : keys) {
-    auto b = before.find(key);
-    auto a = after.find(key);
-    const std::string* bv = b == before.end() ? nullptr : &b->second;
-    const std::string* av = a == after.end() ? nullptr : &a->second;
-    if (bv != nullptr && av != nullptr && *bv == *av) continue;
+  const auto consider = [&](const std::string& key, const std::string* bv, const std::string* av) {
+    if (bv != nullptr && av != nullptr && *bv == *av) return;
     if (IsNoisy(key)) {
       noisy->insert(key);
-      continue;
+      return;
     }
     changed.push_back({key, bv, av});
+  };
+  // Most keys hold still between iterations: look each up on the other side, and copy and sort
+  // only the few that changed.
+  for (const auto& [key, value] : before) {
+    auto a = after.find(key);
+    consider(key, &value, a == after.end() ? nullptr : &a->second);
   }
+  for (const auto& [key, value] : after) {
+    if (before.find(key) == before.end()) consider(key, nullptr, &value);
+  }
+  std::sort(changed.begin(), changed.end(), [](const Change& a, const Change& b) { return a.key < b.key; });
   return changed;
 }
 

@@ -468,10 +468,12 @@ LimitHits FindLimitHits(const v1::SessionCapture& capture, std::map<uint32_t, Fr
     }
     return nullptr;
   };
-  auto scan = [&](absl::string_view text, std::optional<uint32_t> frame_id,
-                  const std::string& where) {
+  // `where` names the text in the evidence; it is built only for a text that holds a message (most
+  // hold none, and there is one scan per compile field and per extra record).
+  auto scan = [&](absl::string_view text, std::optional<uint32_t> frame_id, auto where_fn) {
     std::optional<CacheLimitMessage> msg = ParseCacheLimitMessage(text);
     if (!msg) return;
+    const std::string where = where_fn();
     FrameStats* frame = frame_for(*msg, frame_id);
     std::optional<uint64_t> value = msg->value;
     if (!value && frame != nullptr) value = frame->config.limit;
@@ -482,20 +484,22 @@ LimitHits FindLimitHits(const v1::SessionCapture& capture, std::map<uint32_t, Fr
     out.Add(frame, msg->function, msg->limit, value, evidence, capture.session());
   };
   for (const v1::Compile& compile : capture.compiles()) {
-    const std::string id = compile.id().empty() ? "?" : compile.id();
-    scan(compile.fail_type(), compile.frame_id(), absl::StrCat("compile ", id, " fail_type"));
-    scan(compile.fail_reason(), compile.frame_id(), absl::StrCat("compile ", id, " fail_reason"));
+    const auto in_compile = [&](absl::string_view field) {
+      return [&compile, field] { return absl::StrCat("compile ", compile.id().empty() ? "?" : compile.id(), " ", field); };
+    };
+    scan(compile.fail_type(), compile.frame_id(), in_compile("fail_type"));
+    scan(compile.fail_reason(), compile.frame_id(), in_compile("fail_reason"));
     for (const std::string& reason : compile.restart_reasons()) {
-      scan(reason, compile.frame_id(), absl::StrCat("compile ", id, " restart reason"));
+      scan(reason, compile.frame_id(), in_compile("restart reason"));
     }
     for (const v1::GraphBreak& gb : compile.graph_breaks()) {
-      scan(gb.reason(), compile.frame_id(), absl::StrCat("compile ", id, " graph break"));
+      scan(gb.reason(), compile.frame_id(), in_compile("graph break"));
     }
   }
   for (const v1::Extra& extra : capture.extras()) {
     std::optional<uint32_t> frame_id;
     if (auto parts = ParseCompileId(extra.compile_id())) frame_id = parts->frame_id;
-    scan(extra.payload(), frame_id, absl::StrCat("a `", extra.kind(), "` record"));
+    scan(extra.payload(), frame_id, [&extra] { return absl::StrCat("a `", extra.kind(), "` record"); });
   }
   for (auto& [id, frame] : frames) {
     const size_t entries = frame.entries.size();
