@@ -102,7 +102,7 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk, size_t bytes) {
 void AnalyzeReactor::StartAnalysis() {
   std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
   if (!key.empty()) {
-    switch (state_->recent->Begin(key, &answer_)) {
+    switch (state_->recent->Begin(key, response_)) {
       case RecentSessions::Claim::kDone:
         return FinishWith(absl::OkStatus());  // analyzed already: the same answer, not a second analysis
       case RecentSessions::Claim::kRunning:
@@ -117,12 +117,17 @@ void AnalyzeReactor::StartAnalysis() {
     absl::StatusOr<v1::AnalyzeResponse> result =
         RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
     state_->metrics->RecordAnalysis(captures_->head->session(), result, absl::Now() - start);
+    absl::Status status = result.status();
+    if (result.ok()) {
+      // Serialized once, here: the same bytes answer this call and any duplicate of it.
+      bool own_buffer = false;
+      status = FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response_, &own_buffer));
+    }
     if (!key.empty()) {
-      if (result.ok()) state_->recent->Done(key, *result);
+      if (status.ok()) state_->recent->Done(key, *response_);
       else state_->recent->Abandon(key);
     }
-    if (result.ok()) answer_ = std::move(*result);
-    FinishWith(result.status());  // the last touch of *this: OnDone may delete it at once
+    FinishWith(status);  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
     if (!key.empty()) state_->recent->Abandon(key);
@@ -145,12 +150,6 @@ void AnalyzeReactor::FinishWith(const absl::Status& status) {
   if (status.code() == absl::StatusCode::kCancelled &&
       context_->deadline() <= std::chrono::system_clock::now() + kDeadlineSlack) {
     return Finish(ToGrpcStatus(absl::DeadlineExceededError("the call's deadline passed")));
-  }
-  if (status.ok()) {
-    bool own_buffer = false;
-    const grpc::Status serialized =
-        grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(answer_, response_, &own_buffer);
-    if (!serialized.ok()) return Finish(serialized);
   }
   Finish(ToGrpcStatus(status));
 }

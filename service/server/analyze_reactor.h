@@ -58,8 +58,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 
   AnalyzeServiceState* const state_;
   grpc::CallbackServerContext* const context_;
-  grpc::ByteBuffer* const response_;  // answer_, serialized when the call ends OK
-  v1::AnalyzeResponse answer_;
+  grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
   grpc::ByteBuffer message_;  // the message being read
   bool admitted_ = false;
   bool has_options_ = false;

@@ -19,23 +19,23 @@ std::string RecentSessions::Key(CaptureRefs captures, const v1::AnalyzeOptions& 
   return key;
 }
 
-RecentSessions::Claim RecentSessions::Begin(const std::string& key, v1::AnalyzeResponse* response) {
+RecentSessions::Claim RecentSessions::Begin(const std::string& key, grpc::ByteBuffer* response) {
   absl::MutexLock lock(&mu_);
   if (auto it = done_.find(key); it != done_.end()) {
-    *response = *it->second.response;
+    *response = it->second.response;
     return Claim::kDone;
   }
   if (!running_.insert(key).second) return Claim::kRunning;
   return Claim::kNew;
 }
 
-void RecentSessions::Done(const std::string& key, const v1::AnalyzeResponse& response) {
-  const size_t bytes = response.ByteSizeLong() + key.size();
+void RecentSessions::Done(const std::string& key, const grpc::ByteBuffer& response) {
+  const size_t bytes = response.Length() + key.size();
   absl::MutexLock lock(&mu_);
   running_.erase(key);
   if (bytes > max_bytes_ || max_entries_ == 0) return;  // too big to keep: a duplicate is analyzed again
   oldest_first_.push_back(key);
-  done_[key] = {std::make_shared<const v1::AnalyzeResponse>(response), bytes, std::prev(oldest_first_.end())};
+  done_[key] = {response, bytes, std::prev(oldest_first_.end())};
   bytes_ += bytes;
   while (done_.size() > max_entries_ || bytes_ > max_bytes_) {
     auto it = done_.find(oldest_first_.front());

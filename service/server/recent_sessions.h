@@ -5,14 +5,14 @@
 // count the session twice in the fleet metrics). While the first analysis still runs, a duplicate
 // is told ABORTED (retry shortly) rather than analyzed alongside. Keyed by the head session id and
 // labels, the base session id, the request options and the upload's size (the same session sent
-// again the same way); bounded in entries and bytes, oldest out first.
+// again the same way); bounded in entries and bytes, oldest out first. Answers are kept as the
+// serialized bytes the first call sent (a ByteBuffer's slices are shared, not copied).
 #ifndef SERVICE_SERVER_RECENT_SESSIONS_H_
 #define SERVICE_SERVER_RECENT_SESSIONS_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
-#include <memory>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "capture/stream/capture_assembler.h"
 #include "compile_lens/v1/service.pb.h"
+#include "grpcpp/support/byte_buffer.h"
 
 namespace cl {
 
@@ -37,14 +38,14 @@ class RecentSessions {
 
   enum class Claim { kNew, kDone, kRunning };
   // kNew: the caller analyzes and then calls Done or Abandon. kDone: *response is the earlier
-  // answer. kRunning: another call is analyzing the same session now.
-  Claim Begin(const std::string& key, v1::AnalyzeResponse* response) ABSL_LOCKS_EXCLUDED(mu_);
-  void Done(const std::string& key, const v1::AnalyzeResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
+  // answer (a serialized AnalyzeResponse). kRunning: another call is analyzing the same session now.
+  Claim Begin(const std::string& key, grpc::ByteBuffer* response) ABSL_LOCKS_EXCLUDED(mu_);
+  void Done(const std::string& key, const grpc::ByteBuffer& response) ABSL_LOCKS_EXCLUDED(mu_);
   void Abandon(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);  // the analysis failed
 
  private:
   struct Entry {
-    std::shared_ptr<const v1::AnalyzeResponse> response;
+    grpc::ByteBuffer response;
     size_t bytes = 0;
     std::list<std::string>::iterator age;
   };

@@ -43,23 +43,44 @@ TEST(RecentSessionsTest, ASessionSentTwiceIsAnalyzedOnce) {
   EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect()).Sum("compile_lens_sessions_analyzed_total"), 2.0);
 }
 
+grpc::ByteBuffer Bytes(const std::string& text) {
+  grpc::Slice slice(text);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+std::string Text(const grpc::ByteBuffer& buffer) {
+  grpc::Slice whole;
+  EXPECT_TRUE(buffer.TrySingleSlice(&whole).ok() || buffer.DumpToSingleSlice(&whole).ok());
+  return std::string(reinterpret_cast<const char*>(whole.begin()), whole.size());
+}
+
 TEST(RecentSessionsTest, RunningDuplicatesAreToldToRetryAndTheCacheIsBounded) {
   RecentSessions recent(/*max_entries=*/2, /*max_bytes=*/1 << 20);
-  v1::AnalyzeResponse out;
+  grpc::ByteBuffer out;
   EXPECT_EQ(recent.Begin("a", &out), RecentSessions::Claim::kNew);
   EXPECT_EQ(recent.Begin("a", &out), RecentSessions::Claim::kRunning);
-  v1::AnalyzeResponse a;
-  a.set_text("report a");
-  recent.Done("a", a);
+  recent.Done("a", Bytes("report a"));
   EXPECT_EQ(recent.Begin("a", &out), RecentSessions::Claim::kDone);
-  EXPECT_EQ(out.text(), "report a");
+  EXPECT_EQ(Text(out), "report a");
   for (const char* k : {"b", "c"}) {
     ASSERT_EQ(recent.Begin(k, &out), RecentSessions::Claim::kNew);
-    recent.Done(k, a);
+    recent.Done(k, Bytes(k));
   }
   EXPECT_EQ(recent.Begin("a", &out), RecentSessions::Claim::kNew);  // the oldest went out
   recent.Abandon("a");
   EXPECT_EQ(recent.Begin("a", &out), RecentSessions::Claim::kNew);  // a failed analysis is not kept
+  recent.Abandon("a");
+  EXPECT_EQ(recent.Begin("c", &out), RecentSessions::Claim::kDone);
+  EXPECT_EQ(Text(out), "c");
+}
+
+// An answer over the byte bound is not kept: a duplicate of it is analyzed again.
+TEST(RecentSessionsTest, AnAnswerOverTheByteBoundIsNotKept) {
+  RecentSessions recent(/*max_entries=*/8, /*max_bytes=*/64);
+  grpc::ByteBuffer out;
+  ASSERT_EQ(recent.Begin("big", &out), RecentSessions::Claim::kNew);
+  recent.Done("big", Bytes(std::string(100, 'x')));
+  EXPECT_EQ(recent.Begin("big", &out), RecentSessions::Claim::kNew);
 }
 
 }  // namespace
