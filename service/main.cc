@@ -29,7 +29,8 @@ ABSL_FLAG(int, analysis_nice, 10,
 ABSL_FLAG(int, max_inflight, 32,
           "Analyze calls served at once (uploading or analyzing); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{256} << 20,
-          "largest capture (all parts together) one call may upload; past it RESOURCE_EXHAUSTED");
+          "largest upload one call may make (the bytes of its part-carrying messages, as they arrive); past it "
+          "RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "

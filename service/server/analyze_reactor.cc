@@ -47,8 +47,11 @@ void AnalyzeReactor::OnReadDone(bool ok) {
   const size_t bytes = message_.Length();
   // What gRPC's own deserializer does (protobuf's default limits: recursion depth 100), here so
   // that the error can say which message it was and why it may have failed.
-  grpc::ProtoBufferReader reader(&message_);
-  const bool parsed = chunk_->ParseFromZeroCopyStream(&reader);
+  bool parsed = false;
+  {
+    grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is cleared
+    parsed = chunk_->ParseFromZeroCopyStream(&reader);
+  }
   message_.Clear();
   if (!parsed) {
     return Refuse(absl::InvalidArgumentError(absl::StrCat(
