@@ -104,6 +104,18 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;
   write(first);
+  // cl-server answers admission at once: its response headers come marked `cl-admitted` when it
+  // takes the call, and a refused call (max_inflight, auth) ends with them unmarked. Waiting for
+  // them here means a refusal costs the options, not the upload.
+  if (open) {
+    writer->WaitForInitialMetadata();
+    if (context.GetServerInitialMetadata().count("cl-admitted") == 0) {
+      writer->WritesDone();
+      absl::Status refused = FromGrpcStatus(writer->Finish());
+      if (refused.ok()) refused = absl::UnknownError("the server answered without admitting the call (not a cl-server?)");
+      return absl::Status(refused.code(), absl::StrCat(remote.target, ": ", refused.message()));
+    }
+  }
   PartPacker packer(PartBudget(remote));
   const auto emit = [&](v1::AnalyzeChunk&& chunk) -> absl::Status {
     write(chunk);

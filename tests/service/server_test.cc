@@ -296,6 +296,50 @@ TEST_F(ServerTest, InflightLimitShedsLoad) {
   ExpectStillServing();
 }
 
+// A stand-in for a server that refuses: response headers at once without the `cl-admitted` mark,
+// then it reads the stream to its end and refuses it, saying how many messages had arrived.
+class RefusingReactor : public grpc::ServerGenericBidiReactor {
+ public:
+  RefusingReactor() {
+    StartSendInitialMetadata();
+    StartRead(&in_);
+  }
+  void OnReadDone(bool ok) override {
+    if (ok) {
+      ++messages_;
+      StartRead(&in_);
+      return;
+    }
+    Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, absl::StrCat("refused after ", messages_, " messages")));
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  grpc::ByteBuffer in_;
+  int messages_ = 0;
+};
+
+class RefusingService : public grpc::CallbackGenericService {
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext*) override {
+    return new RefusingReactor();
+  }
+};
+
+// cl-client waits for the admission headers after the options: refused, it sends nothing more.
+TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
+  RefusingService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+  EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
+  server->Shutdown();
+}
+
 TEST_F(ServerTest, AConnectionAgeBeyondAnIntOfMillisecondsMeansNever) {
   ServerOptions options;
   options.max_connection_age = absl::Hours(1000);  // 3.6e9 ms: once wrapped negative, every call got GOAWAY
