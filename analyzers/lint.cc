@@ -35,6 +35,11 @@ std::string ShortReason(const std::string& reason) {
 
 }  // namespace
 
+lint::ParseCache& LintParseCache() {
+  static lint::ParseCache* const cache = new lint::ParseCache(/*max_entries=*/256, /*max_source_bytes=*/4 << 20);
+  return *cache;
+}
+
 absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::LintSection* section = out->mutable_lint();
   if (in.head.sources().empty()) {
@@ -50,7 +55,7 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   options.db = db;
   options.torch_version = in.head.session().torch_version();
   options.cancelled = in.cancelled;
-  options.cache = &cache_;
+  options.cache = &LintParseCache();
   for (const v1::Frame& frame : in.head.frames()) {
     options.frames.push_back({frame.file(), frame.name(), frame.line()});
   }

@@ -7,9 +7,10 @@
 // correctness DB the findings are candidates; with one (the request's, else the server's) each
 // carries a severity, remedy and issue links. Parse problems become report diagnostics.
 //
-// The pass keeps the files it parsed (lint/parse_cache.h: at most 256 files and 4 MiB of their
-// text; trees and indexes take about 13 times their text, by bench/lint_bench's one-project peak)
-// for the sessions that send them again: its results do not change, only how often tree-sitter runs.
+// The pass keeps the files it parsed (lint/parse_cache.h; by default at most 256 files and 4 MiB of
+// their text, whose trees and indexes take about 13 times that, by bench/lint_bench's one-project
+// peak) for the sessions that send them again: its results do not change, only how often
+// tree-sitter runs. The cache is the process's (LintParseCache()): cl-server sizes it from its flags.
 #ifndef ANALYZERS_LINT_H_
 #define ANALYZERS_LINT_H_
 
@@ -20,15 +21,15 @@
 
 namespace cl {
 
+// The files every LintPass in the process keeps.
+lint::ParseCache& LintParseCache();
+
 class LintPass : public Pass {
  public:
   absl::string_view Name() const override { return "lint"; }
   absl::string_view Section() const override { return "lint"; }
   // SKIPPED when the capture holds no source files.
   absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
-
- private:
-  mutable lint::ParseCache cache_{256, 4 << 20};
 };
 
 }  // namespace cl

@@ -32,20 +32,32 @@ std::shared_ptr<const ParsedFile> ParseCache::Get(PythonParser& parser, const st
     ++misses_;
   }
   std::shared_ptr<const ParsedFile> file = ParseFile(parser, path, text, limits);
-  if (!file->index || text.size() > max_source_bytes_ || max_entries_ == 0) return file;
+  if (!file->index) return file;
 
   absl::MutexLock lock(&mu_);
+  if (text.size() > max_source_bytes_ || max_entries_ == 0) return file;
   if (entries_.contains(key)) return file;  // another scan parsed it meanwhile
   lru_.push_front(key);
   entries_.emplace(std::move(key), Entry{file, text.size(), lru_.begin()});
   source_bytes_ += text.size();
+  EvictPastLimits();
+  return file;
+}
+
+void ParseCache::SetLimits(size_t max_entries, size_t max_source_bytes) {
+  absl::MutexLock lock(&mu_);
+  max_entries_ = max_entries;
+  max_source_bytes_ = max_source_bytes;
+  EvictPastLimits();
+}
+
+void ParseCache::EvictPastLimits() {
   while (entries_.size() > max_entries_ || source_bytes_ > max_source_bytes_) {
     auto oldest = entries_.find(lru_.back());
     source_bytes_ -= oldest->second.bytes;
     entries_.erase(oldest);
     lru_.pop_back();
   }
-  return file;
 }
 
 ParseCache::Stats ParseCache::stats() const {

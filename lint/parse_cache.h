@@ -47,6 +47,9 @@ class ParseCache {
   std::shared_ptr<const ParsedFile> Get(PythonParser& parser, const std::string& path, absl::string_view text,
                                         const ParseLimits& limits);
 
+  // New bounds, evicting the least recently used files past them at once. 0 entries keeps nothing.
+  void SetLimits(size_t max_entries, size_t max_source_bytes) ABSL_LOCKS_EXCLUDED(mu_);
+
   struct Stats {
     uint64_t hits = 0, misses = 0;
     size_t entries = 0, source_bytes = 0;
@@ -60,9 +63,11 @@ class ParseCache {
     std::list<std::string>::iterator lru;  // position in lru_
   };
 
-  const size_t max_entries_;
-  const size_t max_source_bytes_;
+  void EvictPastLimits() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
+  size_t max_entries_ ABSL_GUARDED_BY(mu_);
+  size_t max_source_bytes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::list<std::string> lru_ ABSL_GUARDED_BY(mu_);  // keys, most recently used first
   size_t source_bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -35,6 +35,9 @@ ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
           "second analysis; 0 = analyze every call");
+ABSL_FLAG(int, lint_cache_files, 256,
+          "parsed source files the lint pass keeps across sessions (0: none); their trees take about 13x their text");
+ABSL_FLAG(int64_t, lint_cache_mib, 4, "MiB of source text the lint pass's cache of parsed files holds at most");
 ABSL_FLAG(absl::Duration, drain_delay, absl::Seconds(2),
           "on SIGTERM: time between health going NOT_SERVING and refusing new calls");
 ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(25),
@@ -120,6 +123,8 @@ int main(int argc, char** argv) {
   options.max_inflight = absl::GetFlag(FLAGS_max_inflight);
   options.analysis_nice = std::clamp(absl::GetFlag(FLAGS_analysis_nice), 0, 19);
   options.max_session_bytes = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_bytes)));
+  options.lint_cache_files = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lint_cache_files)));
+  options.lint_cache_bytes = static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);

@@ -11,6 +11,7 @@
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "analyzers/lint.h"
 #include "service/server/rpc_metrics_interceptor.h"
 
 namespace cl {
@@ -69,6 +70,7 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
   std::unique_ptr<AnalysisServer> s(new AnalysisServer(options, std::move(*metrics)));
   s->state_.auth = *std::move(auth);
   s->engine_.SetDefaultCorrectnessDb(options.correctness_db);
+  LintParseCache().SetLimits(options.lint_cache_files, options.lint_cache_bytes);
   s->metrics_->SetLoadProbe([server = s.get(), queue = options.analysis_queue, limit = options.max_inflight] {
     return ServiceLoad{static_cast<double>(server->pool_.queued()), static_cast<double>(queue),
                        static_cast<double>(server->state_.inflight.load()), static_cast<double>(limit)};

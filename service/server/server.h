@@ -43,6 +43,10 @@ struct ServerOptions {
   // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
   size_t recent_sessions = 256;
   size_t recent_session_bytes = 256ull << 20;
+  // Parsed source files the lint pass keeps across sessions (analyzers/lint.h). The cache is the
+  // process's: the last server started sets it. 0 files: keep none.
+  size_t lint_cache_files = 256;
+  size_t lint_cache_bytes = 4 << 20;  // of source text; trees take about 13× that
 };
 
 class AnalysisServer {

@@ -74,6 +74,23 @@ TEST(ParseCacheTest, LeastRecentlyUsedGoesFirstByCountAndByBytes) {
   EXPECT_EQ(by_bytes.stats().source_bytes, 2 * size);
 }
 
+// New limits evict at once, least recently used first; 0 entries keeps nothing.
+TEST(ParseCacheTest, NewLimitsEvictAtOnce) {
+  PythonParser parser;
+  ParseCache cache(8, 1 << 20);
+  for (const char* path : {"/a.py", "/b.py", "/c.py"}) cache.Get(parser, path, kModel, {});
+  auto c = cache.Get(parser, "/c.py", kModel, {});
+  cache.SetLimits(1, 1 << 20);
+  EXPECT_EQ(cache.stats().entries, 1u);
+  EXPECT_EQ(cache.Get(parser, "/c.py", kModel, {}).get(), c.get());  // the most recent stayed
+
+  cache.SetLimits(0, 1 << 20);
+  EXPECT_EQ(cache.stats().entries, 0u);
+  cache.Get(parser, "/c.py", kModel, {});
+  EXPECT_EQ(cache.stats().entries, 0u);
+  EXPECT_EQ(cache.stats().source_bytes, 0u);
+}
+
 TEST(ParseCacheTest, WhatDidNotParseIsNotKept) {
   ParseCache cache(8, 1 << 20);
   PythonParser parser;

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "analyzers/lint.h"
 #include "capture/capture_io.h"
 #include "capture/stream/capture_splitter.h"
 #include "client/analyze_client.h"
@@ -338,6 +339,29 @@ TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
   EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
   server->Shutdown();
+}
+
+// --lint_cache_files / --lint_cache_mib size the lint pass's cache of parsed files; 0 keeps none,
+// and the report is the same either way.
+TEST_F(ServerTest, TheLintCacheIsSizedByTheServerOptions) {
+  AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
+  ASSERT_FALSE(hero.head.sources().empty());
+  absl::StatusOr<v1::AnalyzeResponse> cached = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_GT(LintParseCache().stats().entries, 0u);
+
+  ServerOptions options;
+  options.lint_cache_files = 0;
+  Start(options);
+  EXPECT_EQ(LintParseCache().stats().entries, 0u);
+  hero.head.mutable_session()->set_id("another call");  // not answered from the recent sessions
+  absl::StatusOr<v1::AnalyzeResponse> uncached = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
+  ASSERT_TRUE(uncached.ok()) << uncached.status();
+  EXPECT_EQ(LintParseCache().stats().entries, 0u);
+  EXPECT_TRUE(MessageDifferencer::Equals(cached->report().lint(), uncached->report().lint()));
+
+  Start(ServerOptions{});  // the defaults again, for the tests after this one
+  EXPECT_EQ(LintParseCache().stats().entries, 0u);
 }
 
 TEST_F(ServerTest, AConnectionAgeBeyondAnIntOfMillisecondsMeansNever) {
