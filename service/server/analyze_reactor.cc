@@ -7,8 +7,8 @@
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/proto_buffer_reader.h"
-#include "grpcpp/support/proto_buffer_writer.h"
 #include "service/analysis.h"
 
 namespace cl {
