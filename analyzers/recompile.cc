@@ -450,8 +450,20 @@ struct LimitHits {
   }
 };
 
+// Extra records torch writes whole from its own data (trace events, tensor descriptions, generated
+// code, graph dumps): they never carry dynamo's log text, and they are most of a capture's extras
+// (234 KB of the hero head's 235 KB), which the limit scan would otherwise search four times over.
+bool IsGeneratedRecord(absl::string_view kind) {
+  static constexpr absl::string_view kGenerated[] = {
+      "chromium_event", "describe_storage", "describe_tensor", "describe_source", "inductor_output_code",
+      "artifact:fx_graph_runnable", "artifact:aot_forward_graph_fw_metadata", "artifact:before_pre_grad_graph",
+      "artifact:after_pre_grad_graph", "artifact:before_post_grad_graph", "artifact:after_post_grad_graph"};
+  return std::find(std::begin(kGenerated), std::end(kGenerated), kind) != std::end(kGenerated);
+}
+
 // (a) torch said so: a limit message in a compile's failure, restart or graph-break text, or in
-// an extra record; (b) a frame's cache-entry count reached the limit in its dynamo_config.
+// an extra record that is not generated whole; (b) a frame's cache-entry count reached the limit in
+// its dynamo_config.
 LimitHits FindLimitHits(const v1::SessionCapture& capture, std::map<uint32_t, FrameStats>& frames) {
   LimitHits out;
   auto frame_for = [&](const CacheLimitMessage& msg,
@@ -497,6 +509,7 @@ LimitHits FindLimitHits(const v1::SessionCapture& capture, std::map<uint32_t, Fr
     }
   }
   for (const v1::Extra& extra : capture.extras()) {
+    if (IsGeneratedRecord(extra.kind())) continue;
     std::optional<uint32_t> frame_id;
     if (auto parts = ParseCompileId(extra.compile_id())) frame_id = parts->frame_id;
     scan(extra.payload(), frame_id, [&extra] { return absl::StrCat("a `", extra.kind(), "` record"); });

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
@@ -235,6 +236,34 @@ TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
   // The limit is the most impactful fact, so its suggestion comes first.
   EXPECT_EQ(section.suggestions(0).category(), "cache_limit");
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch._dynamo.config.cache_size_limit"));
+}
+
+// A limit message in an extra record counts, unless the record is one torch generates whole
+// (code, trace events, graph dumps), where such text can only be a literal in generated code.
+TEST(RecompilePassTest, CacheLimitFromAnExtraRecordButNotFromGeneratedCode) {
+  const std::string warning = "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:3)\n";
+  for (const auto& [kind, reported] : {std::pair{"artifact:dynamo_error", true}, std::pair{"str", true},
+                                       std::pair{"inductor_output_code", false},
+                                       std::pair{"artifact:fx_graph_runnable", false},
+                                       std::pair{"chromium_event", false}}) {
+    v1::SessionCapture capture;
+    v1::Frame* frame = capture.add_frames();
+    frame->set_name("forward");
+    frame->set_file("/w/m.py");
+    frame->set_line(3);
+    capture.mutable_session()->set_project_root("/w");
+    AddCompile(&capture, 0, 0);
+    AddCompile(&capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"});
+    v1::Extra* extra = capture.add_extras();
+    extra->set_kind(kind);
+    extra->set_compile_id("0/0");
+    extra->set_payload(absl::StrCat("log = \"\"\"", warning, "\"\"\"\n"));
+    const v1::RecompileSection section = RunPass(capture);
+    EXPECT_EQ(section.cache_limit_hits_size(), reported ? 1 : 0) << kind;
+    if (reported && section.cache_limit_hits_size() == 1) {
+      EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr(absl::StrCat("in a `", kind, "` record")));
+    }
+  }
 }
 
 TEST(RecompilePassTest, CacheLimitFromEntryCountAndConfig) {
