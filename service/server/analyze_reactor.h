@@ -65,13 +65,14 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   bool ended_ = false;
   uint64_t messages_ = 0;  // read and parsed so far, the options included
   // The call's memory: each message is read onto it, its parts moved into the captures there, and
-  // all of it freed at once when the call is done. Its blocks grow from 16 KiB to 256 KiB: a
+  // all of it freed at once when the call is done. Its blocks grow from 16 KiB to 64 KiB: a
   // session is megabytes, which the default blocks (256 B to 8 KiB) take hundreds of allocations to
-  // hold (bench/capture_stream_bench BM_HeroIngest: 3 % of the ingest).
+  // hold (bench/capture_stream_bench BM_HeroIngest: 3 % of the ingest). Not larger: past 128 KiB a
+  // block is one of mimalloc's "large" objects, each in pages of its own.
   static google::protobuf::ArenaOptions CallArenaOptions() {
     google::protobuf::ArenaOptions options;
     options.start_block_size = 16 << 10;
-    options.max_block_size = 256 << 10;
+    options.max_block_size = 64 << 10;
     return options;
   }
   google::protobuf::Arena arena_{CallArenaOptions()};
