@@ -209,7 +209,8 @@ TEST(RecompilePassTest, RestartedAttemptIsOneRecompile) {
   EXPECT_EQ(RunPass(capture).total(), 1u);
 }
 
-TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
+// Frame 0, `forward` at /w/m.py:3, compiled once and then recompiled for a size mismatch.
+v1::SessionCapture ForwardRecompiledOnce() {
   v1::SessionCapture capture;
   v1::Frame* frame = capture.add_frames();
   frame->set_name("forward");
@@ -217,8 +218,13 @@ TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
   frame->set_line(3);
   capture.mutable_session()->set_project_root("/w");
   AddCompile(&capture, 0, 0);
-  v1::Compile* failed = AddCompile(
-      &capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"});
+  AddCompile(&capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"});
+  return capture;
+}
+
+TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
+  v1::SessionCapture capture = ForwardRecompiledOnce();
+  v1::Compile* failed = capture.mutable_compiles(1);
   failed->set_fail_reason(
       "torch._dynamo hit config.cache_size_limit (8)\n"
       "   function: 'forward' (/w/m.py:3)\n"
@@ -246,14 +252,7 @@ TEST(RecompilePassTest, CacheLimitFromAnExtraRecordButNotFromGeneratedCode) {
                                        std::pair{"inductor_output_code", false},
                                        std::pair{"artifact:fx_graph_runnable", false},
                                        std::pair{"chromium_event", false}}) {
-    v1::SessionCapture capture;
-    v1::Frame* frame = capture.add_frames();
-    frame->set_name("forward");
-    frame->set_file("/w/m.py");
-    frame->set_line(3);
-    capture.mutable_session()->set_project_root("/w");
-    AddCompile(&capture, 0, 0);
-    AddCompile(&capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"});
+    v1::SessionCapture capture = ForwardRecompiledOnce();
     v1::Extra* extra = capture.add_extras();
     extra->set_kind(kind);
     extra->set_compile_id("0/0");
