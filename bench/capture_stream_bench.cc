@@ -80,7 +80,7 @@ void BM_HeroIngest(benchmark::State& state) {
         ok &= assembler.FinishInPlace(chunk->end()).ok();
         continue;
       }
-      ok &= assembler.CountBytes(m.size(), "message").ok();  // as the server counts: off the wire
+      ok &= assembler.CountBytes(m.size(), [] { return std::string("message"); }).ok();  // as the server counts: off the wire
       for (v1::CapturePart& p : *chunk->mutable_parts()->mutable_parts()) ok &= assembler.AddCounted(std::move(p)).ok();
       if (chunk->has_part()) ok &= assembler.AddCounted(std::move(*chunk->mutable_part())).ok();
     }

@@ -41,17 +41,15 @@ CaptureAssembler::SideState CaptureAssembler::NewSide() {
 }
 
 absl::Status CaptureAssembler::Add(v1::CapturePart&& part) {
-  const uint64_t size = part.ByteSizeLong();
-  if (bytes_ + size > max_bytes_) return CountBytes(size, PartWhere(parts_, part));  // the error, naming the part
-  bytes_ += size;
+  CL_RETURN_IF_ERROR(CountBytes(part.ByteSizeLong(), [&] { return PartWhere(parts_, part); }));
   return AddCounted(std::move(part));
 }
 
-absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::string_view what) {
+absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::FunctionRef<std::string()> what) {
   bytes_ += bytes;
   if (bytes_ > max_bytes_) {
-    return absl::ResourceExhaustedError(absl::StrCat(what, ": the capture is over the session limit of ", max_bytes_,
-                                                     " bytes (max_session_bytes)"));
+    return absl::ResourceExhaustedError(absl::StrCat(what(), ": the capture is over the session limit of ",
+                                                     max_bytes_, " bytes (max_session_bytes)"));
   }
   return absl::OkStatus();
 }

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "google/protobuf/arena.h"
 #include "capture/torch_trace/importer.h"
 #include "absl/status/status.h"
@@ -55,9 +56,9 @@ class CaptureAssembler {
   absl::Status Add(v1::CapturePart&& part);
   // For a caller that knows the encoded size of what it is about to add (the server reads each
   // message's size off the wire): counts `bytes` against the limit (`what` names them in the
-  // error), and AddCounted then adds their parts without counting them again. Add's own count is
-  // ByteSizeLong, a second walk over every field of the part.
-  absl::Status CountBytes(uint64_t bytes, absl::string_view what);
+  // error, and is called only then), and AddCounted then adds their parts without counting them
+  // again. Add's own count is ByteSizeLong, a second walk over every field of the part.
+  absl::Status CountBytes(uint64_t bytes, absl::FunctionRef<std::string()> what);
   absl::Status AddCounted(v1::CapturePart&& part);
   // Ends the stream: the marker's part count must match, nothing may be left half-sent. The
   // captures stay in the assembler (or its arena); the pointers are valid while it lives.

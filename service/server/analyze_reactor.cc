@@ -75,15 +75,16 @@ absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk, size_t bytes) {
     options_ = std::move(*chunk.mutable_options());
     return absl::OkStatus();
   }
+  const auto this_message = [&] { return absl::StrCat("message ", messages_); };  // named only in an error
   switch (chunk.kind_case()) {
     case v1::AnalyzeChunk::kPart:
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, absl::StrCat("message ", messages_)));
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, this_message));
       return assembler_.AddCounted(std::move(*chunk.mutable_part()));
     case v1::AnalyzeChunk::kParts:
       if (chunk.parts().parts().empty()) {
         return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " is an empty batch of parts"));
       }
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, absl::StrCat("message ", messages_)));
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, this_message));
       for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) {
         CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(part)));
       }

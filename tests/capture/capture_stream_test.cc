@@ -189,12 +189,12 @@ TEST(CaptureAssemblerTest, SessionByteLimit) {
 TEST(CaptureAssemblerTest, CallerCountedBytes) {
   std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
   CaptureAssembler a(1000);
-  ASSERT_THAT(a.CountBytes(600, "message 1"), IsOk());
+  ASSERT_THAT(a.CountBytes(600, [] { return std::string("message 1"); }), IsOk());
   ASSERT_THAT(a.AddCounted(std::move(parts[0])), IsOk());
   EXPECT_EQ(a.bytes(), 600u);
   EXPECT_EQ(a.parts(), 1u);
-  ASSERT_THAT(a.CountBytes(400, "message 2"), IsOk());  // exactly at the limit
-  EXPECT_THAT(a.CountBytes(1, "message 3"),
+  ASSERT_THAT(a.CountBytes(400, [] { return std::string("message 2"); }), IsOk());  // exactly at the limit
+  EXPECT_THAT(a.CountBytes(1, [] { return std::string("message 3"); }),
               StatusIs(absl::StatusCode::kResourceExhausted,
                        HasSubstr("message 3: the capture is over the session limit of 1000 bytes (max_session_bytes)")));
 }
