@@ -36,7 +36,7 @@ std::string ShortReason(const std::string& reason) {
 }  // namespace
 
 lint::ParseCache& LintParseCache() {
-  static lint::ParseCache* const cache = new lint::ParseCache(/*max_entries=*/256, /*max_source_bytes=*/4 << 20);
+  static lint::ParseCache* const cache = new lint::ParseCache(kLintCacheFiles, kLintCacheBytes);
   return *cache;
 }
 

@@ -14,6 +14,8 @@
 #ifndef ANALYZERS_LINT_H_
 #define ANALYZERS_LINT_H_
 
+#include <cstddef>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "analyzers/pass.h"
@@ -21,7 +23,9 @@
 
 namespace cl {
 
-// The files every LintPass in the process keeps.
+// The files every LintPass in the process keeps, bounded by default to these.
+inline constexpr size_t kLintCacheFiles = 256;
+inline constexpr size_t kLintCacheBytes = 4 << 20;  // of source text
 lint::ParseCache& LintParseCache();
 
 class LintPass : public Pass {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "analyzers/lint.h"
 #include "lint/correctness_db.h"
 #include "common/file_io.h"
 #include "service/server/server.h"
@@ -35,9 +36,9 @@ ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
           "second analysis; 0 = analyze every call");
-ABSL_FLAG(int, lint_cache_files, 256,
+ABSL_FLAG(int, lint_cache_files, static_cast<int>(cl::kLintCacheFiles),
           "parsed source files the lint pass keeps across sessions (0: none); their trees take about 13x their text");
-ABSL_FLAG(int64_t, lint_cache_mib, 4, "MiB of source text the lint pass's cache of parsed files holds at most");
+ABSL_FLAG(int64_t, lint_cache_mib, int64_t{cl::kLintCacheBytes >> 20}, "MiB of source text the lint pass's cache of parsed files holds at most");
 ABSL_FLAG(absl::Duration, drain_delay, absl::Seconds(2),
           "on SIGTERM: time between health going NOT_SERVING and refusing new calls");
 ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(25),

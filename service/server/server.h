@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "analyzers/lint.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/exposer.h"
 #include "service/engine.h"
@@ -45,8 +46,8 @@ struct ServerOptions {
   size_t recent_session_bytes = 256ull << 20;
   // Parsed source files the lint pass keeps across sessions (analyzers/lint.h). The cache is the
   // process's: the last server started sets it. 0 files: keep none.
-  size_t lint_cache_files = 256;
-  size_t lint_cache_bytes = 4 << 20;  // of source text; trees take about 13× that
+  size_t lint_cache_files = kLintCacheFiles;
+  size_t lint_cache_bytes = kLintCacheBytes;  // of source text; trees take about 13× that
 };
 
 class AnalysisServer {
