@@ -452,7 +452,7 @@ struct LimitHits {
 
 // Extra records torch writes whole from its own data (trace events, tensor descriptions, generated
 // code, graph dumps): they never carry dynamo's log text, and they are most of a capture's extras
-// (234 KB of the hero head's 235 KB), which the limit scan would otherwise search four times over.
+// (all 234 KB of the hero head's), which the limit scan would otherwise search four times over.
 bool IsGeneratedRecord(absl::string_view kind) {
   static constexpr absl::string_view kGenerated[] = {
       "chromium_event", "describe_storage", "describe_tensor", "describe_source", "inductor_output_code",
