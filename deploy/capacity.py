@@ -95,9 +95,12 @@ def run_workload(args, server, metrics_addr, name, client_args):
     analysis0 = metric_sum_count(metrics_addr, "compile_lens_analysis_duration_seconds")
     cpu0, t0 = cpu_seconds(pid), time.monotonic()
 
-    def one(_):
+    # Every upload is a session of its own: the server answers a session id it has analyzed (or is
+    # analyzing) from its retry cache (or refuses it, ABORTED), which would measure no analysis.
+    def one(i):
         return subprocess.run([args.client, "analyze", *client_args, "--server", server.address,
-                               "--quiet", "--deadline", "600s"], capture_output=True, text=True)
+                               "--session-id", f"capacity-{name}-{i}", "--quiet", "--deadline", "600s"],
+                              capture_output=True, text=True)
 
     with concurrent.futures.ThreadPoolExecutor(args.concurrency) as ex:
         results = list(ex.map(one, range(args.sessions)))
