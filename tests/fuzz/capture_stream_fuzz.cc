@@ -3,12 +3,18 @@
 // (make_corpora.sh cuts the fixtures' captures this way); a piece that does not parse is skipped.
 // What the assembler accepts stays under its byte limit; what it finishes with validates, and
 // split again (capture_splitter.h, small parts so fragments happen) reassembles to the same capture.
+// Each piece is also read as a whole Analyze message by cl-server's first look at one
+// (chunk_kind.h): where protobuf parses it, that look names the same member; where the look finds
+// the framing broken, protobuf refuses it too.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
+#include "capture/stream/chunk_kind.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "capture/validate.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -33,6 +39,16 @@ void CheckResplit(const cl::AssembledCaptures& in) {
   if (in.base) CL_FUZZ_CHECK(cl::fuzz::SameMessage(*in.base, *out->base));
 }
 
+// The first look at a message agrees with protobuf's parse of it.
+void CheckChunkKind(const char* data, size_t size) {
+  google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size), /*block_size=*/64);
+  const std::optional<v1::AnalyzeChunk::KindCase> kind = cl::ChunkKindOnWire(&in);
+  v1::AnalyzeChunk chunk;
+  const bool parsed = chunk.ParseFromArray(data, static_cast<int>(size));
+  if (parsed) CL_FUZZ_CHECK(kind.has_value() && *kind == chunk.kind_case());
+  if (!kind) CL_FUZZ_CHECK(!parsed);
+}
+
 }  // namespace
 
 // protobuf logs every invalid-UTF-8 string it refuses; the refusal is the expected outcome.
@@ -46,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cl::CaptureAssembler assembler(kMaxBytes);
   while (in.size() >= 2) {
     const size_t len = std::min<size_t>(static_cast<uint8_t>(in[0]) | static_cast<uint8_t>(in[1]) << 8, in.size() - 2);
+    CheckChunkKind(in.data() + 2, len);
     v1::CapturePart part;
     if (part.ParseFromArray(in.data() + 2, static_cast<int>(len))) {
       if (!assembler.Add(std::move(part)).ok()) return 0;
