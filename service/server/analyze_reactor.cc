@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "capture/stream/chunk_kind.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
@@ -12,6 +13,22 @@
 #include "service/analysis.h"
 
 namespace cl {
+namespace {
+
+// What gRPC's own deserializer does (protobuf's default limits: recursion depth 100), here so that
+// the error can say which message it was and why it may have failed.
+bool ParseChunk(grpc::ByteBuffer* message, v1::AnalyzeChunk* chunk) {
+  grpc::ProtoBufferReader reader(message);
+  return chunk->ParseFromZeroCopyStream(&reader);
+}
+
+absl::Status NotAChunk(uint64_t message) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "message ", message, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or nested "
+      "past the parse depth); the capture was not analyzed"));
+}
+
+}  // namespace
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                grpc::ByteBuffer* response)
@@ -44,100 +61,119 @@ void AnalyzeReactor::OnReadDone(bool ok) {
         "the stream ended after message ", messages_, " without an end marker; the capture was not analyzed")));
   }
   ++messages_;
-  const size_t bytes = message_.Length();
-  // What gRPC's own deserializer does (protobuf's default limits: recursion depth 100), here so
-  // that the error can say which message it was and why it may have failed.
-  bool parsed = false;
-  {
-    grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is cleared
-    parsed = chunk_->ParseFromZeroCopyStream(&reader);
-  }
-  message_.Clear();
-  if (!parsed) {
-    return Refuse(absl::InvalidArgumentError(absl::StrCat(
-        "message ", messages_, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or nested "
-        "past the parse depth); the capture was not analyzed")));
-  }
-  if (absl::Status s = Accept(*chunk_, bytes); !s.ok()) return Refuse(s);
-  if (ended_) {
-    state_->metrics->RecordCaptureBytes(assembler_.bytes());
-    return StartAnalysis();
-  }
+  const absl::Status status = has_options_ ? AcceptMessage() : AcceptOptions();
+  message_.Clear();  // kept messages were moved out first
+  if (!status.ok()) return Refuse(status);
+  if (ended_) return StartAnalysis();
   StartRead(&message_);
 }
 
-absl::Status AnalyzeReactor::Accept(v1::AnalyzeChunk& chunk, size_t bytes) {
-  if (!has_options_) {
-    if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
-      return absl::InvalidArgumentError("the first message of Analyze must carry the options");
-    }
-    has_options_ = true;
-    options_ = std::move(*chunk.mutable_options());
-    return absl::OkStatus();
+absl::Status AnalyzeReactor::AcceptOptions() {
+  v1::AnalyzeChunk chunk;
+  if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_);
+  if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
+    return absl::InvalidArgumentError("the first message of Analyze must carry the options");
   }
-  const auto this_message = [&] { return absl::StrCat("message ", messages_); };  // named only in an error
-  switch (chunk.kind_case()) {
+  has_options_ = true;
+  options_ = std::move(*chunk.mutable_options());
+  return absl::OkStatus();
+}
+
+absl::Status AnalyzeReactor::AcceptMessage() {
+  std::optional<v1::AnalyzeChunk::KindCase> kind;
+  {
+    grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is moved or cleared
+    kind = ChunkKindOnWire(&reader);
+  }
+  if (!kind) return NotAChunk(messages_);
+  switch (*kind) {
     case v1::AnalyzeChunk::kPart:
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, this_message));
-      return assembler_.AddCounted(std::move(*chunk.mutable_part()));
     case v1::AnalyzeChunk::kParts:
-      if (chunk.parts().parts().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " is an empty batch of parts"));
-      }
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(bytes, this_message));
-      for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) {
-        CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(part)));
-      }
+      // Counted off the wire as it arrives; parsed by the analysis task.
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(message_.Length(), [&] { return absl::StrCat("message ", messages_); }));
+      kept_.emplace_back(messages_, grpc::ByteBuffer());
+      kept_.back().second.Swap(&message_);
       return absl::OkStatus();
     case v1::AnalyzeChunk::kEnd: {
-      absl::StatusOr<CaptureRefs> captures = assembler_.FinishInPlace(chunk.end());
-      if (!captures.ok()) return captures.status();
-      captures_ = std::move(*captures);
+      v1::AnalyzeChunk chunk;
+      if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_);
+      end_ = chunk.end();
       ended_ = true;
       return absl::OkStatus();
     }
     case v1::AnalyzeChunk::kOptions:
       return absl::InvalidArgumentError("options may only come once, in the first message");
     default:
-      return absl::InvalidArgumentError(absl::StrCat("message ", assembler_.parts() + 1, " carries nothing"));
+      return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " carries nothing"));
   }
 }
 
 void AnalyzeReactor::StartAnalysis() {
-  std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
-  if (!key.empty()) {
-    switch (state_->recent->Begin(key, response_)) {
+  const bool scheduled = state_->pool->TrySchedule([this] {
+    absl::Status status = Assemble();
+    if (!status.ok()) return Refuse(status);  // the last touch of *this, as below
+    state_->metrics->RecordCaptureBytes(assembler_.bytes());
+    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
+    switch (key.empty() ? RecentSessions::Claim::kNew : state_->recent->Begin(key, response_)) {
       case RecentSessions::Claim::kDone:
-        return FinishWith(absl::OkStatus());  // analyzed already: the same answer, not a second analysis
+        status = absl::OkStatus();  // analyzed already: the same answer, not a second analysis
+        break;
       case RecentSessions::Claim::kRunning:
-        return FinishWith(absl::AbortedError(absl::StrCat(
-            "session ", captures_->head->session().id(), " is being analyzed by another call; retry shortly")));
+        status = absl::AbortedError(absl::StrCat("session ", captures_->head->session().id(),
+                                                 " is being analyzed by another call; retry shortly"));
+        break;
       case RecentSessions::Claim::kNew:
+        status = Analyze(key);
         break;
     }
-  }
-  const bool scheduled = state_->pool->TrySchedule([this, key] {
-    const absl::Time start = absl::Now();
-    absl::StatusOr<v1::AnalyzeResponse> result =
-        RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
-    state_->metrics->RecordAnalysis(captures_->head->session(), result, absl::Now() - start);
-    absl::Status status = result.status();
-    if (result.ok()) {
-      // Serialized once, here: the same bytes answer this call and any duplicate of it.
-      bool own_buffer = false;
-      status = FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response_, &own_buffer));
-    }
-    if (!key.empty()) {
-      if (status.ok()) state_->recent->Done(key, *response_);
-      else state_->recent->Abandon(key);
-    }
+    // The session is freed here, on the thread that built it, before the call ends.
+    captures_.reset();
+    arena_.Reset();
     FinishWith(status);  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
-    if (!key.empty()) state_->recent->Abandon(key);
     state_->metrics->RecordRejection(Rejection::kQueueFull);
     FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"));
   }
+}
+
+absl::Status AnalyzeReactor::Assemble() {
+  for (auto& [number, message] : kept_) {
+    auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
+    const bool parsed = ParseChunk(&message, chunk);
+    message.Clear();
+    if (!parsed) return NotAChunk(number);
+    if (chunk->kind_case() == v1::AnalyzeChunk::kPart) {
+      CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(*chunk->mutable_part())));
+      continue;
+    }
+    if (chunk->parts().parts().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("message ", number, " is an empty batch of parts"));
+    }
+    for (v1::CapturePart& part : *chunk->mutable_parts()->mutable_parts()) {
+      CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(part)));
+    }
+  }
+  kept_.clear();
+  CL_ASSIGN_OR_RETURN(captures_, assembler_.FinishInPlace(end_));
+  return absl::OkStatus();
+}
+
+absl::Status AnalyzeReactor::Analyze(const std::string& key) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<v1::AnalyzeResponse> result = RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
+  state_->metrics->RecordAnalysis(captures_->head->session(), result, absl::Now() - start);
+  absl::Status status = result.status();
+  if (result.ok()) {
+    // Serialized once, here: the same bytes answer this call and any duplicate of it.
+    bool own_buffer = false;
+    status = FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response_, &own_buffer));
+  }
+  if (!key.empty()) {
+    if (status.ok()) state_->recent->Done(key, *response_);
+    else state_->recent->Abandon(key);
+  }
+  return status;
 }
 
 void AnalyzeReactor::Refuse(const absl::Status& status) {

@@ -204,32 +204,100 @@ TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
   ExpectRefused(chunks, "part 2 (head node_batch): node_batch.graph_id: graph \"no_such_graph\" was not announced");
 }
 
+// An Analyze call through the generic API: its messages are whatever bytes the test writes.
+class RawCall {
+ public:
+  explicit RawCall(const std::string& address)
+      : generic_(grpc::CreateChannel(address, grpc::InsecureChannelCredentials())) {
+    context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    call_ = generic_.PrepareCall(&context_, "/compile_lens.v1.CompileLens/Analyze", &cq_);
+    call_->StartCall(this);
+    Wait();
+  }
+  ~RawCall() {
+    cq_.Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq_.Next(&tag, &ok)) {}
+  }
+
+  bool Write(const std::string& bytes) {
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer buffer(&slice, 1);
+    call_->Write(buffer, this);
+    return Wait();
+  }
+  void WritesDone() {
+    call_->WritesDone(this);
+    Wait();
+  }
+  // The status the server ended the call with (DEADLINE_EXCEEDED if it never did).
+  grpc::Status Finish() {
+    grpc::Status status;
+    call_->Finish(&status, this);
+    Wait();
+    return status;
+  }
+
+ private:
+  bool Wait() {
+    void* tag = nullptr;
+    bool ok = false;
+    return cq_.Next(&tag, &ok) && ok;
+  }
+
+  grpc::GenericStub generic_;
+  grpc::ClientContext context_;
+  grpc::CompletionQueue cq_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
+};
+
 TEST_F(ServerTest, GarbageBytesOnTheWire) {
-  // A message that is not an AnalyzeChunk at all, sent through the generic API.
-  grpc::GenericStub generic(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::CompletionQueue cq;
-  auto call = generic.PrepareCall(&context, "/compile_lens.v1.CompileLens/Analyze", &cq);
-  void* tag = nullptr;
-  bool ok = false;
-  call->StartCall(reinterpret_cast<void*>(1));
-  ASSERT_TRUE(cq.Next(&tag, &ok));
-  const std::string garbage = "\xff\xff\xff\xff\x0f garbage";
-  grpc::Slice slice(garbage);
-  grpc::ByteBuffer buffer(&slice, 1);
-  call->Write(buffer, reinterpret_cast<void*>(2));
-  ASSERT_TRUE(cq.Next(&tag, &ok));
-  call->WritesDone(reinterpret_cast<void*>(3));
-  ASSERT_TRUE(cq.Next(&tag, &ok));
-  grpc::Status status;
-  call->Finish(&status, reinterpret_cast<void*>(4));
-  ASSERT_TRUE(cq.Next(&tag, &ok));
-  // gRPC reports an unparseable message as a failed read; the refusal names the message.
+  // A message that is not an AnalyzeChunk at all.
+  RawCall call(server_->address());
+  call.Write("\xff\xff\xff\xff\x0f garbage");
+  call.WritesDone();
+  const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("message 1 is not an AnalyzeChunk"));
-  cq.Shutdown();
-  while (cq.Next(&tag, &ok)) {}
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, ABrokenFrameIsRefusedWhileTheStreamIsStillOpen) {
+  // The server parses parts only after the end marker, but tells a message's kind from its tags on
+  // arrival: a batch whose length runs past the message is refused at once, with the client's
+  // stream still open (waiting for the end would run into the call's 10-s deadline).
+  RawCall call(server_->address());
+  v1::AnalyzeChunk options;
+  options.mutable_options();
+  ASSERT_TRUE(call.Write(options.SerializeAsString()));
+  call.Write(std::string("\x22\x05\x0a", 3));
+  const grpc::Status status = call.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("message 2 is not an AnalyzeChunk"));
+  ExpectStillServing();
+}
+
+TEST_F(ServerTest, AMessageBrokenInsideIsNamedOnceTheStreamEnds) {
+  // Framed well, but a string in it is not UTF-8: the analysis task's parse refuses it, naming the
+  // message, after the end marker.
+  std::vector<v1::AnalyzeChunk> chunks = Stream(Load("head.cls.json"));
+  RawCall call(server_->address());
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    std::string bytes = chunks[i].SerializeAsString();
+    if (i == 2) {
+      v1::AnalyzeChunk bad;
+      bad.mutable_part()->set_side(v1::HEAD);
+      bad.mutable_part()->mutable_frame()->set_name("forward");
+      bytes = bad.SerializeAsString();
+      bytes.replace(bytes.find("forward"), 1, "\xff");
+    }
+    ASSERT_TRUE(call.Write(bytes)) << "message " << i + 1;
+  }
+  call.WritesDone();
+  const grpc::Status status = call.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("message 3 is not an AnalyzeChunk"));
   ExpectStillServing();
 }
 
