@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace cl {
 namespace {
@@ -181,7 +182,14 @@ void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_
 }  // namespace
 
 std::optional<CompileId> ParseCompileId(absl::string_view id) {
-  // "F/C" or "F/C_A", each part a decimal number.
+  // "F/C" or "F/C_A", each part a decimal number, after "!CA/" for compiled autograd.
+  std::optional<absl::string_view> ca;
+  if (absl::ConsumePrefix(&id, "!")) {
+    const size_t slash = id.find('/');
+    if (slash == absl::string_view::npos) return std::nullopt;
+    ca = id.substr(0, slash);
+    id.remove_prefix(slash + 1);
+  }
   const size_t slash = id.find('/');
   if (slash == absl::string_view::npos) return std::nullopt;
   absl::string_view frame = id.substr(0, slash), rest = id.substr(slash + 1), attempt = "0";
@@ -199,6 +207,11 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
       !absl::SimpleAtoi(frame, &out.frame_id) || !absl::SimpleAtoi(rest, &out.frame_compile_id) ||
       !absl::SimpleAtoi(attempt, &out.attempt)) {
     return std::nullopt;
+  }
+  if (ca) {
+    uint32_t n = 0;
+    if (!all_digits(*ca) || !absl::SimpleAtoi(*ca, &n)) return std::nullopt;
+    out.compiled_autograd_id = n;
   }
   return out;
 }

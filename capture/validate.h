@@ -21,12 +21,16 @@ namespace v1 = ::compile_lens::v1;
 // OK, or INVALID_ARGUMENT naming the first problem (and how many more there are).
 absl::Status ValidateCapture(const v1::SessionCapture& capture);
 
-// A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2).
+// A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2), and with
+// compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3). Each number has at most
+// 9 digits.
 struct CompileId {
   uint32_t frame_id = 0;
   uint32_t frame_compile_id = 0;
   uint32_t attempt = 0;
+  std::optional<uint32_t> compiled_autograd_id;
 };
+inline constexpr int64_t kMaxCompileIdNumber = 999'999'999;
 std::optional<CompileId> ParseCompileId(absl::string_view id);
 
 }  // namespace cl

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -13,6 +14,7 @@
 #include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/json_value.h"
 #include "capture/torch_trace/lens_records.h"
+#include "capture/validate.h"
 #include "common/digest.h"
 #include "common/utf8.h"
 #include "simdjson.h"
@@ -183,7 +185,14 @@ void TraceParser::Add(TraceRecord&& r) {
       return;
     }
   }
-  if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0) {
+  const auto in_range = [](std::optional<int64_t> n) { return !n || (*n >= 0 && *n <= kMaxCompileIdNumber); };
+  if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0 &&
+      !(in_range(env.frame_id) && in_range(env.frame_compile_id) && in_range(env.ca_id) &&
+        env.attempt.value_or(0) <= kMaxCompileIdNumber)) {
+    // What a compile id can spell (capture/validate.h): past it, the record keeps no compile.
+    Diagnose(v1::Diagnostic::WARNING, r.line,
+             absl::StrCat("compile id numbers past ", kMaxCompileIdNumber, " (the record is kept without a compile)"));
+  } else if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0) {
     env.compile_id = absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
                                   *env.frame_compile_id,
                                   env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
@@ -534,14 +543,20 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
 v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   DropDanglingIterations();
   // Statuses: a compile's own metrics decide; without them, a later attempt means it restarted.
-  absl::flat_hash_set<std::string> restarted;
+  // The highest attempt of each frame compile, rather than a set of every earlier attempt's id:
+  // the attempt is the log's number (a fuzzed log had one of 17335270988154551, hours of ids).
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> last_attempt;  // (frame, frame compile)
   for (const v1::Compile& c : capture_.compiles()) {
-    if (c.attempt() > 0) {
-      for (uint32_t a = 0; a < c.attempt(); ++a) {
-        restarted.insert(absl::StrCat(c.frame_id(), "/", c.frame_compile_id(), a > 0 ? absl::StrCat("_", a) : ""));
-      }
-    }
+    uint32_t& last = last_attempt[{c.frame_id(), c.frame_compile_id()}];
+    last = std::max(last, c.attempt());
   }
+  // Only a compile whose id is the plain "frame/compile[_attempt]" of its own numbers (not a
+  // compiled-autograd one, not one whose attempt did not fit) is named by a later attempt's restart.
+  const auto restarted = [&](const v1::Compile& c) {
+    return c.attempt() < last_attempt[{c.frame_id(), c.frame_compile_id()}] &&
+           c.id() == absl::StrCat(c.frame_id(), "/", c.frame_compile_id(),
+                                  c.attempt() > 0 ? absl::StrCat("_", c.attempt()) : "");
+  };
   absl::flat_hash_map<std::string, std::string> post_grad;  // compile id -> its last post-grad graph
   for (const v1::Graph& g : capture_.graphs()) {
     if (g.stage() == v1::Graph::POST_GRAD && !g.compile_id().empty()) post_grad[g.compile_id()] = g.id();
@@ -555,7 +570,7 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
                ops->second.number_value() == 0)
         c.set_status(v1::Compile::EMPTY_GRAPH);
       else c.set_status(v1::Compile::OK);
-    } else if (restarted.contains(c.id())) {
+    } else if (restarted(c)) {
       c.set_status(v1::Compile::RESTARTED);
     } else {
       Count("compiles without compilation_metrics");

@@ -142,9 +142,21 @@ TEST(CompileIdTest, Parses) {
   EXPECT_EQ(id->frame_id, 12u);
   EXPECT_EQ(id->frame_compile_id, 3u);
   EXPECT_EQ(id->attempt, 4u);
-  for (const char* bad : {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999"}) {
+  EXPECT_FALSE(id->compiled_autograd_id.has_value());
+  for (const char* bad : {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999", "0/1000000000",
+                          "!0", "!/0/1", "!a/0/1", "!1/0", "!!1/0/1", "!1/!2/0/1"}) {
     EXPECT_FALSE(ParseCompileId(bad).has_value()) << bad;
   }
+}
+
+// torch's spelling of a compiled autograd compile: "!<compiled autograd id>/<frame>/<compile>".
+TEST(CompileIdTest, ParsesCompiledAutogradIds) {
+  auto id = ParseCompileId("!2/0/1_3");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->compiled_autograd_id, 2u);
+  EXPECT_EQ(id->frame_id, 0u);
+  EXPECT_EQ(id->frame_compile_id, 1u);
+  EXPECT_EQ(id->attempt, 3u);
 }
 
 }  // namespace

@@ -72,6 +72,40 @@ TEST(ImportCorruptTest, CompileTimesPastAnInt64OfMicrosecondsAreIgnored) {
   EXPECT_THAT(Diagnostics(c), HasSubstr("compilation_metrics.entire_frame_compile_time_s -1e+300 s is out of range"));
 }
 
+// Found by torch_trace_fuzz (the CI run's fixed seed, once the binary changed): a later attempt
+// marked the earlier ones restarted by listing the id of every attempt below it, so an attempt
+// number near a billion took minutes and gigabytes. Now only the highest attempt is kept.
+TEST(ImportCorruptTest, AnAttemptNearABillionMarksTheFirstRestartedWithoutListingThemAll) {
+  const auto start = [](int64_t attempt) {
+    return absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
+                        "\"frame_compile_id\": 0, \"attempt\": ", attempt, "}\n");
+  };
+  v1::SessionCapture c = Import(start(0) + start(1) + start(999999999));
+  ASSERT_EQ(c.compiles_size(), 3);
+  EXPECT_EQ(c.compiles(0).id(), "0/0");
+  EXPECT_EQ(c.compiles(0).status(), v1::Compile::RESTARTED);
+  EXPECT_EQ(c.compiles(1).id(), "0/0_1");
+  EXPECT_EQ(c.compiles(1).status(), v1::Compile::RESTARTED);
+  EXPECT_EQ(c.compiles(2).id(), "0/0_999999999");
+  EXPECT_NE(c.compiles(2).status(), v1::Compile::RESTARTED);
+}
+
+// Found with the test above: the importer spelled compile ids the validator refused, so a log with
+// either imported as "inconsistent". Compiled autograd ids ("!1/0/0", torch's spelling) are read;
+// numbers past 9 digits leave the record without a compile, with a diagnostic.
+TEST(ImportCorruptTest, CompiledAutogradIdsAndNumbersPastNineDigits) {
+  const auto start = [](absl::string_view ids) {
+    return absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, ", ids, "}\n");
+  };
+  v1::SessionCapture c = Import(start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0, "compiled_autograd_id": 1)") +
+                                start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 17335270988154551)") +
+                                start(R"("frame_id": 1000000000, "frame_compile_id": 0)") +
+                                start(R"("frame_id": 0, "frame_compile_id": 0, "compiled_autograd_id": -1)"));
+  ASSERT_EQ(c.compiles_size(), 1);
+  EXPECT_EQ(c.compiles(0).id(), "!1/0/0");
+  EXPECT_THAT(Diagnostics(c), HasSubstr("compile id numbers past 999999999 (the record is kept without a compile)"));
+}
+
 TEST(ImportCorruptTest, PayloadWithoutHeader) {
   v1::SessionCapture c = Import("\tdef forward(self):\n\t    return ()\n");
   EXPECT_THAT(Diagnostics(c), HasSubstr("2 payload line(s) with no record expecting them"));
