@@ -6,10 +6,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "capture/capture_io.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
-#include "capture/stream/part_packer.h"
 #include "tests/testing/captures.h"
 
 namespace cl {
@@ -39,28 +37,8 @@ void BM_SplitAndAssemble(benchmark::State& state) {
 }
 BENCHMARK(BM_SplitAndAssemble)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
-// The hero session's Analyze messages after the options, serialized as cl-client sends them.
-std::vector<std::string> HeroMessages() {
-  std::vector<std::string> out;
-  PartPacker packer(kDefaultPartBudget);
-  const auto push = [&](v1::AnalyzeChunk&& chunk) {
-    out.push_back(chunk.SerializeAsString());
-    return absl::OkStatus();
-  };
-  for (const auto& [file, side] : {std::pair{"head", v1::HEAD}, std::pair{"base", v1::BASE}}) {
-    auto c = ReadCaptureFile(absl::StrCat(CL_SOURCE_DIR "/examples/hero/", file, ".cls.json"));
-    if (!c.ok()) return {};
-    (void)SplitCapture(*c, side, kDefaultPartBudget, [&](v1::CapturePart&& p) { return packer.Add(std::move(p), push); });
-  }
-  (void)packer.Flush(push);
-  v1::AnalyzeChunk end;
-  end.mutable_end()->set_parts(packer.parts());
-  out.push_back(end.SerializeAsString());
-  return out;
-}
-
 void BM_HeroIngest(benchmark::State& state) {
-  const std::vector<std::string> messages = HeroMessages();
+  const std::vector<std::string> messages = ::cl::testing::HeroStreamMessages();
   if (messages.empty()) return state.SkipWithError("examples/hero did not load");
   size_t bytes = 0;
   for (const std::string& m : messages) bytes += m.size();

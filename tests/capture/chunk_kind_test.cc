@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "capture/stream/capture_splitter.h"
-#include "capture/stream/part_packer.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
@@ -31,26 +29,6 @@ std::optional<Kind> ParsedKind(const std::string& bytes) {
   return chunk.kind_case();
 }
 
-// The hero session's messages after the options (head and base), as cl-client sends them.
-std::vector<std::string> HeroMessages() {
-  std::vector<std::string> out;
-  PartPacker packer(kDefaultPartBudget);
-  const auto push = [&](v1::AnalyzeChunk&& chunk) {
-    out.push_back(chunk.SerializeAsString());
-    return absl::OkStatus();
-  };
-  for (const auto& [file, side] : {std::pair{"head.cls.json", v1::HEAD}, std::pair{"base.cls.json", v1::BASE}}) {
-    EXPECT_TRUE(SplitCapture(::cl::testing::LoadHero(file), side, kDefaultPartBudget,
-                             [&](v1::CapturePart&& p) { return packer.Add(std::move(p), push); })
-                    .ok());
-  }
-  EXPECT_TRUE(packer.Flush(push).ok());
-  v1::AnalyzeChunk end;
-  end.mutable_end()->set_parts(3);
-  out.push_back(end.SerializeAsString());
-  return out;
-}
-
 TEST(ChunkKindTest, EveryKindAsSerialized) {
   v1::AnalyzeChunk chunk;
   EXPECT_EQ(KindOf(chunk.SerializeAsString()), v1::AnalyzeChunk::KIND_NOT_SET);
@@ -65,7 +43,7 @@ TEST(ChunkKindTest, EveryKindAsSerialized) {
 }
 
 TEST(ChunkKindTest, TheHeroSessionsMessages) {
-  const std::vector<std::string> messages = HeroMessages();
+  const std::vector<std::string> messages = ::cl::testing::HeroStreamMessages();
   ASSERT_GE(messages.size(), 3u);
   for (const std::string& m : messages) {
     ASSERT_TRUE(ParsedKind(m).has_value());
@@ -121,7 +99,7 @@ TEST(ChunkKindTest, BrokenFramingIsRefusedAsTheParseRefusesIt) {
 // parse refuses it too.
 TEST(ChunkKindTest, EveryPrefixAgreesWithTheParse) {
   v1::AnalyzeChunk first;
-  ASSERT_TRUE(first.ParseFromString(HeroMessages().front()));
+  ASSERT_TRUE(first.ParseFromString(::cl::testing::HeroStreamMessages().front()));
   ASSERT_GE(first.parts().parts_size(), 4);
   v1::AnalyzeChunk part, batch, end;
   *part.mutable_part() = first.parts().parts(0);

@@ -1,5 +1,7 @@
 #include "capture/validate.h"
 
+#include <optional>
+
 #include "capture/capture_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -137,26 +139,24 @@ TEST(ValidateTest, RankOutsideWorld) {
 }
 
 TEST(CompileIdTest, Parses) {
-  auto id = ParseCompileId("12/3_4");
-  ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(id->frame_id, 12u);
-  EXPECT_EQ(id->frame_compile_id, 3u);
-  EXPECT_EQ(id->attempt, 4u);
-  EXPECT_FALSE(id->compiled_autograd_id.has_value());
+  struct Case {
+    const char* id;
+    uint32_t frame, compile, attempt;
+    std::optional<uint32_t> compiled_autograd;
+  };
+  // "!2/0/1_3": torch's spelling of a compiled autograd compile (graph 2 of compiled autograd).
+  for (const Case& c : {Case{"12/3_4", 12, 3, 4, std::nullopt}, Case{"!2/0/1_3", 0, 1, 3, 2u}}) {
+    auto id = ParseCompileId(c.id);
+    ASSERT_TRUE(id.has_value()) << c.id;
+    EXPECT_EQ(id->frame_id, c.frame) << c.id;
+    EXPECT_EQ(id->frame_compile_id, c.compile) << c.id;
+    EXPECT_EQ(id->attempt, c.attempt) << c.id;
+    EXPECT_EQ(id->compiled_autograd_id, c.compiled_autograd) << c.id;
+  }
   for (const char* bad : {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999", "0/1000000000",
                           "!0", "!/0/1", "!a/0/1", "!1/0", "!!1/0/1", "!1/!2/0/1"}) {
     EXPECT_FALSE(ParseCompileId(bad).has_value()) << bad;
   }
-}
-
-// torch's spelling of a compiled autograd compile: "!<compiled autograd id>/<frame>/<compile>".
-TEST(CompileIdTest, ParsesCompiledAutogradIds) {
-  auto id = ParseCompileId("!2/0/1_3");
-  ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(id->compiled_autograd_id, 2u);
-  EXPECT_EQ(id->frame_id, 0u);
-  EXPECT_EQ(id->frame_compile_id, 1u);
-  EXPECT_EQ(id->attempt, 3u);
 }
 
 }  // namespace

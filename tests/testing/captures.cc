@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
+#include "capture/stream/capture_splitter.h"
+#include "capture/stream/part_packer.h"
 #include "gtest/gtest.h"
 
 namespace cl::testing {
@@ -11,6 +13,27 @@ compile_lens::v1::SessionCapture LoadHero(const std::string& name) {
       ReadCaptureFile(absl::StrCat(CL_SOURCE_DIR, "/examples/hero/", name));
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? *std::move(c) : compile_lens::v1::SessionCapture();
+}
+
+std::vector<std::string> HeroStreamMessages() {
+  namespace v1 = ::compile_lens::v1;
+  std::vector<std::string> out;
+  PartPacker packer(kDefaultPartBudget);
+  const auto push = [&](v1::AnalyzeChunk&& chunk) {
+    out.push_back(chunk.SerializeAsString());
+    return absl::OkStatus();
+  };
+  for (const auto& [file, side] : {std::pair{"head.cls.json", v1::HEAD}, std::pair{"base.cls.json", v1::BASE}}) {
+    const v1::SessionCapture c = LoadHero(file);
+    if (c.schema().empty()) return {};
+    const absl::Status s = SplitCapture(c, side, kDefaultPartBudget, [&](v1::CapturePart&& p) { return packer.Add(std::move(p), push); });
+    EXPECT_TRUE(s.ok()) << s;
+  }
+  EXPECT_TRUE(packer.Flush(push).ok());
+  v1::AnalyzeChunk end;
+  end.mutable_end()->set_parts(packer.parts());
+  out.push_back(end.SerializeAsString());
+  return out;
 }
 
 compile_lens::v1::Graph* AddChainGraph(compile_lens::v1::SessionCapture& capture, const std::string& id,
