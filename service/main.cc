@@ -22,7 +22,8 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "gRPC listen address HOST:PORT; port 0 picks a free port (the bound address is printed "
           "on stderr's first line)");
-ABSL_FLAG(int, analysis_threads, 0, "analysis pool threads; 0 = one per hardware thread");
+ABSL_FLAG(int, analysis_threads, 0,
+          "analysis pool threads, which parse, check and analyze each session; 0 = one per hardware thread");
 ABSL_FLAG(int, analysis_queue, 64,
           "analysis tasks that may wait for a pool thread; past it calls get RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, analysis_nice, 10,

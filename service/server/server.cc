@@ -16,7 +16,8 @@
 
 namespace cl {
 
-// Analyze is a raw callback method: the reactor parses each message itself (AnalyzeReactor).
+// Analyze is a raw callback method: the reactor reads each message as bytes, and its analysis task
+// parses them (AnalyzeReactor).
 class AnalysisServer::Service final
     : public v1::CompileLens::WithRawCallbackMethod_Analyze<v1::CompileLens::Service> {
  public:
