@@ -185,17 +185,18 @@ void TraceParser::Add(TraceRecord&& r) {
       return;
     }
   }
-  const auto in_range = [](std::optional<int64_t> n) { return !n || (*n >= 0 && *n <= kMaxCompileIdNumber); };
-  if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0 &&
-      !(in_range(env.frame_id) && in_range(env.frame_compile_id) && in_range(env.ca_id) &&
-        env.attempt.value_or(0) <= kMaxCompileIdNumber)) {
+  if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0) {
     // What a compile id can spell (capture/validate.h): past it, the record keeps no compile.
-    Diagnose(v1::Diagnostic::WARNING, r.line,
-             absl::StrCat("compile id numbers past ", kMaxCompileIdNumber, " (the record is kept without a compile)"));
-  } else if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0) {
-    env.compile_id = absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
-                                  *env.frame_compile_id,
-                                  env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
+    const auto fits = [](std::optional<int64_t> n) { return !n || (*n >= 0 && *n <= kMaxCompileIdNumber); };
+    if (fits(env.frame_id) && fits(env.frame_compile_id) && fits(env.ca_id) &&
+        env.attempt.value_or(0) <= kMaxCompileIdNumber) {
+      env.compile_id = absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
+                                    *env.frame_compile_id,
+                                    env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
+    } else {
+      Diagnose(v1::Diagnostic::WARNING, r.line,
+               absl::StrCat("compile id numbers past ", kMaxCompileIdNumber, " (the record is kept without a compile)"));
+    }
   }
   if (!first_) first_ = r;
   Count("records");
@@ -544,7 +545,7 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   DropDanglingIterations();
   // Statuses: a compile's own metrics decide; without them, a later attempt means it restarted.
   // The highest attempt of each frame compile, rather than a set of every earlier attempt's id:
-  // the attempt is the log's number (a fuzzed log had one of 17335270988154551, hours of ids).
+  // the attempt is the log's number, up to 999,999,999 (a fuzzed log's took minutes to list).
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> last_attempt;  // (frame, frame compile)
   for (const v1::Compile& c : capture_.compiles()) {
     uint32_t& last = last_attempt[{c.frame_id(), c.frame_compile_id()}];
