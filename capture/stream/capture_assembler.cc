@@ -66,6 +66,18 @@ absl::Status CaptureAssembler::AddCounted(v1::CapturePart&& part) {
   return absl::OkStatus();
 }
 
+absl::Status CaptureAssembler::AddCountedMessage(v1::AnalyzeChunk& chunk, uint64_t message) {
+  if (chunk.kind_case() == v1::AnalyzeChunk::kPart) return AddCounted(std::move(*chunk.mutable_part()));
+  if (chunk.kind_case() != v1::AnalyzeChunk::kParts) {
+    return absl::InvalidArgumentError(absl::StrCat("message ", message, " carries no parts"));
+  }
+  if (chunk.parts().parts().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("message ", message, " is an empty batch of parts"));
+  }
+  for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) CL_RETURN_IF_ERROR(AddCounted(std::move(part)));
+  return absl::OkStatus();
+}
+
 absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
   if (part.part_case() == v1::CapturePart::kFragment) return ApplyFragment(side, part.fragment());
   if (!side.fragment_kind.empty()) {

@@ -60,6 +60,10 @@ class CaptureAssembler {
   // again. Add's own count is ByteSizeLong, a second walk over every field of the part.
   absl::Status CountBytes(uint64_t bytes, absl::FunctionRef<std::string()> what);
   absl::Status AddCounted(v1::CapturePart&& part);
+  // AddCounted for every part a part-carrying Analyze message carries (a `part` or a batch of
+  // `parts`; moved out of it), `message` being its number in the stream: an empty batch, or a
+  // message that carries neither, is INVALID_ARGUMENT naming it.
+  absl::Status AddCountedMessage(v1::AnalyzeChunk& chunk, uint64_t message);
   // Ends the stream: the marker's part count must match, nothing may be left half-sent. The
   // captures stay in the assembler (or its arena); the pointers are valid while it lives.
   absl::StatusOr<CaptureRefs> FinishInPlace(const v1::EndOfCapture& end);

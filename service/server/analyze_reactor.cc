@@ -143,16 +143,7 @@ absl::Status AnalyzeReactor::Assemble() {
     const bool parsed = ParseChunk(&message, chunk);
     message.Clear();
     if (!parsed) return NotAChunk(number);
-    if (chunk->kind_case() == v1::AnalyzeChunk::kPart) {
-      CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(*chunk->mutable_part())));
-      continue;
-    }
-    if (chunk->parts().parts().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("message ", number, " is an empty batch of parts"));
-    }
-    for (v1::CapturePart& part : *chunk->mutable_parts()->mutable_parts()) {
-      CL_RETURN_IF_ERROR(assembler_.AddCounted(std::move(part)));
-    }
+    CL_RETURN_IF_ERROR(assembler_.AddCountedMessage(*chunk, number));
   }
   kept_.clear();
   CL_ASSIGN_OR_RETURN(captures_, assembler_.FinishInPlace(end_));

@@ -186,6 +186,25 @@ TEST(CaptureAssemblerTest, SessionByteLimit) {
 
 // A caller that counts bytes itself (the server, off the wire): CountBytes alone moves bytes(),
 // and refuses past the limit naming what it was given; AddCounted adds without counting.
+TEST(CaptureAssemblerTest, AMessagesPartsSingleOrBatched) {
+  std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
+  ASSERT_GE(parts.size(), 3u);
+  CaptureAssembler a(~uint64_t{0});
+  v1::AnalyzeChunk single, batch, empty_batch, nothing;
+  *single.mutable_part() = parts[0];
+  *batch.mutable_parts()->add_parts() = parts[1];
+  *batch.mutable_parts()->add_parts() = parts[2];
+  empty_batch.mutable_parts();
+  EXPECT_THAT(a.AddCountedMessage(single, 2), IsOk());
+  EXPECT_THAT(a.AddCountedMessage(batch, 3), IsOk());
+  EXPECT_EQ(a.parts(), 3u);
+  EXPECT_EQ(a.bytes(), 0u);  // counted by the caller, not here
+  EXPECT_THAT(a.AddCountedMessage(empty_batch, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("message 4 is an empty batch of parts")));
+  EXPECT_THAT(a.AddCountedMessage(nothing, 5),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("message 5 carries no parts")));
+}
+
 TEST(CaptureAssemblerTest, CallerCountedBytes) {
   std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
   CaptureAssembler a(1000);
