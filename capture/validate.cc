@@ -198,7 +198,7 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
     rest = rest.substr(0, us);
   }
   auto all_digits = [](absl::string_view s) {
-    if (s.empty() || s.size() > 9) return false;
+    if (s.empty() || s.size() > kCompileIdDigits) return false;
     for (char ch : s) if (ch < '0' || ch > '9') return false;
     return true;
   };

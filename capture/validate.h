@@ -7,6 +7,7 @@
 #ifndef CAPTURE_VALIDATE_H_
 #define CAPTURE_VALIDATE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -22,15 +23,19 @@ namespace v1 = ::compile_lens::v1;
 absl::Status ValidateCapture(const v1::SessionCapture& capture);
 
 // A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2), and with
-// compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3). Each number has at most
-// 9 digits.
+// compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3).
 struct CompileId {
   uint32_t frame_id = 0;
   uint32_t frame_compile_id = 0;
   uint32_t attempt = 0;
   std::optional<uint32_t> compiled_autograd_id;
 };
-inline constexpr int64_t kMaxCompileIdNumber = 999'999'999;
+inline constexpr size_t kCompileIdDigits = 9;  // the most each number may have
+inline constexpr int64_t kMaxCompileIdNumber = [] {
+  int64_t n = 0;
+  for (size_t i = 0; i < kCompileIdDigits; ++i) n = n * 10 + 9;
+  return n;
+}();
 std::optional<CompileId> ParseCompileId(absl::string_view id);
 
 }  // namespace cl
