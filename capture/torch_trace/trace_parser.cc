@@ -552,9 +552,9 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
     last = std::max(last, c.attempt());
   }
   // Only a compile whose id is the plain "frame/compile[_attempt]" of its own numbers (not a
-  // compiled-autograd one, not one whose attempt did not fit) is named by a later attempt's restart.
+  // compiled-autograd one) is named by a later attempt's restart.
   const auto restarted = [&](const v1::Compile& c) {
-    return c.attempt() < last_attempt[{c.frame_id(), c.frame_compile_id()}] &&
+    return c.attempt() < last_attempt.find({c.frame_id(), c.frame_compile_id()})->second &&
            c.id() == absl::StrCat(c.frame_id(), "/", c.frame_compile_id(),
                                   c.attempt() > 0 ? absl::StrCat("_", c.attempt()) : "");
   };
