@@ -111,8 +111,12 @@ def run_workload(args, server, metrics_addr, name, client_args):
     if failed:
         sys.exit(f"{name}: {len(failed)} of {len(results)} calls failed: {failed[0].stderr.strip()}")
     wire_sum, n = (a - b for a, b in zip(metric_sum_count(metrics_addr, "compile_lens_capture_bytes"), bytes0))
-    analysis_sum, _ = (a - b for a, b in zip(
+    analysis_sum, analyses = (a - b for a, b in zip(
         metric_sum_count(metrics_addr, "compile_lens_analysis_duration_seconds"), analysis0))
+    # An OK exit is not an analysis: a call answered from the retry cache exits 0 too.
+    if n != args.sessions or analyses != args.sessions:
+        sys.exit(f"{name}: {args.sessions} calls OK, but the server took {n:.0f} uploads and ran "
+                 f"{analyses:.0f} analyses")
     peak_kib = max(peak[0], 0)
     print(f"{name}: {args.sessions} sessions, {args.concurrency} at a time")
     print(f"  server CPU per session  {1000 * cpu / args.sessions:8.2f} ms   "

@@ -184,8 +184,8 @@ TEST(CaptureAssemblerTest, SessionByteLimit) {
                        HasSubstr("over the session limit of 10000 bytes (max_session_bytes)")));
 }
 
-// A caller that counts bytes itself (the server, off the wire): CountBytes alone moves bytes(),
-// and refuses past the limit naming what it was given; AddCounted adds without counting.
+// One message's parts, a single part or a batch, added as the server's analysis task adds them;
+// a batch with nothing in it and a message with no part are refused by their number.
 TEST(CaptureAssemblerTest, AMessagesPartsSingleOrBatched) {
   std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
   ASSERT_GE(parts.size(), 3u);
@@ -205,6 +205,8 @@ TEST(CaptureAssemblerTest, AMessagesPartsSingleOrBatched) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("message 5 carries no parts")));
 }
 
+// A caller that counts bytes itself (the server, off the wire): CountBytes alone moves bytes(),
+// and refuses past the limit naming what it was given; AddCounted adds without counting.
 TEST(CaptureAssemblerTest, CallerCountedBytes) {
   std::vector<v1::CapturePart> parts = Split(Hero(), v1::HEAD, 4096);
   CaptureAssembler a(1000);

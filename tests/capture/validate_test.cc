@@ -101,12 +101,33 @@ TEST(ValidateTest, ReferencesInsideListsAreChecked) {
                                            HasSubstr("graphs[0].nodes[2].args[1][1][0]: node \"phantom\"")));
 }
 
+// A node may only use nodes listed before it (an FX graph's order is topological), which is how a
+// cycle is refused: some node of it uses one listed after it.
 TEST(ValidateTest, CyclesAreRefused) {
-  // relu uses output, which is defined after it: a cycle in an FX graph's order.
-  v1::SessionCapture c = Valid();
-  c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("output");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("graphs[0].nodes[1].args[0]")));
+  {  // relu uses output, which uses relu.
+    v1::SessionCapture c = Valid();
+    c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("output");
+    EXPECT_THAT(ValidateCapture(c),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("graphs[0].nodes[1].args[0]: node \"output\" is not defined before it")));
+  }
+  {  // relu uses b, b uses relu; output uses both.
+    v1::SessionCapture c = Valid();
+    v1::Graph* g = c.mutable_graphs(0);
+    g->mutable_nodes(1)->mutable_args(0)->set_node("b");
+    v1::Node b = g->nodes(1);
+    b.set_name("b");
+    b.mutable_args(0)->set_node("relu");
+    *g->mutable_nodes()->Add() = g->nodes(2);
+    *g->mutable_nodes(2) = b;
+    g->mutable_nodes(3)->add_args()->set_node("b");
+    EXPECT_THAT(ValidateCapture(c),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("graphs[0].nodes[1].args[0]: node \"b\" is not defined before it")));
+    // And the same graph without the back edge is accepted.
+    g->mutable_nodes(1)->mutable_args(0)->set_node("x");
+    EXPECT_THAT(ValidateCapture(c), IsOk());
+  }
 }
 
 TEST(ValidateTest, KwargReferencesAreChecked) {

@@ -88,8 +88,13 @@ TEST(PythonParserTest, BinaryBytesGiveADiagnosticNotACrash) {
   EXPECT_EQ(r.files, 1u);
   EXPECT_FALSE(r.diagnostics.empty());
   // And a NUL byte in otherwise good source does not stop the scan.
-  const LintResult nul = LintCode(absl::StrCat("import torch\nx = 1\0\n", kFinding));
+  // (A std::string of explicit length: a literal through StrCat would stop at the NUL.)
+  constexpr char kHead[] = "import torch\nx = 1\0\n";
+  const std::string with_nul = std::string(kHead, sizeof kHead - 1) + kFinding;
+  ASSERT_EQ(with_nul[18], '\0');
+  const LintResult nul = LintCode(with_nul);
   EXPECT_EQ(nul.files, 1u);
+  EXPECT_THAT(Found(nul), ElementsAre("in_place_op_on_alias:7"));
 }
 
 TEST(PythonParserTest, FilesOverTheSizeLimitAreNotParsed) {

@@ -422,7 +422,7 @@ TEST_F(MalformedCorpusTest, EveryCaseIsRefusedPreciselyOrAnalyzed) {
   for (const Case& c : cases) per_category[c.category]++;
   for (const char* category : {"truncation", "type_confusion", "huge_string", "deep_nesting", "duplicate_id",
                                "dangling_ref", "cycle", "nan_inf", "invalid_utf8", "schema_version",
-                               "broken_trace"}) {
+                               "broken_trace", "stream", "control"}) {
     EXPECT_GT(per_category[category], 0) << "no case of category " << category;
   }
 
