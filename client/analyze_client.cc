@@ -14,8 +14,11 @@
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "compile_lens/v1/service.grpc.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
 #include "service/analysis.h"
 #include "service/engine.h"
 #include "service/thread_pool.h"
@@ -83,6 +86,22 @@ size_t PartBudget(const RemoteOptions& remote) {
   return remote.part_budget == 0 ? kDefaultPartBudget : remote.part_budget;
 }
 
+// `chunk` serialized deterministically (maps in key order; protobuf's default order is random per
+// map): cl-server keys the sessions it has answered by a hash of the bytes, so a retry must send
+// the bytes the first try sent. The slice owns the bytes, uncopied.
+grpc::ByteBuffer DeterministicBytes(const v1::AnalyzeChunk& chunk) {
+  auto* bytes = new std::string;
+  {
+    google::protobuf::io::StringOutputStream out(bytes);
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.SetSerializationDeterministic(true);
+    chunk.SerializeToCodedStream(&coded);
+  }
+  grpc::Slice slice(bytes->data(), bytes->size(), [](void* owned) { delete static_cast<std::string*>(owned); },
+                    bytes);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
 // One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
 // the server has already finished the call (with an error, say): stop sending and let Finish()
 // tell why.
@@ -90,16 +109,19 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
     absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)> send_parts) {
   CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
-  auto stub = v1::CompileLens::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
   CL_RETURN_IF_ERROR(Authorize(remote, &context));
-  v1::AnalyzeResponse response;
-  std::unique_ptr<grpc::ClientWriter<v1::AnalyzeChunk>> writer = stub->Analyze(&context, &response);
+  // CompileLens.Analyze with the messages as bytes (DeterministicBytes); the answer is parsed below.
+  static const char kAnalyzeMethod[] = "/compile_lens.v1.CompileLens/Analyze";
+  const grpc::internal::RpcMethod method(kAnalyzeMethod, grpc::internal::RpcMethod::CLIENT_STREAMING, channel);
+  grpc::ByteBuffer response_bytes;
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(channel.get(), method, &context, &response_bytes));
 
   bool open = true;
   auto write = [&](const v1::AnalyzeChunk& chunk) {
-    if (open) open = writer->Write(chunk);
+    if (open) open = writer->Write(DeterministicBytes(chunk));
   };
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;
@@ -137,6 +159,12 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   if (open) writer->WritesDone();
   if (const absl::Status status = FromGrpcStatus(writer->Finish()); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat(remote.target, ": ", status.message()));
+  }
+  v1::AnalyzeResponse response;
+  if (const absl::Status parsed =
+          FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&response_bytes, &response));
+      !parsed.ok()) {
+    return absl::Status(parsed.code(), absl::StrCat(remote.target, ": the answer does not read: ", parsed.message()));
   }
   return response;
 }

@@ -1,39 +1,78 @@
 #include "common/file_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 
 namespace cl {
+namespace {
+
+absl::Status ErrnoStatus(const std::string& path, int err) {
+  const std::string msg = absl::StrCat(path, ": ", std::strerror(err));
+  return err == ENOENT ? absl::NotFoundError(msg) : absl::InvalidArgumentError(msg);
+}
+
+}  // namespace
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    const std::string msg = absl::StrCat(path, ": ", std::strerror(err));
-    return err == ENOENT ? absl::NotFoundError(msg) : absl::InvalidArgumentError(msg);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(path, errno);
+  absl::Cleanup close_fd = [fd] { ::close(fd); };
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus(path, errno);
+  // A directory opens fine and reads as EISDIR; a stream read would have returned "" for it.
+  if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+  std::string contents;
+  if (S_ISREG(st.st_mode)) contents.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::DataLossError(absl::StrCat(path, ": read failed: ", std::strerror(errno)));
+    }
+    contents.append(buffer, static_cast<size_t>(n));
   }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return std::move(out).str();
+  return contents;
 }
 
 absl::Status WriteFile(const std::string& path, absl::string_view contents) {
-  const std::string tmp = absl::StrCat(path, ".tmp");
+  // A temporary name of this write's own (process and call): two writers of one path, in one process
+  // or two, must not share a half-written file. O_EXCL: never someone else's; 0666 less the umask,
+  // as a plain create.
+  static std::atomic<uint64_t> writes{0};
+  const std::string tmp = absl::StrCat(path, ".", ::getpid(), ".", writes.fetch_add(1), ".tmp");
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
+  bool renamed = false;
+  absl::Cleanup remove_tmp = [&] {
+    if (!renamed) ::unlink(tmp.c_str());
+  };
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+    absl::Cleanup close_fd = [fd] { ::close(fd); };
+    for (size_t done = 0; done < contents.size();) {
+      const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return absl::DataLossError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+      }
+      done += static_cast<size_t>(n);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
   }
+  renamed = true;
   return absl::OkStatus();
 }
 

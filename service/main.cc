@@ -31,9 +31,12 @@ ABSL_FLAG(int, analysis_nice, 10,
 ABSL_FLAG(int, max_inflight, 32,
           "Analyze calls served at once (uploading or analyzing); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{256} << 20,
-          "largest upload one call may make (the bytes of its part-carrying messages, as they arrive); past it "
-          "RESOURCE_EXHAUSTED");
+          "largest upload one call may make (the bytes of its part-carrying messages as they arrive, and 512 "
+          "more for each message's buffer); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
+ABSL_FLAG(absl::Duration, upload_timeout, absl::Seconds(60),
+          "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "
+          "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit");
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
           "second analysis; 0 = analyze every call");
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
   options.lint_cache_files = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lint_cache_files)));
   options.lint_cache_bytes = static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.upload_timeout = absl::GetFlag(FLAGS_upload_timeout);
   options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace = absl::GetFlag(FLAGS_drain_grace) + absl::Seconds(5);

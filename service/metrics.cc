@@ -94,7 +94,9 @@ constexpr absl::string_view kDivergenceSeverityNames[kDivSeverities] = {"error",
 enum StaleVerdict { kStale, kSuspicious, kVerdicts };
 constexpr absl::string_view kVerdictNames[kVerdicts] = {"stale", "suspicious"};
 
-constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid"};
+constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid",
+                                                  "upload_timeout"};
+static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
 
 // Lint patterns come from the lint pass's catalog; the caps only guard against a runaway one.
 constexpr size_t kMaxLintPatterns = 64;
@@ -228,7 +230,8 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
       rejected_(CounterFamily(
           *registry_, "compile_lens_analysis_rejected_total",
           "Analyze calls refused before analysis, by reason: max_inflight, queue_full (both load shedding), "
-          "too_large (--max_session_bytes), invalid (a malformed or truncated stream).")),
+          "too_large (--max_session_bytes), invalid (a malformed or truncated stream), upload_timeout "
+          "(--upload_timeout: the capture did not arrive in time).")),
       queue_depth_(GaugeFamily(*registry_, "compile_lens_analysis_queue_depth",
                                "Analysis pool tasks waiting for a thread.")),
       queue_capacity_(GaugeFamily(*registry_, "compile_lens_analysis_queue_capacity",

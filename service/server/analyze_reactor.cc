@@ -8,6 +8,7 @@
 #include "capture/stream/chunk_kind.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
+#include "common/stream_hash.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "service/analysis.h"
@@ -28,6 +29,23 @@ absl::Status NotAChunk(uint64_t message) {
       "past the parse depth); the capture was not analyzed"));
 }
 
+// The message's bytes in slices of their own, exactly as long as the message.
+grpc::ByteBuffer CopiedMessage(const grpc::ByteBuffer& message) {
+  std::vector<grpc::Slice> slices;
+  (void)message.Dump(&slices);
+  std::string bytes;
+  bytes.reserve(message.Length());
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  grpc::Slice copy(bytes);
+  return grpc::ByteBuffer(&copy, 1);
+}
+
+void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
+  std::vector<grpc::Slice> slices;
+  (void)message.Dump(&slices);
+  for (const grpc::Slice& s : slices) hash->Add(absl::string_view(reinterpret_cast<const char*>(s.begin()), s.size()));
+}
+
 }  // namespace
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
@@ -39,9 +57,9 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   }
   if (state_->inflight.fetch_add(1) >= state_->max_inflight) {
     state_->inflight.fetch_sub(1);
-    state_->metrics->RecordRejection(Rejection::kMaxInflight);
-    FinishWith(absl::ResourceExhaustedError(absl::StrCat(
-        "too many sessions in flight (max_inflight ", state_->max_inflight, "); retry with backoff")));
+    FinishWith(absl::ResourceExhaustedError(absl::StrCat("too many sessions in flight (max_inflight ",
+                                                         state_->max_inflight, "); retry with backoff")),
+               Rejection::kMaxInflight);
     return;
   }
   admitted_ = true;
@@ -50,10 +68,42 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   // without the mark) before it sends megabytes for nothing.
   context_->AddInitialMetadata("cl-admitted", "1");
   StartSendInitialMetadata();
+  StartUploadAlarm();
   StartRead(&message_);
 }
 
+void AnalyzeReactor::StartUploadAlarm() {
+  const absl::Duration timeout = state_->upload_timeout;
+  if (timeout == absl::InfiniteDuration()) return;
+  alarm_target_ = std::make_shared<AlarmTarget>();
+  {
+    absl::MutexLock lock(&alarm_target_->mu);
+    alarm_target_->reactor = this;
+  }
+  upload_alarm_.Set(absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_, timeout](bool fired) {
+    if (!fired) return;  // cancelled: the upload ended, or the call did
+    AnalyzeReactor* reactor = nullptr;
+    {
+      absl::MutexLock lock(&target->mu);
+      Phase uploading = Phase::kUploading;
+      if (target->reactor == nullptr ||
+          !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
+        return;
+      }
+      // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot have
+      // deleted the reactor before Finished below.
+      reactor = target->reactor;
+    }
+    reactor->Finished(
+        absl::DeadlineExceededError(absl::StrCat(
+            "the capture did not arrive within ", absl::FormatDuration(timeout), " (upload_timeout) of the call's start (",
+            reactor->messages_, " message(s) read); the capture was not analyzed")),
+        Rejection::kUploadTimeout);
+  });
+}
+
 void AnalyzeReactor::OnReadDone(bool ok) {
+  if (phase_.load() == Phase::kFinished) return;  // the upload's alarm ended the call
   if (!ok) {
     // The client half-closed, or the call broke, before the end marker.
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
@@ -88,12 +138,25 @@ absl::Status AnalyzeReactor::AcceptMessage() {
   if (!kind) return NotAChunk(messages_);
   switch (*kind) {
     case v1::AnalyzeChunk::kPart:
-    case v1::AnalyzeChunk::kParts:
+    case v1::AnalyzeChunk::kParts: {
       // Counted off the wire as it arrives; parsed by the analysis task.
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(message_.Length(), [&] { return absl::StrCat("message ", messages_); }));
+      const size_t length = message_.Length();
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(length, [&] { return absl::StrCat("message ", messages_); }));
+      held_bytes_ += length + kKeptMessageCost;
+      if (held_bytes_ > state_->max_session_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "message ", messages_, ": ", kept_.size() + 1, " part-carrying messages hold ", held_bytes_,
+            " bytes with their buffers (", kKeptMessageCost, " bytes each), over the session limit of ",
+            state_->max_session_bytes, " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
+      }
       kept_.emplace_back(messages_, grpc::ByteBuffer());
-      kept_.back().second.Swap(&message_);
+      if (length < kCopyMessagesUnder) {
+        kept_.back().second = CopiedMessage(message_);
+      } else {
+        kept_.back().second.Swap(&message_);
+      }
       return absl::OkStatus();
+    }
     case v1::AnalyzeChunk::kEnd: {
       v1::AnalyzeChunk chunk;
       if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_);
@@ -109,11 +172,14 @@ absl::Status AnalyzeReactor::AcceptMessage() {
 }
 
 void AnalyzeReactor::StartAnalysis() {
+  Phase uploading = Phase::kUploading;
+  if (!phase_.compare_exchange_strong(uploading, Phase::kAnalyzing)) return;  // the alarm ended the call
+  upload_alarm_.Cancel();
   const bool scheduled = state_->pool->TrySchedule([this] {
     absl::Status status = Assemble();
     if (!status.ok()) return Refuse(status);  // the last touch of *this, as below
     state_->metrics->RecordCaptureBytes(assembler_.bytes());
-    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes());
+    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes(), upload_hash_);
     switch (key.empty() ? RecentSessions::Claim::kNew : state_->recent->Begin(key, response_)) {
       case RecentSessions::Claim::kDone:
         status = absl::OkStatus();  // analyzed already: the same answer, not a second analysis
@@ -132,13 +198,14 @@ void AnalyzeReactor::StartAnalysis() {
     FinishWith(status);  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
-    state_->metrics->RecordRejection(Rejection::kQueueFull);
-    FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"));
+    FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"), Rejection::kQueueFull);
   }
 }
 
 absl::Status AnalyzeReactor::Assemble() {
+  StreamHash hash;
   for (auto& [number, message] : kept_) {
+    HashMessage(message, &hash);
     auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
     const bool parsed = ParseChunk(&message, chunk);
     message.Clear();
@@ -146,6 +213,7 @@ absl::Status AnalyzeReactor::Assemble() {
     CL_RETURN_IF_ERROR(assembler_.AddCountedMessage(*chunk, number));
   }
   kept_.clear();
+  upload_hash_ = hash.Finish();
   CL_ASSIGN_OR_RETURN(captures_, assembler_.FinishInPlace(end_));
   return absl::OkStatus();
 }
@@ -168,12 +236,16 @@ absl::Status AnalyzeReactor::Analyze(const std::string& key) {
 }
 
 void AnalyzeReactor::Refuse(const absl::Status& status) {
-  state_->metrics->RecordRejection(status.code() == absl::StatusCode::kResourceExhausted ? Rejection::kTooLarge
-                                                                                         : Rejection::kInvalid);
-  FinishWith(status);
+  FinishWith(status, status.code() == absl::StatusCode::kResourceExhausted ? Rejection::kTooLarge : Rejection::kInvalid);
 }
 
-void AnalyzeReactor::FinishWith(const absl::Status& status) {
+void AnalyzeReactor::FinishWith(const absl::Status& status, std::optional<Rejection> rejection) {
+  if (phase_.exchange(Phase::kFinished) == Phase::kFinished) return;  // ended already (the alarm)
+  Finished(status, rejection);
+}
+
+void AnalyzeReactor::Finished(const absl::Status& status, std::optional<Rejection> rejection) {
+  if (rejection) state_->metrics->RecordRejection(*rejection);
   // A call cancelled at its deadline ends DEADLINE_EXCEEDED (as the client sees it), so that
   // grpc_server_handled_total tells a slow server from a client that gave up. The client's
   // cancellation and the server's own deadline timer race to arrive first, hence the slack.
@@ -188,6 +260,10 @@ void AnalyzeReactor::FinishWith(const absl::Status& status) {
 void AnalyzeReactor::OnCancel() { cancelled_->store(true); }
 
 void AnalyzeReactor::OnDone() {
+  if (alarm_target_ != nullptr) {
+    absl::MutexLock lock(&alarm_target_->mu);
+    alarm_target_->reactor = nullptr;
+  }
   if (admitted_) state_->inflight.fetch_sub(1);
   delete this;
 }

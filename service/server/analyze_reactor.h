@@ -11,9 +11,11 @@
 // Finish() is the task's last touch of the reactor.
 //
 // Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED), a session over
-// max_session_bytes (RESOURCE_EXHAUSTED), a message whose framing is broken, that carries nothing
-// or a second set of options (INVALID_ARGUMENT), a stream that ends without the marker
-// (INVALID_ARGUMENT, never analyzed). What is wrong inside a message that frames well (a string
+// max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for its
+// buffer), a message whose framing is broken, that carries nothing or a second set of options
+// (INVALID_ARGUMENT), a stream that ends without the marker (INVALID_ARGUMENT, never analyzed), an
+// upload that has not ended within upload_timeout of its admission (DEADLINE_EXCEEDED: a stalled
+// or trickling client gives its max_inflight slot back). What is wrong inside a message that frames well (a string
 // that is not UTF-8, a part out of order, a dangling reference) is refused by the task, naming the
 // message or the part as before, once the end marker has come. What the call came to (refusal,
 // upload size, the analysis's outcome and findings) goes to the ServiceMetrics; the RPC metrics
@@ -29,9 +31,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "capture/stream/capture_assembler.h"
 #include "compile_lens/v1/service.grpc.pb.h"
+#include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "service/engine.h"
 #include "service/metrics.h"
@@ -50,6 +56,7 @@ struct AnalyzeServiceState {
   RecentSessions* recent = nullptr;   // sessions analyzed lately: a duplicate is not analyzed twice
   uint64_t max_session_bytes = 0;
   int max_inflight = 0;
+  absl::Duration upload_timeout = absl::InfiniteDuration();  // admission to end marker
   std::atomic<int> inflight{0};
 };
 
@@ -57,6 +64,14 @@ struct AnalyzeServiceState {
 // Analyze as a raw callback method).
 class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
+  // What a kept message costs beyond its own bytes, counted against max_session_bytes with them:
+  // its ByteBuffer (a grpc_byte_buffer with inline room for 8 slices, about 350 bytes) and its
+  // entry in kept_. Without it a stream of 2-byte messages held ~170 bytes for every byte counted.
+  static constexpr uint64_t kKeptMessageCost = 512;
+  // A kept message smaller than this is copied out of the slices it arrived in, which share (and
+  // keep whole) gRPC's read buffers of kilobytes.
+  static constexpr size_t kCopyMessagesUnder = 16 << 10;
+
   AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context, grpc::ByteBuffer* response);
 
   void OnReadDone(bool ok) override;
@@ -72,7 +87,23 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   absl::Status Assemble();
   absl::Status Analyze(const std::string& key);
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
-  void FinishWith(const absl::Status& status);
+  // Ends the call, once: the reactions, the analysis task and the upload's alarm may each try.
+  void FinishWith(const absl::Status& status, std::optional<Rejection> rejection = std::nullopt);
+  void Finished(const absl::Status& status, std::optional<Rejection> rejection);  // FinishWith, claimed
+  void StartUploadAlarm();
+
+  // Who ends the call: whoever moves phase_ to kFinished first. The analysis task is started only
+  // from kUploading (to kAnalyzing), so the alarm never ends a call the task is working on.
+  enum class Phase { kUploading, kAnalyzing, kFinished };
+  std::atomic<Phase> phase_{Phase::kUploading};
+  // The upload alarm reaches the reactor through this: its callback may run after the reactor is
+  // gone (a cancelled alarm still calls back), and OnDone clears it first.
+  struct AlarmTarget {
+    absl::Mutex mu;
+    AnalyzeReactor* reactor ABSL_GUARDED_BY(mu) = nullptr;
+  };
+  std::shared_ptr<AlarmTarget> alarm_target_;
+  grpc::Alarm upload_alarm_;
 
   AnalyzeServiceState* const state_;
   grpc::CallbackServerContext* const context_;
@@ -85,6 +116,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   bool has_options_ = false;
   bool ended_ = false;  // the end marker came: the stream is read
   uint64_t messages_ = 0;  // read so far, the options included
+  uint64_t held_bytes_ = 0;  // kept messages' bytes and kKeptMessageCost each
+  uint64_t upload_hash_ = 0;  // of the kept messages' bytes, for the recent-sessions key
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
   // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take

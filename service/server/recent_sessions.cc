@@ -6,7 +6,8 @@
 
 namespace cl {
 
-std::string RecentSessions::Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes) {
+std::string RecentSessions::Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes,
+                               uint64_t upload_hash) {
   const v1::Session& session = captures.head->session();
   if (session.id().empty()) return "";
   std::string opts;
@@ -14,7 +15,7 @@ std::string RecentSessions::Key(CaptureRefs captures, const v1::AnalyzeOptions& 
   // Labels can be set per upload (cl-client --label): another labelling is another request.
   const std::map<std::string, std::string> labels(session.labels().begin(), session.labels().end());
   std::string key = absl::StrCat(session.id(), "\x1f", captures.base != nullptr ? captures.base->session().id() : "", "\x1f",
-                                 upload_bytes, "\x1f", opts);
+                                 upload_bytes, "\x1f", upload_hash, "\x1f", opts);
   for (const auto& [k, v] : labels) absl::StrAppend(&key, "\x1f", k, "=", v);
   return key;
 }

@@ -4,8 +4,9 @@
 // it again. The second call gets the first call's response, not a second analysis (which would
 // count the session twice in the fleet metrics). While the first analysis still runs, a duplicate
 // is told ABORTED (retry shortly) rather than analyzed alongside. Keyed by the head session id and
-// labels, the base session id, the request options and the upload's size (the same session sent
-// again the same way); bounded in entries and bytes, oldest out first. Answers are kept as the
+// labels, the base session id, the request options, and the upload's size and a hash of its bytes
+// (the same session sent again the same way: an edited capture under the same id is analyzed
+// anew, and nobody gets another upload's answer by naming its id and size); bounded in entries and bytes, oldest out first. Answers are kept as the
 // serialized bytes the first call sent (a ByteBuffer's slices are shared, not copied).
 #ifndef SERVICE_SERVER_RECENT_SESSIONS_H_
 #define SERVICE_SERVER_RECENT_SESSIONS_H_
@@ -30,11 +31,9 @@ class RecentSessions {
   RecentSessions(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   // The dedupe key of a request; empty (never deduplicated) when the head has no session id.
-  static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes);
-  static std::string Key(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
-                         uint64_t upload_bytes) {
-    return Key(RefsOf(captures), options, upload_bytes);
-  }
+  // upload_hash: of the upload's bytes, message by message (UploadHash).
+  static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes,
+                         uint64_t upload_hash);
 
   enum class Claim { kNew, kDone, kRunning };
   // kNew: the caller analyzes and then calls Done or Abandon. kDone: *response is the earlier

@@ -12,6 +12,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "analyzers/lint.h"
+#include "common/status_macros.h"
 #include "service/server/rpc_metrics_interceptor.h"
 
 namespace cl {
@@ -45,6 +46,23 @@ std::string BoundAddress(const std::string& listen, int port) {
   return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
 }
 
+// Limits under which the server would refuse every call, named as their flags are.
+absl::Status CheckLimits(const ServerOptions& options) {
+  const auto at_least_one = [](absl::string_view name, int64_t value) {
+    return value >= 1 ? absl::OkStatus()
+                      : absl::InvalidArgumentError(absl::StrCat("--", name, "=", value, ": must be at least 1"));
+  };
+  CL_RETURN_IF_ERROR(at_least_one("analysis_queue", static_cast<int64_t>(options.analysis_queue)));
+  CL_RETURN_IF_ERROR(at_least_one("max_inflight", options.max_inflight));
+  CL_RETURN_IF_ERROR(at_least_one("max_session_bytes", static_cast<int64_t>(options.max_session_bytes)));
+  CL_RETURN_IF_ERROR(at_least_one("max_message_bytes", options.max_message_bytes));
+  if (options.upload_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--upload_timeout=", absl::FormatDuration(options.upload_timeout), ": must be above zero"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<ServiceMetrics> metrics)
@@ -58,10 +76,12 @@ AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<Ser
   state_.recent = &recent_;
   state_.max_session_bytes = options.max_session_bytes;
   state_.max_inflight = options.max_inflight;
+  state_.upload_timeout = options.upload_timeout;
   service_ = std::make_unique<Service>(&state_);
 }
 
 absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const ServerOptions& options) {
+  CL_RETURN_IF_ERROR(CheckLimits(options));
   absl::StatusOr<std::shared_ptr<ServiceMetrics>> metrics = ServiceMetrics::Create(options.metrics);
   if (!metrics.ok()) return metrics.status();
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);

@@ -32,6 +32,9 @@ struct ServerOptions {
   int max_inflight = 32;                   // concurrent Analyze calls before RESOURCE_EXHAUSTED
   uint64_t max_session_bytes = 256ull << 20;
   int max_message_bytes = 1 << 20;         // per gRPC message; the client sends parts under it
+  // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
+  // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
+  absl::Duration upload_timeout = absl::Seconds(60);
   absl::Duration max_connection_age = absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
   absl::Duration max_connection_age_grace = absl::Minutes(10);
   // Where Prometheus scrapes /metrics (HOST:PORT, port 0 picks a free port); empty: no endpoint
@@ -52,8 +55,10 @@ struct ServerOptions {
 
 class AnalysisServer {
  public:
-  // Binds and starts serving; health is SERVING once this returns. INVALID_ARGUMENT for metrics
-  // options FleetLabels refuses; UNAVAILABLE when an address cannot be bound.
+  // Binds and starts serving; health is SERVING once this returns. INVALID_ARGUMENT for a limit
+  // that would refuse every call (a queue, max_inflight or a byte limit under 1, a timeout not
+  // above zero) and for metrics options FleetLabels refuses; UNAVAILABLE when an address cannot
+  // be bound.
   static absl::StatusOr<std::unique_ptr<AnalysisServer>> Start(const ServerOptions& options);
   ~AnalysisServer();
 

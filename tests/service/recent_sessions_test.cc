@@ -41,6 +41,18 @@ TEST(RecentSessionsTest, ASessionSentTwiceIsAnalyzedOnce) {
   text.set_render_text(true);
   ASSERT_TRUE(AnalyzeRemote(hero, text, remote).ok());
   EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect()).Sum("compile_lens_sessions_analyzed_total"), 2.0);
+  // Another capture under the same session id, of the same size (a frame renamed, one letter): not
+  // the first one's answer, which the key once took it for.
+  AssembledCaptures edited = hero;
+  std::string name = edited.head.frames(0).name();
+  ASSERT_FALSE(name.empty());
+  name[0] = name[0] == 'X' ? 'Y' : 'X';
+  edited.head.mutable_frames(0)->set_name(name);
+  ASSERT_EQ(edited.head.ByteSizeLong(), hero.head.ByteSizeLong());
+  absl::StatusOr<v1::AnalyzeResponse> renamed = AnalyzeRemote(edited, {}, remote);
+  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  EXPECT_FALSE(google::protobuf::util::MessageDifferencer::Equals(first->report(), renamed->report()));
+  EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect()).Sum("compile_lens_sessions_analyzed_total"), 3.0);
 }
 
 grpc::ByteBuffer Bytes(const std::string& text) {
