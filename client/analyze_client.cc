@@ -38,12 +38,12 @@ absl::StatusOr<std::string> ReadSecret(const std::string& path, absl::string_vie
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(const ChannelSecurity& security) {
   if (security.ca_file.empty()) {
     if (!security.cert_file.empty() || !security.key_file.empty()) {
-      return absl::InvalidArgumentError("a client certificate (--tls_cert/--tls_key) needs --tls_ca");
+      return absl::FailedPreconditionError("a client certificate (--tls_cert/--tls_key) needs --tls_ca");
     }
     return grpc::InsecureChannelCredentials();
   }
   if (security.cert_file.empty() != security.key_file.empty()) {
-    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
+    return absl::FailedPreconditionError("--tls_cert and --tls_key go together");
   }
   grpc::SslCredentialsOptions ssl;
   CL_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadSecret(security.ca_file, "--tls_ca"));

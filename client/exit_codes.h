@@ -22,6 +22,8 @@ inline int ExitCodeFor(const absl::Status& status) {
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kUnimplemented:
     case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kDataLoss:  // a file that does not read (a corrupt .log.gz)
       return kExitBadInput;
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kResourceExhausted:

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
 #include "client/analyze_client.h"
+#include "client/command_line.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
 #include "client/exit_codes.h"
@@ -73,8 +74,8 @@ Usage:
   cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F] [--all-ranks]
                     [--passes recompile,...] [--gpu NAME] [--db correctness.toml] [--deadline 120s]
   cl-client import-trace LOG|DIR -o s.cls.json [--latest] [--rank N] [--no-sources] [--path-map FROM=TO]
-  cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 60s] [--spool DIR] [--label K=V,...]
-  cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 60s]
+  cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 120s] [--spool DIR] [--label K=V,...]
+  cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 120s]
   cl-client spool list [--spool DIR]
   cl-client health --server HOST:PORT
 
@@ -85,16 +86,19 @@ the log itself is streamed and imported server-side). Either way the report is t
 facts a log does not record can be given: --gpu, --label K=V,K=V, --torch-version, --host,
 --project-root, --session-id. Flags may be written with dashes or underscores.
 
-upload is for a job's teardown: it retries UNAVAILABLE / RESOURCE_EXHAUSTED with backoff until
---deadline (all attempts together), and if the server still has not taken the session, writes it
-to the spool and exits 4 straight away; nothing is lost. `spool flush` sends what waits there and
-removes each session once the server analyzed it. A session the server refuses as bad input is
-not spooled (exit 3).
+upload is for a job's teardown: it retries UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED (the same
+session is being analyzed), CANCELLED and DEADLINE_EXCEEDED with backoff until --deadline (all
+attempts together), and if the server still has not taken the session, writes it to the spool and
+exits 4 straight away; nothing is lost (a setup error, such as a token file that does not read or
+credentials the server refuses, spools it too). `spool flush` sends what waits there and removes
+each session once the server analyzed it; it stops, leaving every file, at a setup error. A session
+the server refuses as bad input (INVALID_ARGUMENT) is not spooled (exit 3). List flags (--label,
+--passes, --path-map) may be given more than once: every occurrence counts.
 
 Examples:
   cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \
       --html hero.html --json hero.report.json
-  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a --label model=llama
+  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama
   cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace
   cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile
   cl-client analyze examples/hero/head.cls.json --db lint/correctness.toml --html hero.html
@@ -106,8 +110,9 @@ Exit codes:
   0  the analysis ran (the report says what it found)
   1  internal error
   2  usage error
-  3  the input was refused (unreadable file, malformed capture, unknown pass, invalid correctness DB);
-     the message says why (for a DB: "correctness DB line N: ...")
+  3  the input was refused (unreadable or corrupt file, malformed capture, unknown pass, invalid
+     correctness DB, credentials the server refused); the message says why (for a DB: "correctness
+     DB line N: ...")
   4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,
      DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush: some
      sessions are still there
@@ -305,7 +310,7 @@ int Upload(const std::string& path) {
     return cl::kExitOk;
   }
   const absl::Status failure = outcome.response.status();
-  if (!cl::IsRetryable(failure)) return Fail(failure);
+  if (cl::IsRefusedCapture(failure)) return Fail(failure);  // it would be refused again
   const std::string dir = cl::SpoolDir(absl::GetFlag(FLAGS_spool));
   absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, *capture);
   if (!spooled.ok()) {
@@ -341,22 +346,6 @@ int Spool(const std::string& action) {
   return result.remaining == 0 ? cl::kExitOk : cl::kExitUnavailable;
 }
 
-// Lets flags be written with dashes (--no-sources, --path-map) as well as absl's underscores.
-std::vector<std::string> NormalizeFlagNames(int argc, char** argv) {
-  std::vector<std::string> out(argv, argv + argc);
-  for (size_t i = 1; i < out.size(); ++i) {
-    std::string& a = out[i];
-    if (a == "--") break;
-    if (a.rfind("--", 0) != 0) continue;
-    const size_t end = std::min(a.find('='), a.size());
-    for (size_t j = 2; j < end; ++j) {
-      if (a[j] == '-') a[j] = '_';
-    }
-    if (a.rfind("--no_", 0) == 0) a.erase(4, 1);  // --no_sources -> --nosources (absl's bool negation)
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -366,7 +355,7 @@ int main(int argc, char** argv) {
   usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "client/main.cc"); };
   usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
   absl::SetFlagsUsageConfig(usage_config);
-  std::vector<std::string> normalized = NormalizeFlagNames(argc, argv);
+  std::vector<std::string> normalized = cl::NormalizeCommandLine(std::vector<std::string>(argv, argv + argc));
   std::vector<char*> normalized_argv;
   for (std::string& a : normalized) normalized_argv.push_back(a.data());
   std::vector<char*> args = absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());

@@ -21,6 +21,8 @@ bool IsRetryable(const absl::Status& status) {
          status.code() == absl::StatusCode::kDeadlineExceeded;
 }
 
+bool IsRefusedCapture(const absl::Status& status) { return status.code() == absl::StatusCode::kInvalidArgument; }
+
 UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
                                const RemoteOptions& remote, const RetryPolicy& policy) {
   const absl::Time end = absl::Now() + policy.deadline;
@@ -99,12 +101,15 @@ FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options
     result.errors.push_back(std::string(files.status().message()));
     return result;
   }
-  for (const std::string& path : *files) {
+  for (size_t i = 0; i < files->size(); ++i) {
+    const std::string& path = (*files)[i];
     absl::StatusOr<v1::SessionCapture> capture = ReadCaptureFile(path);
     absl::Status failure = capture.status();
+    bool rejected = !capture.ok();  // a spool file that does not read never will
     if (capture.ok()) {
       UploadOutcome outcome = AnalyzeWithRetry({*std::move(capture), std::nullopt}, options, remote, policy);
       failure = outcome.response.status();
+      rejected = IsRefusedCapture(failure);
     }
     std::error_code ec;
     if (failure.ok()) {
@@ -112,10 +117,16 @@ FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options
       ++result.delivered;
       continue;
     }
+    if (!rejected && !IsRetryable(failure)) {
+      result.remaining += static_cast<int>(files->size() - i);
+      result.errors.push_back(absl::StrCat(path, ": ", absl::StatusCodeToString(failure.code()), ": ",
+                                           failure.message(), " (flush stopped: every session stays in the spool)"));
+      break;
+    }
     ++result.remaining;
-    if (!IsRetryable(failure)) std::filesystem::rename(path, absl::StrCat(path, ".rejected"), ec);
+    if (rejected) std::filesystem::rename(path, absl::StrCat(path, ".rejected"), ec);
     result.errors.push_back(absl::StrCat(path, ": ", absl::StatusCodeToString(failure.code()), ": ",
-                                         failure.message(), IsRetryable(failure) ? "" : " (moved to .rejected)"));
+                                         failure.message(), rejected ? " (moved to .rejected)" : ""));
   }
   return result;
 }

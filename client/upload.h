@@ -9,7 +9,10 @@
 // the capture goes to the spool, one file per session (`<session id>.cls.pb`, written to a
 // temporary name and renamed, so a reader never sees half a file). `cl-client spool flush` sends
 // the spooled sessions later and removes each file only after the server analyzed it. A capture
-// the server refuses (INVALID_ARGUMENT, ...) is never spooled: it would be refused again.
+// the server refuses as malformed (INVALID_ARGUMENT) is never spooled: it would be refused again.
+// Any other failure (the client's own setup: a token or TLS file it cannot read; the server
+// refusing the credentials; not a cl-server) spools it too: the capture is fine, and once the
+// setup is fixed `spool flush` delivers it.
 #ifndef CLIENT_UPLOAD_H_
 #define CLIENT_UPLOAD_H_
 
@@ -23,7 +26,7 @@
 namespace cl {
 
 struct RetryPolicy {
-  absl::Duration deadline = absl::Seconds(60);  // every attempt and wait together
+  absl::Duration deadline = absl::Seconds(120);  // every attempt and wait together (cl-client --deadline)
   absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(5);
   double multiplier = 2.0;
@@ -31,6 +34,9 @@ struct RetryPolicy {
 
 // Whether a failed attempt is worth another try.
 bool IsRetryable(const absl::Status& status);
+// Whether the server refused the capture itself (INVALID_ARGUMENT): sending it again cannot help.
+// Errors of the client's setup are never INVALID_ARGUMENT (they are FAILED_PRECONDITION).
+bool IsRefusedCapture(const absl::Status& status);
 
 struct UploadOutcome {
   absl::StatusOr<v1::AnalyzeResponse> response = absl::UnknownError("not attempted");
@@ -59,7 +65,10 @@ struct FlushResult {
 };
 
 // Sends every spooled session (each under `policy`), removing a file once the server analyzed it.
-// A session the server refuses as bad input is moved aside to `<name>.rejected`, never retried.
+// A session the server refuses as bad input (IsRefusedCapture), or a file that does not read as a
+// capture, is moved aside to `<name>.rejected`, never retried. A failure that is neither that nor
+// retryable (the client's setup, the server refusing the credentials) stops the flush with every
+// file left where it was: each would fail alike.
 FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options, const RemoteOptions& remote,
                        const RetryPolicy& policy);
 
