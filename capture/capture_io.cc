@@ -35,12 +35,9 @@ std::optional<size_t> FirstInvalidUtf8(absl::string_view text) {
   return std::nullopt;
 }
 
-// protobuf's parser only says that bytes do not parse. This walks them again by the descriptor
-// to say where: the field path of the first item that is cut short, whose wire type is wrong, whose
-// string is not UTF-8, or that nests too deep ("graphs[3].nodes[7].name (byte 1234): not UTF-8").
-// Empty when it finds nothing wrong.
-std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type, const std::string& path,
-                              size_t offset, int depth) {
+// LocateWireProblem, below `path` (at `offset` in the whole, `depth` messages deep).
+std::string LocateWireProblemIn(absl::string_view bytes, const Descriptor* type, const std::string& path,
+                                size_t offset, int depth) {
   constexpr int kMaxDepth = 100;  // protobuf's default recursion limit
   auto where = [&](const std::string& field, size_t at) {
     return absl::StrCat(path.empty() ? "" : path + ".", field, " (byte ", offset + at, ")");
@@ -81,14 +78,18 @@ std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type, c
       }
       continue;
     }
-    std::string inner = LocateWireProblem(payload, field->message_type(),
-                                          path.empty() ? name : absl::StrCat(path, ".", name),
-                                          offset + payload_at, depth + 1);
+    std::string inner = LocateWireProblemIn(payload, field->message_type(),
+                                            path.empty() ? name : absl::StrCat(path, ".", name),
+                                            offset + payload_at, depth + 1);
     if (!inner.empty()) return inner;
   }
 }
 
 }  // namespace
+
+std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type) {
+  return LocateWireProblemIn(bytes, type, "", 0, 1);
+}
 
 absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json) {
   v1::SessionCapture capture;
@@ -113,7 +114,7 @@ absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json) {
 absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes) {
   v1::SessionCapture capture;
   if (!capture.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    const std::string where = LocateWireProblem(bytes, v1::SessionCapture::descriptor(), "", 0, 1);
+    const std::string where = LocateWireProblem(bytes, v1::SessionCapture::descriptor());
     return absl::InvalidArgumentError(
         absl::StrCat("not a capture: the bytes are not a SessionCapture protobuf", where.empty() ? "" : ": ", where));
   }

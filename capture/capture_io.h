@@ -19,6 +19,12 @@ namespace v1 = ::compile_lens::v1;
 
 enum class CaptureFormat { kJson, kBinary };
 
+// protobuf's parser only says that bytes do not parse. This walks them again by `type`'s
+// descriptor to say where: the field path of the first item that is cut short, whose wire type is
+// wrong, whose string is not UTF-8, or that nests too deep ("graphs[3].nodes[7].name (byte 1234):
+// not UTF-8"). Empty when it finds nothing wrong.
+std::string LocateWireProblem(absl::string_view bytes, const google::protobuf::Descriptor* type);
+
 // Parses without validating: for tools that want to look at a broken capture.
 absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json);
 absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "capture/capture_io.h"
 #include "capture/stream/chunk_kind.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
@@ -23,20 +24,29 @@ bool ParseChunk(grpc::ByteBuffer* message, v1::AnalyzeChunk* chunk) {
   return chunk->ParseFromZeroCopyStream(&reader);
 }
 
-absl::Status NotAChunk(uint64_t message) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "message ", message, " is not an AnalyzeChunk (cut short, or a string field that is not UTF-8, or nested "
-      "past the parse depth); the capture was not analyzed"));
-}
-
-// The message's bytes in slices of their own, exactly as long as the message.
-grpc::ByteBuffer CopiedMessage(const grpc::ByteBuffer& message) {
+std::string Flattened(const grpc::ByteBuffer& message) {
   std::vector<grpc::Slice> slices;
   (void)message.Dump(&slices);
   std::string bytes;
   bytes.reserve(message.Length());
   for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  grpc::Slice copy(bytes);
+  return bytes;
+}
+
+// Names the field where `message` goes wrong ("parts.parts[2].graph.nodes[7].name (byte 1234): not
+// UTF-8"), walking it again: only on this error path.
+absl::Status NotAChunk(uint64_t number, const grpc::ByteBuffer& message) {
+  const std::string where = LocateWireProblem(Flattened(message), v1::AnalyzeChunk::descriptor());
+  return absl::InvalidArgumentError(absl::StrCat(
+      "message ", number, " is not an AnalyzeChunk",
+      where.empty() ? " (cut short, or a string field that is not UTF-8, or nested past the parse depth)"
+                    : absl::StrCat(": ", where),
+      "; the capture was not analyzed"));
+}
+
+// The message's bytes in slices of their own, exactly as long as the message.
+grpc::ByteBuffer CopiedMessage(const grpc::ByteBuffer& message) {
+  grpc::Slice copy(Flattened(message));
   return grpc::ByteBuffer(&copy, 1);
 }
 
@@ -120,7 +130,7 @@ void AnalyzeReactor::OnReadDone(bool ok) {
 
 absl::Status AnalyzeReactor::AcceptOptions() {
   v1::AnalyzeChunk chunk;
-  if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_);
+  if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_, message_);
   if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
     return absl::InvalidArgumentError("the first message of Analyze must carry the options");
   }
@@ -135,7 +145,7 @@ absl::Status AnalyzeReactor::AcceptMessage() {
     grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is moved or cleared
     kind = ChunkKindOnWire(&reader);
   }
-  if (!kind) return NotAChunk(messages_);
+  if (!kind) return NotAChunk(messages_, message_);
   switch (*kind) {
     case v1::AnalyzeChunk::kPart:
     case v1::AnalyzeChunk::kParts: {
@@ -159,7 +169,7 @@ absl::Status AnalyzeReactor::AcceptMessage() {
     }
     case v1::AnalyzeChunk::kEnd: {
       v1::AnalyzeChunk chunk;
-      if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_);
+      if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_, message_);
       end_ = chunk.end();
       ended_ = true;
       return absl::OkStatus();
@@ -207,9 +217,8 @@ absl::Status AnalyzeReactor::Assemble() {
   for (auto& [number, message] : kept_) {
     HashMessage(message, &hash);
     auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
-    const bool parsed = ParseChunk(&message, chunk);
+    if (!ParseChunk(&message, chunk)) return NotAChunk(number, message);
     message.Clear();
-    if (!parsed) return NotAChunk(number);
     CL_RETURN_IF_ERROR(assembler_.AddCountedMessage(*chunk, number));
   }
   kept_.clear();

@@ -793,14 +793,17 @@ def stream_cases(c, lite):
     for cut in (1, 3, len(whole) // 2, len(whole) - 1):
         add("message_cut_at_%d" % cut, [opts(), ps[0], whole[:cut], end(2)], "invalid_argument",
             ["message 3 is not an AnalyzeChunk"], note="the third message is a %d-byte prefix of a valid part" % cut)
-    add("message_garbage", [opts(), b"\xff" * 32, end(0)], "invalid_argument", ["message 2 is not an AnalyzeChunk"])
+    add("message_garbage", [opts(), b"\xff" * 32, end(0)], "invalid_argument",
+        ["message 2 is not an AnalyzeChunk: ? (byte 0): not a field tag"])
     marker = "@@UTF8MARK@@"
     fr = capture_pb2.Frame(id=9, name=marker)
     data = replace_marker(part(frame=fr).SerializeToString(deterministic=True), marker.encode(), b"\xff\xfe" * 6)
-    add("frame_name_invalid_utf8", [opts(), ps[0], data, end(2)], "invalid_argument", ["message 3 is not an AnalyzeChunk"])
+    add("frame_name_invalid_utf8", [opts(), ps[0], data, end(2)], "invalid_argument",
+        ["message 3 is not an AnalyzeChunk: part.frame.name (byte ", "not UTF-8"])
     data = replace_marker(part(header=service_pb2.CaptureHeader(schema="0.5.0", session=capture_pb2.Session(id=marker)))
                           .SerializeToString(deterministic=True), marker.encode(), b"\xc0\xaf" * 6)
-    add("session_id_invalid_utf8", [opts(), data, end(1)], "invalid_argument", ["message 2 is not an AnalyzeChunk"])
+    add("session_id_invalid_utf8", [opts(), data, end(1)], "invalid_argument",
+        ["message 2 is not an AnalyzeChunk: part.header.session.id (byte ", "not UTF-8"])
     # A node whose Arg nests deep: within protobuf's parse depth (100) as a part of the stream, and
     # past it (AnalyzeChunk > CapturePart > NodeBatch > Node > Arg > ArgList > Arg ...).
     typed = [p for p in ps if p.part.WhichOneof("part") in ("header", "frame", "compile")]

@@ -298,7 +298,8 @@ TEST_F(ServerTest, AMessageBrokenInsideIsNamedOnceTheStreamEnds) {
   call.WritesDone();
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
-  EXPECT_THAT(status.error_message(), HasSubstr("message 3 is not an AnalyzeChunk"));
+  EXPECT_THAT(status.error_message(), HasSubstr("message 3 is not an AnalyzeChunk: part.frame.name (byte "));
+  EXPECT_THAT(status.error_message(), HasSubstr("): not UTF-8"));
   ExpectStillServing();
 }
 
