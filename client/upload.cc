@@ -9,6 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
+#include "common/digest.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace cl {
 
@@ -58,15 +61,34 @@ namespace {
 
 constexpr absl::string_view kSpoolSuffix = ".cls.pb";
 
-std::string FileNameFor(const std::string& session_id) {
-  std::string name = session_id.empty() ? "session" : session_id;
+// The session id as a file name, so that a session spooled twice is one file, and two sessions
+// never one: each rank of a job (one session id) has its own, and an id the name cannot spell
+// as it is (empty, characters outside [A-Za-z0-9._-], over 200 bytes) gets a digest of itself, or
+// of the capture when it has no id.
+std::string FileNameFor(const v1::SessionCapture& capture) {
+  const std::string& id = capture.session().id();
+  std::string name = id.empty() ? "session" : id.substr(0, 200);
   for (char& c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
                     c == '_' || c == '-';
     if (!ok) c = '_';
   }
   if (name.front() == '.') name.front() = '_';
-  return absl::StrCat(name.substr(0, 200), kSpoolSuffix);
+  if (id.empty()) {
+    std::string bytes;
+    google::protobuf::io::StringOutputStream out(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.SetSerializationDeterministic(true);
+    capture.SerializeToCodedStream(&coded);
+    coded.Trim();
+    absl::StrAppend(&name, "-", Md5Hex(bytes).substr(0, 16));
+  } else if (name != id) {
+    absl::StrAppend(&name, "-", Md5Hex(id).substr(0, 16));
+  }
+  if (capture.session().world_size() > 1 || capture.session().rank() != 0) {
+    absl::StrAppend(&name, ".rank", capture.session().rank());
+  }
+  return absl::StrCat(name, kSpoolSuffix);
 }
 
 }  // namespace
@@ -75,7 +97,7 @@ absl::StatusOr<std::string> SpoolCapture(const std::string& dir, const v1::Sessi
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::FailedPreconditionError(absl::StrCat("spool ", dir, ": ", ec.message()));
-  const std::string path = (std::filesystem::path(dir) / FileNameFor(capture.session().id())).string();
+  const std::string path = (std::filesystem::path(dir) / FileNameFor(capture)).string();
   if (absl::Status s = WriteCaptureFile(path, capture); !s.ok()) return s;
   return path;
 }

@@ -52,7 +52,9 @@ UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::Anal
 std::string SpoolDir(const std::string& flag);
 
 // Writes the session to `dir` (created when missing) and returns the file's path. The name is the
-// session id (characters outside [A-Za-z0-9._-] replaced), so a session spooled twice is one file.
+// session id (characters outside [A-Za-z0-9._-] replaced), so a session spooled twice is one file;
+// `.rank<N>` follows it in a job of several ranks, and a digest (of the id, or of the capture when
+// it has none) when the name could not spell the id as it is, so two sessions are never one file.
 absl::StatusOr<std::string> SpoolCapture(const std::string& dir, const v1::SessionCapture& capture);
 
 // The spooled sessions in `dir`, oldest name first; a missing folder is an empty spool.

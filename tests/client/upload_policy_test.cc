@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
@@ -76,6 +77,59 @@ TEST_F(SpoolTest, AFileThatDoesNotReadIsSetAside) {
   EXPECT_EQ(r.remaining, 3);
   EXPECT_THAT(r.errors, SizeIs(3));
   EXPECT_THAT(Names(), ElementsAre("a.cls.pb", "b.cls.pb.rejected", "c.cls.pb"));
+}
+
+}  // namespace
+}  // namespace cl
+
+namespace cl {
+namespace {
+
+class SpoolNameTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/spool_names";
+    std::filesystem::remove_all(dir_);
+    hero_ = testing::LoadHero("head.cls.json");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Spool(const v1::SessionCapture& c) {
+    absl::StatusOr<std::string> path = SpoolCapture(dir_, c);
+    EXPECT_TRUE(path.ok()) << path.status();
+    return path.ok() ? std::filesystem::path(*path).filename().string() : "";
+  }
+
+  std::string dir_;
+  v1::SessionCapture hero_;
+};
+
+TEST_F(SpoolNameTest, OneSessionOneFileTwoSessionsTwo) {
+  hero_.mutable_session()->set_id("job-7");
+  hero_.mutable_session()->set_world_size(1);
+  hero_.mutable_session()->set_rank(0);
+  EXPECT_EQ(Spool(hero_), "job-7.cls.pb");
+  EXPECT_EQ(Spool(hero_), "job-7.cls.pb");  // spooled again: the same file
+  // Each rank of the job (one session id) is a file of its own.
+  hero_.mutable_session()->set_world_size(2);
+  EXPECT_EQ(Spool(hero_), "job-7.rank0.cls.pb");
+  hero_.mutable_session()->set_rank(1);
+  EXPECT_EQ(Spool(hero_), "job-7.rank1.cls.pb");
+  // Ids the name cannot spell apart are told apart by a digest of the id.
+  hero_.mutable_session()->set_world_size(1);
+  hero_.mutable_session()->set_rank(0);
+  hero_.mutable_session()->set_id("a/b");
+  const std::string slash = Spool(hero_);
+  hero_.mutable_session()->set_id("a:b");
+  const std::string colon = Spool(hero_);
+  EXPECT_NE(slash, colon);
+  EXPECT_TRUE(absl::StartsWith(slash, "a_b-")) << slash;
+  // With no id at all, by a digest of the capture: two captures, two files; one capture, one.
+  hero_.mutable_session()->clear_id();
+  const std::string first = Spool(hero_);
+  EXPECT_EQ(Spool(hero_), first);
+  hero_.mutable_frames(0)->set_name("other");
+  EXPECT_NE(Spool(hero_), first);
+  EXPECT_TRUE(absl::StartsWith(first, "session-")) << first;
 }
 
 }  // namespace
