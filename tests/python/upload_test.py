@@ -91,6 +91,12 @@ class UploadTest(unittest.TestCase):
         self.assertFalse(result.ok)
         self.assertIn("no such log", result.error)
 
+    def test_labels_that_are_not_strings_are_an_error_not_an_exception(self):
+        result = compile_lens.upload(closed_port(), os.path.join(FIXTURES, "divergence_pass.log"),
+                                     labels={"step": 3}, deadline=1)
+        self.assertFalse(result.ok)
+        self.assertIn("labels must map strings to strings", result.error)
+
     def test_at_exit_upload_does_not_hold_teardown_past_its_deadline(self):
         with SilentPeer() as peer:
             script = textwrap.dedent(f"""

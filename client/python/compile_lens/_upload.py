@@ -34,20 +34,26 @@ class UploadResult:
         return self.ok
 
 
-def _chunks(pb, path, session, deadline_at):
+def _chunks(pb, f, path, session, deadline_at, read_errors):
+    """The call's messages, reading the open log ``f``. A read that fails ends the stream without
+    the end marker (nothing is analyzed) and lands in ``read_errors``: raised here, grpc would
+    only say "Exception iterating requests"."""
     yield pb.service.AnalyzeChunk(options=pb.service.AnalyzeOptions(render_html=False))
     header = pb.service.CaptureHeader(schema=SCHEMA, session=session, source_name=os.path.basename(path))
     parts = 1
     yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
-    with open(path, "rb") as f:
-        while True:
-            if time.monotonic() > deadline_at:
-                return  # the call's own deadline ends the stream; no end marker, nothing analyzed
+    while True:
+        if time.monotonic() > deadline_at:
+            return  # the call's own deadline ends the stream; no end marker, nothing analyzed
+        try:
             data = f.read(CHUNK_BYTES)
-            if not data:
-                break
-            parts += 1
-            yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, torch_trace=data))
+        except OSError as e:
+            read_errors.append(e)
+            return
+        if not data:
+            break
+        parts += 1
+        yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, torch_trace=data))
     yield pb.service.AnalyzeChunk(end=pb.service.EndOfCapture(parts=parts))
 
 
@@ -85,24 +91,34 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
             return UploadResult(False, "no TORCH_TRACE log to upload (run with TORCH_TRACE=<dir>)")
     if not os.path.isfile(log):
         return UploadResult(False, f"no such log: {log}", log=log)
-    # Every address the target resolves to (dns:///svc:50051 over a headless Service), in turn.
-    options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
-    channel = (grpc.secure_channel(server, credentials, options=options) if credentials is not None
-               else grpc.insecure_channel(server, options=options))
     try:
-        stub = pb.grpc.CompileLensStub(channel)
-        remaining = max(0.0, deadline - (time.monotonic() - start))
         session = pb.capture.Session(host=socket.gethostname(), labels=dict(labels or {}),
                                      project_root=project_root or "")
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            session.torch_version = torch.__version__
-        metadata = [("authorization", f"Bearer {token}")] if token else None
-        response = stub.Analyze(_chunks(pb, log, session, start + deadline), timeout=remaining, metadata=metadata)
-        return UploadResult(True, response=response, log=log)
-    except grpc.RpcError as e:
-        return UploadResult(False, f"{e.code().name}: {e.details()}", log=log)
+    except (TypeError, ValueError) as e:
+        return UploadResult(False, f"labels must map strings to strings: {e}", log=log)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        session.torch_version = str(torch.__version__)
+    try:
+        f = open(log, "rb")  # before the call: a log that does not open costs no upload
     except OSError as e:
         return UploadResult(False, f"cannot read {log}: {e}", log=log)
-    finally:
-        channel.close()
+    # Every address the target resolves to (dns:///svc:50051 over a headless Service), in turn.
+    options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
+    read_errors = []
+    try:
+        channel = (grpc.secure_channel(server, credentials, options=options) if credentials is not None
+                   else grpc.insecure_channel(server, options=options))
+        with f, channel:
+            stub = pb.grpc.CompileLensStub(channel)
+            remaining = max(0.0, deadline - (time.monotonic() - start))
+            metadata = [("authorization", f"Bearer {token}")] if token else None
+            response = stub.Analyze(_chunks(pb, f, log, session, start + deadline, read_errors),
+                                    timeout=remaining, metadata=metadata)
+        return UploadResult(True, response=response, log=log)
+    except grpc.RpcError as e:
+        if read_errors:
+            return UploadResult(False, f"cannot read {log}: {read_errors[0]}", log=log)
+        return UploadResult(False, f"{e.code().name}: {e.details()}", log=log)
+    except Exception as e:  # never raises: a job's teardown must go on
+        return UploadResult(False, f"upload failed: {type(e).__name__}: {e}", log=log)
