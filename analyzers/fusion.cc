@@ -58,7 +58,7 @@ using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32
 
 absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::FusionSection* section = out->mutable_fusion();
-  const std::vector<const v1::Graph*> graphs = FirstPostGradGraphPerFrame(in.head);
+  const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
   if (graphs.empty()) {
     section->set_status(v1::SKIPPED);
     section->set_reason("no post-grad graph in the capture (Inductor's inductor_post_grad_graph)");
@@ -115,7 +115,8 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   section->set_status(v1::OK);
   std::string note = absl::StrCat(
       "HBM bytes are the compulsory traffic of the kernels Inductor emits for a GPU, from the "
-      "shapes and dtypes on the post-grad nodes; one graph per frame (its first compile), ",
+      "shapes and dtypes on the post-grad nodes; the graphs Inductor lowered for each frame's first "
+      "compile (forward and backward, in training), ",
       graphs.size(), " graph(s) read.");
   if (residual_addmm) {
     absl::StrAppend(&note,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 
 namespace cl {
 namespace {
@@ -113,12 +114,26 @@ bool IsViewLike(const v1::Node& node) {
                        "prims.convert_element_type"});
 }
 
-std::vector<const v1::Graph*> FirstPostGradGraphPerFrame(const v1::SessionCapture& capture) {
-  absl::flat_hash_map<absl::string_view, const v1::Graph*> post_grad;  // by compile id
+namespace {
+
+// The torch event a graph id names: "inductor_post_grad_graph" for "0/0/inductor_post_grad_graph#2";
+// empty when the id is not the importer's "<compile id>/<event>[#n]".
+absl::string_view GraphEvent(const v1::Graph& graph) {
+  absl::string_view id = graph.id();
+  if (!absl::ConsumePrefix(&id, graph.compile_id()) || !absl::ConsumePrefix(&id, "/")) return "";
+  return id.substr(0, id.find('#'));
+}
+
+}  // namespace
+
+std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture) {
+  // Preferred events first: the graph Inductor lowers is logged as inductor_post_grad_graph (after
+  // the post-grad passes); newer torch also logs before_ and after_post_grad_graph.
+  constexpr absl::string_view kLowered[] = {"inductor_post_grad_graph", "after_post_grad_graph",
+                                            "after_recompile_post_grad"};
+  absl::flat_hash_map<absl::string_view, std::vector<const v1::Graph*>> post_grad;  // by compile id
   for (const v1::Graph& graph : capture.graphs()) {
-    // The last one of a compile: newer torch logs before_ and after_post_grad_graph, and the
-    // graph after the post-grad passes is the one Inductor lowers.
-    if (graph.stage() == v1::Graph::POST_GRAD) post_grad[graph.compile_id()] = &graph;
+    if (graph.stage() == v1::Graph::POST_GRAD) post_grad[graph.compile_id()].push_back(&graph);
   }
   std::vector<const v1::Graph*> out;
   std::set<uint32_t> frames_done;
@@ -126,7 +141,15 @@ std::vector<const v1::Graph*> FirstPostGradGraphPerFrame(const v1::SessionCaptur
     auto it = post_grad.find(compile.id());
     if (it == post_grad.end() || frames_done.count(compile.frame_id()) > 0) continue;
     frames_done.insert(compile.frame_id());
-    out.push_back(it->second);
+    const std::vector<const v1::Graph*>& graphs = it->second;
+    const size_t before = out.size();
+    for (absl::string_view event : kLowered) {
+      for (const v1::Graph* g : graphs) {
+        if (GraphEvent(*g) == event) out.push_back(g);
+      }
+      if (out.size() > before) break;
+    }
+    if (out.size() == before) out.push_back(graphs.back());
   }
   return out;
 }

@@ -1,10 +1,13 @@
 // A read-only view of one post-grad FX graph for the fusion and roofline passes: nodes by name,
 // their users, and the tensor facts (element count, element size) the byte models need.
 //
-// Which graph a pass reads: one per frame, the frame's first compile that has a POST_GRAD graph
-// (its last, the graph after the post-grad passes, when torch logged before and after).
-// Recompiles of a frame compile the same code again (for other shapes), so reading them all would
-// count every block once per recompile.
+// Which graphs a pass reads: those of each frame's first compile that has POST_GRAD graphs, and of
+// those the graphs Inductor lowered: every `inductor_post_grad_graph` (a training compile lowers
+// two, the forward and then the backward, logged under one compile id), else every
+// `after_post_grad_graph`, never a `before_` copy. A compile whose graph ids do not name torch's
+// event (`<compile id>/<event>[#n]`, as the TORCH_TRACE importer writes them) gives its last
+// POST_GRAD graph. Recompiles of a frame compile the same code again (for other shapes), so
+// reading them all would count every block once per recompile.
 #ifndef ANALYZERS_POST_GRAD_GRAPH_H_
 #define ANALYZERS_POST_GRAD_GRAPH_H_
 
@@ -60,8 +63,8 @@ bool IsGemm(const v1::Node& node);
 // View-like ops: no data movement of their own in Inductor's kernels.
 bool IsViewLike(const v1::Node& node);
 
-// The graphs the passes read: one POST_GRAD graph per frame (see the file comment).
-std::vector<const v1::Graph*> FirstPostGradGraphPerFrame(const v1::SessionCapture& capture);
+// The graphs the passes read, in capture order (see the file comment).
+std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture);
 
 }  // namespace cl
 

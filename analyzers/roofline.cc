@@ -93,7 +93,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
   }
 
-  const std::vector<const v1::Graph*> graphs = FirstPostGradGraphPerFrame(in.head);
+  const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
   std::string gemm_dtype;
   if (section->kernels().empty()) {
     const auto estimates = EstimatesByGraph(in.head);
@@ -125,7 +125,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
     if (!section->kernels().empty()) {
       notes.push_back(absl::StrCat(
-          "Estimated from ", graphs.size(), " post-grad graph(s), one per frame: library calls ",
+          "Estimated from ", graphs.size(), " post-grad graph(s), those Inductor lowered for each frame's "
+          "first compile: library calls ",
           "(mm, addmm, bmm, conv, sdpa) by their shapes, each run of pointwise and reduction ops ",
           "between them as one fused kernel by its bytes."));
       const bool timed = std::any_of(section->kernels().begin(), section->kernels().end(),

@@ -404,7 +404,10 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
       return;
     }
   }
-  if (c != nullptr) c->add_graph_ids(id);
+  if (c != nullptr) {
+    c->add_graph_ids(id);
+    if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_")) lowered_graph_[c->id()] = id;
+  }
   *capture_.add_graphs() = std::move(graph);
 }
 
@@ -433,8 +436,11 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
     k->set_name(json::String(op, "name").value_or(""));
     if (auto ns = json::Number(op, "estimated_runtime_ns")) k->set_estimated_us(*ns / 1000.0);
     k->set_launches(1);
-    // The graph it ran for is set at Finish, once every graph of the compile is known.
-    if (!env.compile_id.empty()) k->set_graph_id(absl::StrCat("?", env.compile_id));
+    // The graph it ran for: the compile's graph lowered last, or, when none has come yet, its last
+    // post-grad graph once every graph is known (at Finish).
+    if (env.compile_id.empty()) continue;
+    auto lowered = lowered_graph_.find(env.compile_id);
+    k->set_graph_id(lowered != lowered_graph_.end() ? lowered->second : absl::StrCat("?", env.compile_id));
   }
 }
 

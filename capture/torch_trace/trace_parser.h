@@ -74,6 +74,9 @@ class TraceParser {
   absl::flat_hash_map<std::string, int> compile_index_;   // compile id -> index in compiles
   absl::flat_hash_map<uint32_t, int> frame_index_;        // frame id -> index in frames
   absl::flat_hash_map<std::string, int> graph_count_;     // graph id -> times seen (for unique ids)
+  // compile id -> the post-grad graph Inductor lowered last (not a before_ copy): the kernels
+  // logged after it are its (a training compile lowers the forward, then the backward).
+  absl::flat_hash_map<std::string, std::string> lowered_graph_;
   absl::flat_hash_map<std::string, int> kernel_index_;    // kernel name -> index in kernels
   std::vector<uint64_t> iteration_lines_;                 // the line of each of capture_.iterations
   std::optional<int64_t> rank_;                           // the rank this log is about
