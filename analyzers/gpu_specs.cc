@@ -20,8 +20,11 @@ const std::vector<GpuSpec>& Table() {
   static const auto* const kTable = new std::vector<GpuSpec>{
       // NVIDIA A100 datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf), SXM4 80 GB.
       {"A100-SXM-80GB", 19.5 * kT, 156 * kT, 312 * kT, 312 * kT, 0, 2039 * kG},
-      // The same datasheet, PCIe 40 GB (1,555 GB/s).
+      // The same datasheet, SXM4 40 GB (1,555 GB/s), PCIe 40 GB (1,555 GB/s) and PCIe 80 GB
+      // (1,935 GB/s): the same compute, another memory.
+      {"A100-SXM-40GB", 19.5 * kT, 156 * kT, 312 * kT, 312 * kT, 0, 1555 * kG},
       {"A100-PCIe-40GB", 19.5 * kT, 156 * kT, 312 * kT, 312 * kT, 0, 1555 * kG},
+      {"A100-PCIe-80GB", 19.5 * kT, 156 * kT, 312 * kT, 312 * kT, 0, 1935 * kG},
       // NVIDIA H100 datasheet, SXM5 (sparse 989 / 1979 / 3958 halved).
       {"H100-SXM-80GB", 66.9 * kT, 494.7 * kT, 989.4 * kT, 989.4 * kT, 1978.9 * kT, 3350 * kG},
       // NVIDIA H100 datasheet, PCIe (sparse 756 / 1513 / 3026 halved).
@@ -35,8 +38,10 @@ const std::vector<GpuSpec>& Table() {
       // Low confidence: AWS-only SKU without a datasheet; baseten.co's A10 vs A10G comparison
       // (24 GB, 600 GB/s, weaker tensor throughput than the A10's 31.2 / 62.5 / 125).
       {"A10G", 31.2 * kT, 35 * kT, 70 * kT, 70 * kT, 0, 600 * kG},
-      // NVIDIA V100 datasheet, SXM2 32 GB: FP16 tensor cores only, no TF32 / BF16.
+      // NVIDIA V100 datasheet, SXM2 32 GB and 16 GB (the same figures): FP16 tensor cores only,
+      // no TF32 / BF16.
       {"V100-SXM2-32GB", 15.7 * kT, 0, 0, 125 * kT, 0, 900 * kG},
+      {"V100-SXM2-16GB", 15.7 * kT, 0, 0, 125 * kT, 0, 900 * kG},
       // AMD Instinct MI300X datasheet (sparse 2614.9 / 5229.8 halved); the same as the MI300X
       // entry of torch/_inductor/analysis/device_info.py.
       {"MI300X", 163.4 * kT, 653.7 * kT, 1307.4 * kT, 1307.4 * kT, 2614.9 * kT, 5300 * kG},
@@ -50,9 +55,14 @@ constexpr Alias kAliases[] = {
     {"A100-SXM4-80GB", "A100-SXM-80GB"},
     {"A100", "A100-SXM-80GB"},
     {"A100-SXM", "A100-SXM-80GB"},
+    {"NVIDIA A100-SXM4-40GB", "A100-SXM-40GB"},
+    {"A100-SXM4-40GB", "A100-SXM-40GB"},
     {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
     {"A100-PCIe", "A100-PCIe-40GB"},
+    {"NVIDIA A100 80GB PCIe", "A100-PCIe-80GB"},
+    {"NVIDIA A100-PCIE-80GB", "A100-PCIe-80GB"},
     {"NVIDIA H100 80GB HBM3", "H100-SXM-80GB"},
+    {"NVIDIA H100", "H100-SXM-80GB"},
     {"H100", "H100-SXM-80GB"},
     {"H100-SXM", "H100-SXM-80GB"},
     {"H100-SXM5-80GB", "H100-SXM-80GB"},
@@ -64,6 +74,7 @@ constexpr Alias kAliases[] = {
     {"NVIDIA L40S", "L40S"},
     {"NVIDIA A10G", "A10G"},
     {"Tesla V100-SXM2-32GB", "V100-SXM2-32GB"},
+    {"Tesla V100-SXM2-16GB", "V100-SXM2-16GB"},
     {"V100", "V100-SXM2-32GB"},
     {"AMD Instinct MI300X", "MI300X"},
 };

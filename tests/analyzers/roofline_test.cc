@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+
 #include "analyzers/gpu_specs.h"
 #include "analyzers/op_cost.h"
 #include "analyzers/post_grad_graph.h"
@@ -30,7 +32,8 @@ v1::AnalysisReport RunWithGpu(const v1::SessionCapture& capture, const std::stri
 // --- The spec table ------------------------------------------------------------------------
 
 TEST(GpuSpecsTest, RidgePointsOfEveryGpu) {
-  // peak / bandwidth, from the table of §7.1 (its "ridge pt" columns, rounded there).
+  // peak / bandwidth, from the table of §7.1 (its "ridge pt" columns, rounded there); the A100
+  // 40 GB SXM and 80 GB PCIe and the 16-GB V100, which it lacks, from the same datasheets.
   struct Row {
     const char* name;
     double ridge_tensor;  // bf16, or fp16 for the V100
@@ -40,12 +43,14 @@ TEST(GpuSpecsTest, RidgePointsOfEveryGpu) {
                       {"H100-SXM-80GB", 295.3, 19.97},  {"H100-PCIe-80GB", 378.0, 25.6},
                       {"H200-SXM-141GB", 206.1, 13.94}, {"L4", 403.3, 101.0},
                       {"L40S", 419.0, 106.02},           {"A10G", 116.7, 52.0},
-                      {"V100-SXM2-32GB", 138.9, 17.44}, {"MI300X", 246.7, 30.83}};
+                      {"V100-SXM2-32GB", 138.9, 17.44}, {"MI300X", 246.7, 30.83},
+                      {"A100-SXM-40GB", 200.6, 12.54},  {"A100-PCIe-80GB", 161.2, 10.08},
+                      {"V100-SXM2-16GB", 138.9, 17.44}};
   ASSERT_EQ(GpuSpecs().size(), std::size(rows));
   for (const Row& row : rows) {
     const GpuSpec* spec = FindGpuSpec(row.name);
     ASSERT_NE(spec, nullptr) << row.name;
-    const char* dtype = std::string(row.name) == "V100-SXM2-32GB" ? "f16" : "bf16";
+    const char* dtype = absl::StartsWith(row.name, "V100") ? "f16" : "bf16";
     EXPECT_NEAR(RidgePoint(PeakFlops(*spec, dtype, true), *spec), row.ridge_tensor, 0.1)
         << row.name;
     EXPECT_NEAR(RidgePoint(PeakFlops(*spec, "f32", false), *spec), row.ridge_fp32, 0.01)
@@ -58,6 +63,11 @@ TEST(GpuSpecsTest, TorchDeviceNamesAndAliases) {
   EXPECT_STREQ(FindGpuSpec("NVIDIA A100-SXM4-80GB")->name, "A100-SXM-80GB");
   EXPECT_STREQ(FindGpuSpec("a100_sxm_80gb")->name, "A100-SXM-80GB");
   EXPECT_STREQ(FindGpuSpec("AMD Instinct MI300X")->name, "MI300X");
+  // What torch.cuda.get_device_name() says on the other A100s, an H100 and a 16-GB V100.
+  EXPECT_STREQ(FindGpuSpec("NVIDIA A100-SXM4-40GB")->name, "A100-SXM-40GB");
+  EXPECT_STREQ(FindGpuSpec("NVIDIA A100 80GB PCIe")->name, "A100-PCIe-80GB");
+  EXPECT_STREQ(FindGpuSpec("NVIDIA H100")->name, "H100-SXM-80GB");
+  EXPECT_STREQ(FindGpuSpec("Tesla V100-SXM2-16GB")->name, "V100-SXM2-16GB");
   EXPECT_EQ(FindGpuSpec("RTX-9999"), nullptr);
   // bf16 on a V100 (no bf16 units) and fp8 on an A100 fall back to FP32.
   EXPECT_EQ(PeakFlops(*FindGpuSpec("V100"), "bf16", true), 15.7e12);
@@ -214,7 +224,7 @@ TEST(RooflinePassTest, NoGpuNamedSaysSoAndListsTheKnownOnes) {
   const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), hero).roofline();
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_THAT(s.note(), HasSubstr("The session names no GPU"));
-  EXPECT_THAT(s.note(), HasSubstr("A100-SXM-80GB, A100-PCIe-40GB, H100-SXM-80GB"));
+  EXPECT_THAT(s.note(), HasSubstr("A100-SXM-80GB, A100-SXM-40GB, A100-PCIe-40GB, A100-PCIe-80GB, H100-SXM-80GB"));
   EXPECT_EQ(s.peak_flops(), 0);
 }
 
