@@ -135,7 +135,11 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   }
   Work(*fan, selected, input);
   fan->done.Wait();
-  if (cancelled != nullptr && cancelled->load()) return absl::CancelledError("the analysis was cancelled");
+  // Cancelled only if a pass gave up for it: a cancellation that came after every pass had finished
+  // leaves a whole report, which the server keeps for the retry that will follow.
+  for (const PassRun& run : fan->runs) {
+    if (absl::IsCancelled(run.status)) return absl::CancelledError("the analysis was cancelled");
+  }
 
   EngineResult result;
   v1::AnalysisReport& report = result.report;

@@ -139,6 +139,19 @@ TEST(EngineTest, CancellationIsHonoured) {
   canceller.join();
 }
 
+// A cancellation that comes once every pass has finished does not throw the report away: the
+// server keeps it for the client's retry instead of analyzing the session again.
+TEST(EngineTest, ACancellationAfterThePassesKeepsTheReport) {
+  ThreadPool pool(2, 8);
+  FakePass good("good", "recompile", FakePass::Mode::kOk);
+  Engine engine(&pool, {&good});
+  const std::atomic<bool> cancelled{true};  // set before the call: no pass here looks at it
+  const v1::SessionCapture hero = Hero();
+  absl::StatusOr<EngineResult> r = engine.Analyze(hero, nullptr, {}, &cancelled);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->report.recompile().total(), static_cast<uint32_t>(hero.compiles_size()));
+}
+
 // An invalid correctness DB refuses the request (whichever passes were asked for): the message
 // names the line, and cl-client turns INVALID_ARGUMENT into exit code 3.
 TEST(EngineTest, AnInvalidCorrectnessDbRefusesTheRequest) {
