@@ -7,12 +7,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "analyzers/location.h"
+#include "analyzers/post_grad_graph.h"
 
 namespace cl {
 namespace {
@@ -174,27 +176,37 @@ std::vector<const v1::Graph*> GraphsAt(const CompileGraphs& compile, int level) 
   return out;
 }
 
-// Pairs graphs by stage and by order within the stage.
+// Pairs graphs by stage and the torch event that logged them (GraphEvent: a before_post_grad_graph
+// one side logged and the other did not must not take the other's inductor_post_grad_graph), by
+// order within those; then what is left by stage and order alone (ids that name no event). A
+// before_ copy left without a partner is left out: one side's torch logged it and the other's did
+// not, which says nothing of the model.
 std::vector<GraphPairing> PairGraphs(const std::vector<const v1::Graph*>& base,
                                      const std::vector<const v1::Graph*>& head) {
-  std::vector<GraphPairing> out;
+  std::vector<const v1::Graph*> paired(head.size(), nullptr);
   std::vector<bool> used(base.size(), false);
-  absl::flat_hash_map<int, int> seen_head;  // stage → head graphs of it so far
-  for (const v1::Graph* h : head) {
-    int ordinal = seen_head[h->stage()]++;
-    GraphPairing pairing{nullptr, h};
-    for (size_t i = 0; i < base.size(); ++i) {
-      if (base[i]->stage() != h->stage()) continue;
-      if (ordinal-- == 0) {
-        pairing.base = base[i];
+  const auto pair_by = [&](auto same) {
+    for (size_t j = 0; j < head.size(); ++j) {
+      if (paired[j] != nullptr) continue;
+      for (size_t i = 0; i < base.size(); ++i) {
+        if (used[i] || !same(*base[i], *head[j])) continue;
+        paired[j] = base[i];
         used[i] = true;
         break;
       }
     }
-    out.push_back(pairing);
+  };
+  pair_by([](const v1::Graph& b, const v1::Graph& h) {
+    return b.stage() == h.stage() && GraphEvent(b) == GraphEvent(h);
+  });
+  pair_by([](const v1::Graph& b, const v1::Graph& h) { return b.stage() == h.stage(); });
+  const auto before_copy = [](const v1::Graph* g) { return absl::StartsWith(GraphEvent(*g), "before_"); };
+  std::vector<GraphPairing> out;
+  for (size_t j = 0; j < head.size(); ++j) {
+    if (paired[j] != nullptr || !before_copy(head[j])) out.push_back(GraphPairing{paired[j], head[j]});
   }
   for (size_t i = 0; i < base.size(); ++i) {
-    if (!used[i]) out.push_back(GraphPairing{base[i], nullptr});
+    if (!used[i] && !before_copy(base[i])) out.push_back(GraphPairing{base[i], nullptr});
   }
   return out;
 }

@@ -114,17 +114,11 @@ bool IsViewLike(const v1::Node& node) {
                        "prims.convert_element_type"});
 }
 
-namespace {
-
-// The torch event a graph id names: "inductor_post_grad_graph" for "0/0/inductor_post_grad_graph#2";
-// empty when the id is not the importer's "<compile id>/<event>[#n]".
 absl::string_view GraphEvent(const v1::Graph& graph) {
   absl::string_view id = graph.id();
   if (!absl::ConsumePrefix(&id, graph.compile_id()) || !absl::ConsumePrefix(&id, "/")) return "";
   return id.substr(0, id.find('#'));
 }
-
-}  // namespace
 
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture) {
   // Preferred events first: the graph Inductor lowers is logged as inductor_post_grad_graph (after

@@ -63,6 +63,11 @@ bool IsGemm(const v1::Node& node);
 // View-like ops: no data movement of their own in Inductor's kernels.
 bool IsViewLike(const v1::Node& node);
 
+// The torch event a graph's id names: "inductor_post_grad_graph" for
+// "0/0/inductor_post_grad_graph#2"; empty when the id is not the importer's
+// "<compile id>/<event>[#n]".
+absl::string_view GraphEvent(const v1::Graph& graph);
+
 // The graphs the passes read, in capture order (see the file comment).
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture);
 

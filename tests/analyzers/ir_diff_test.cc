@@ -110,6 +110,31 @@ TEST(IrDiffTest, HeroAgainstItselfIsUnchanged) {
   EXPECT_EQ(s.match_coverage(), 1.0);
 }
 
+// Newer torch also logs the graph before the post-grad passes: a head that has it (and a base that
+// does not) still pairs its inductor_post_grad_graph with the base's, not the before_ copy with it.
+TEST(IrDiffTest, AGraphOnlyOneSideLoggedDoesNotTakeTheOthersPartner) {
+  const v1::SessionCapture base = LoadHero("head.cls.json");
+  v1::SessionCapture head = base;
+  v1::Graph before;
+  for (const v1::Graph& g : head.graphs()) {
+    if (g.id() == "0/0/inductor_post_grad_graph") before = g;
+  }
+  ASSERT_FALSE(before.id().empty());
+  before.set_id("0/0/before_post_grad_graph");
+  before.mutable_nodes()->DeleteSubrange(1, 1);  // not the same graph: the passes changed it
+  // Logged before the lowered graph, as torch does.
+  auto* graphs = head.mutable_graphs();
+  *graphs->Add() = before;
+  for (int i = graphs->size() - 1; i > 0 && graphs->Get(i - 1).id() != "0/0/aot_inference_graph"; --i) {
+    graphs->SwapElements(i, i - 1);
+  }
+  const v1::IrDiffSection s = Diff(base, head);
+  EXPECT_EQ(s.status(), v1::OK);
+  EXPECT_EQ(s.removed_size(), 0);
+  EXPECT_EQ(s.modified_size(), 0);
+  EXPECT_EQ(s.added_size(), 0) << SectionJson(s);
+}
+
 TEST(IrDiffTest, SkippedWithoutABase) {
   v1::AnalysisReport report = ::cl::testing::RunPassOk(IrDiffPass(), LoadHero("head.cls.json"));
   EXPECT_EQ(report.ir_diff().status(), v1::SKIPPED);
