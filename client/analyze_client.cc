@@ -12,10 +12,9 @@
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
 #include "common/grpc_status.h"
+#include "common/proto_json.h"
 #include "common/status_macros.h"
 #include "compile_lens/v1/service.grpc.pb.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
@@ -89,14 +88,8 @@ size_t PartBudget(const RemoteOptions& remote) {
 // `chunk` serialized deterministically (maps in key order; protobuf's default order is random per
 // map): cl-server keys the sessions it has answered by a hash of the bytes, so a retry must send
 // the bytes the first try sent. The slice owns the bytes, uncopied.
-grpc::ByteBuffer DeterministicBytes(const v1::AnalyzeChunk& chunk) {
-  auto* bytes = new std::string;
-  {
-    google::protobuf::io::StringOutputStream out(bytes);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    chunk.SerializeToCodedStream(&coded);
-  }
+grpc::ByteBuffer ChunkBytes(const v1::AnalyzeChunk& chunk) {
+  auto* bytes = new std::string(DeterministicBytes(chunk));
   grpc::Slice slice(bytes->data(), bytes->size(), [](void* owned) { delete static_cast<std::string*>(owned); },
                     bytes);
   return grpc::ByteBuffer(&slice, 1);
@@ -112,7 +105,7 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
   CL_RETURN_IF_ERROR(Authorize(remote, &context));
-  // CompileLens.Analyze with the messages as bytes (DeterministicBytes); the answer is parsed below.
+  // CompileLens.Analyze with the messages as bytes (ChunkBytes); the answer is parsed below.
   static const char kAnalyzeMethod[] = "/compile_lens.v1.CompileLens/Analyze";
   const grpc::internal::RpcMethod method(kAnalyzeMethod, grpc::internal::RpcMethod::CLIENT_STREAMING, channel);
   grpc::ByteBuffer response_bytes;
@@ -121,7 +114,7 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
 
   bool open = true;
   auto write = [&](const v1::AnalyzeChunk& chunk) {
-    if (open) open = writer->Write(DeterministicBytes(chunk));
+    if (open) open = writer->Write(ChunkBytes(chunk));
   };
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;

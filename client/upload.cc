@@ -10,8 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
 #include "common/digest.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "common/proto_json.h"
 
 namespace cl {
 
@@ -75,13 +74,7 @@ std::string FileNameFor(const v1::SessionCapture& capture) {
   }
   if (name.front() == '.') name.front() = '_';
   if (id.empty()) {
-    std::string bytes;
-    google::protobuf::io::StringOutputStream out(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    capture.SerializeToCodedStream(&coded);
-    coded.Trim();
-    absl::StrAppend(&name, "-", Md5Hex(bytes).substr(0, 16));
+    absl::StrAppend(&name, "-", Md5Hex(DeterministicBytes(capture)).substr(0, 16));
   } else if (name != id) {
     absl::StrAppend(&name, "-", Md5Hex(id).substr(0, 16));
   }

@@ -1,5 +1,7 @@
 #include "common/proto_json.h"
 
+#include <limits>
+
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -25,17 +27,23 @@ google::protobuf::util::TypeResolver* GeneratedTypes() {
 
 }  // namespace
 
-absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
-                                                const google::protobuf::util::JsonPrintOptions& options) {
-  std::string wire;
+std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
+  std::string out;
   {
-    google::protobuf::io::StringOutputStream stream(&wire);
+    google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
-    if (!message.SerializeToCodedStream(&coded)) {
-      return absl::InternalError(absl::StrCat(message.GetTypeName(), " does not serialize"));
-    }
+    (void)message.SerializeToCodedStream(&coded);  // fails only past 2 GiB (see the header)
   }
+  return out;
+}
+
+absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
+                                                const google::protobuf::util::JsonPrintOptions& options) {
+  if (message.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InternalError(absl::StrCat(message.GetTypeName(), " does not serialize (over 2 GiB)"));
+  }
+  const std::string wire = DeterministicBytes(message);
   std::string json;
   CL_RETURN_IF_ERROR(FromProtobufStatus(
       google::protobuf::util::BinaryToJsonString(

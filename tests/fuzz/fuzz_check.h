@@ -7,8 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "common/proto_json.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
 #include "google/protobuf/util/field_comparator.h"
@@ -24,18 +23,7 @@
 
 namespace cl::fuzz {
 
-// A message's wire bytes with map entries sorted: SerializeAsString writes maps in hash order,
-// which differs between two equal messages.
-inline std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
+using ::cl::DeterministicBytes;  // SerializeAsString writes maps in hash order
 
 // Whether two messages are equal field by field, NaN equal to NaN; prints the differences.
 inline bool SameMessage(const google::protobuf::Message& a, const google::protobuf::Message& b) {

@@ -42,6 +42,7 @@
 #include "client/analyze_client.h"
 #include "common/file_io.h"
 #include "common/grpc_status.h"
+#include "common/proto_json.h"
 #include "compile_lens/v1/service.pb.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -110,15 +111,7 @@ std::vector<Case> ReadManifest() {
   return cases;
 }
 
-std::string Serialized(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
-}
+std::string Serialized(const google::protobuf::Message& m) { return DeterministicBytes(m); }
 
 // Aborts the test binary, naming the case, when one case runs far past any deadline: a hang in
 // the in-process half of a case (parsing, importing, analyzing here) must fail, not stall ctest.
