@@ -145,6 +145,31 @@ TEST_F(OpCostTest, PointwiseRunIsOneKernelByItsBytes) {
   EXPECT_EQ(kernels[1].flops, 8192);
 }
 
+TEST_F(OpCostTest, ALatticeOfViewsInARunIsWalkedOnce) {
+  Add("a", "", "f32", {"16", "64"}, {});
+  Add("relu", "aten.relu.default", "f32", {"16", "64"}, {"a"});
+  // Views that name two nodes each (a list argument can, in an untrusted capture): v_i and u_i
+  // both read v_{i-1} and u_{i-1}, 2^60 paths from relu to the sum, none leaving the run.
+  std::string v = "relu", u = "relu";
+  for (int i = 1; i <= 60; ++i) {
+    const std::string nv = "v_" + std::to_string(i), nu = "u_" + std::to_string(i);
+    Add(nv, "aten.view.default", "f32", {"16", "64"}, {v.c_str(), u.c_str()});
+    Add(nu, "aten.view.default", "f32", {"16", "64"}, {u.c_str(), v.c_str()});
+    v = nv;
+    u = nu;
+  }
+  Add("sum", "aten.sum.default", "f32", {}, {v.c_str()});
+  graph_.add_nodes()->set_op("output");
+  graph_.mutable_nodes(graph_.nodes_size() - 1)->add_args()->set_node("sum");
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name, "fused: relu … sum");
+  // Reads a (1024·4), writes the sum (4); relu only reaches the sum inside the kernel.
+  EXPECT_EQ(kernels[0].bytes, 4100);
+  EXPECT_EQ(kernels[0].flops, 1025);
+}
+
 // --- The pass ------------------------------------------------------------------------------
 
 TEST(RooflinePassTest, KernelsOnEachSideOfTheRidge) {
