@@ -23,6 +23,12 @@ bool IsSdpa(const v1::Node& node) {
                        "aten.scaled_dot_product_attention"});
 }
 
+// A library op (mm, addmm, bmm, baddbmm, convolution, SDPA): its own kernel, outside Inductor's
+// fused pointwise runs, whether or not its shapes give a cost.
+bool IsLibraryCall(const v1::Node& node) {
+  return IsGemm(node) || IsCall(node, {"aten.convolution"}) || IsSdpa(node);
+}
+
 // GEMM flops from the activation [.., M, K] and the output [.., M, N]: 2·numel(out)·K.
 std::optional<KernelCost> Gemm(const PostGradGraph& g, const v1::Node& node, int a_index,
                                int b_index, int bias_index) {
@@ -169,8 +175,19 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
   };
   for (const v1::Node& node : g.graph().nodes()) {
     if (node.op() != "call_function") continue;
-    if (std::optional<KernelCost> cost = LibraryOpCost(g, node)) {
+    if (IsLibraryCall(node)) {
       flush();
+      std::optional<KernelCost> cost = LibraryOpCost(g, node);
+      if (!cost) {
+        // Symbolic shapes: still its own kernel (a library call, never part of a Triton run),
+        // with no cost rather than a guessed one.
+        cost.emplace();
+        cost->name = node.name();
+        cost->op = node.target();
+        cost->dtype = node.meta().dtype();
+        cost->matmul = true;
+        cost->cost_known = false;
+      }
       out.push_back(*std::move(cost));
       continue;
     }

@@ -29,6 +29,9 @@ struct KernelCost {
   std::string op;     // "aten.mm.default"; "pointwise" for a run
   std::string dtype;  // the output's torch dtype
   bool matmul = false;  // runs on tensor cores (mm, bmm, conv, sdpa)
+  // False for a library call whose shapes do not give its cost (a symbolic dimension): flops and
+  // bytes are 0, not an estimate.
+  bool cost_known = true;
   double flops = 0;
   double bytes = 0;
 };
@@ -38,7 +41,8 @@ struct KernelCost {
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& graph, const v1::Node& node);
 
 // Every kernel of `graph`: each library op, and each run of pointwise / reduction nodes between
-// them, in graph order.
+// them, in graph order. A library op whose cost is unknown still ends the run and is listed, with
+// cost_known false.
 std::vector<KernelCost> EstimateKernels(const PostGradGraph& graph);
 
 }  // namespace cl

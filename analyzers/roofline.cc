@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
 
   const std::vector<const v1::Graph*> graphs = FirstPostGradGraphPerFrame(in.head);
   std::string gemm_dtype;
+  std::vector<std::string> not_estimated;  // library calls with symbolic shapes
   if (section->kernels().empty()) {
     const auto estimates = EstimatesByGraph(in.head);
     for (const v1::Graph* graph_proto : graphs) {
@@ -103,6 +105,18 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       auto runtimes = estimates.find(graph_proto->id());
       std::map<std::string, size_t> next;  // per op, the next extern call to pair with
       for (const KernelCost& cost : EstimateKernels(graph)) {
+        // The i-th extern call is the i-th node of its op, costed or not.
+        std::optional<double> time_us;
+        if (cost.matmul && runtimes != estimates.end()) {
+          const std::string op = ShortOp(cost.op);
+          auto list = runtimes->second.find(op);
+          const size_t i = next[op]++;
+          if (list != runtimes->second.end() && i < list->second.size()) time_us = list->second[i];
+        }
+        if (!cost.cost_known) {
+          not_estimated.push_back(cost.name);
+          continue;
+        }
         v1::RooflineKernel* k = section->add_kernels();
         k->set_name(cost.name);
         k->set_op(cost.op);
@@ -111,14 +125,9 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
         k->set_bytes(cost.bytes);
         k->set_estimated(true);
         if (cost.matmul && gemm_dtype.empty()) gemm_dtype = cost.dtype;
-        if (cost.matmul && runtimes != estimates.end()) {
-          const std::string op = ShortOp(cost.op);
-          auto list = runtimes->second.find(op);
-          const size_t i = next[op]++;
-          if (list != runtimes->second.end() && i < list->second.size()) {
-            k->set_time_us(list->second[i]);
-            k->set_time_source("estimated");
-          }
+        if (time_us) {
+          k->set_time_us(*time_us);
+          k->set_time_source("estimated");
         }
         Classify(spec, cost.matmul, k);
       }
@@ -133,6 +142,19 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       if (timed) {
         notes.push_back("Achieved rates use Inductor's estimated runtimes, not measurements.");
       }
+    }
+    if (!not_estimated.empty()) {
+      constexpr size_t kNamed = 3;
+      std::string names;
+      for (size_t i = 0; i < std::min(kNamed, not_estimated.size()); ++i) {
+        absl::StrAppend(&names, i > 0 ? ", " : "", not_estimated[i]);
+      }
+      if (not_estimated.size() > kNamed) {
+        absl::StrAppend(&names, " and ", not_estimated.size() - kNamed, " more");
+      }
+      notes.push_back(absl::StrCat(not_estimated.size(),
+                                   " library call(s) have a symbolic shape, so they are not "
+                                   "estimated and not on the chart: ", names, "."));
     }
   }
   if (runtime_only > 0) {

@@ -7,7 +7,8 @@
 // and kernels without roofs. Kernels come from the capture when they carry flops and bytes;
 // when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are
 // estimated analytically from one post-grad graph per frame (analyzers/op_cost.h) and marked
-// `estimated`. Inductor's estimated runtimes (kernels[].estimated_us), when the capture has them,
+// `estimated`; a library call with a symbolic shape has no estimate, and the note names it
+// instead of the chart showing it. Inductor's estimated runtimes (kernels[].estimated_us), when the capture has them,
 // give library calls a time: the i-th `extern_kernels.<op>` of a graph is its i-th <op> node.
 #ifndef ANALYZERS_ROOFLINE_H_
 #define ANALYZERS_ROOFLINE_H_

@@ -170,6 +170,50 @@ TEST_F(OpCostTest, ALatticeOfViewsInARunIsWalkedOnce) {
   EXPECT_EQ(kernels[0].flops, 1025);
 }
 
+TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
+  Add("a", "", "f32", {"s0", "64"}, {});
+  Add("x", "", "f32", {"16", "64"}, {});
+  Add("w", "", "f32", {"64", "256"}, {});
+  Add("neg", "aten.neg.default", "f32", {"64", "256"}, {"w"});
+  Add("mm", "aten.mm.default", "f32", {"s0", "256"}, {"a", "neg"});
+  Add("mm_1", "aten.mm.default", "f32", {"16", "256"}, {"x", "neg"});
+  Add("relu", "aten.relu.default", "f32", {"16", "256"}, {"mm_1"});
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 4u);
+  EXPECT_EQ(kernels[0].name, "neg");  // the run ends at the GEMM, which is not pointwise work
+  EXPECT_EQ(kernels[1].name, "mm");
+  EXPECT_EQ(kernels[1].op, "aten.mm.default");
+  EXPECT_EQ(kernels[1].flops, 0);
+  EXPECT_FALSE(kernels[1].cost_known);
+  EXPECT_EQ(kernels[2].name, "mm_1");
+  EXPECT_TRUE(kernels[2].cost_known);
+
+  // The pass leaves the GEMM off the chart and says so; it still counts as the graph's first
+  // extern_kernels.mm, so mm_1 pairs with the second runtime estimate.
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_gpu("A100-SXM-80GB");
+  capture.add_compiles()->set_id("0/0");
+  v1::Graph* graph = capture.add_graphs();
+  *graph = graph_;
+  graph->set_id("0/0/inductor_post_grad_graph");
+  graph->set_compile_id("0/0");
+  graph->set_stage(v1::Graph::POST_GRAD);
+  for (const double us : {5.0, 7.0}) {
+    v1::Kernel* k = capture.add_kernels();
+    k->set_name("extern_kernels.mm");
+    k->set_graph_id("0/0/inductor_post_grad_graph");
+    k->set_estimated_us(us);
+  }
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
+  ASSERT_EQ(s.kernels_size(), 3);
+  EXPECT_EQ(s.kernels(0).name(), "neg");
+  EXPECT_EQ(s.kernels(1).name(), "mm_1");
+  EXPECT_EQ(s.kernels(1).time_us(), 7);
+  EXPECT_THAT(s.note(), HasSubstr("1 library call(s) have a symbolic shape, so they are not "
+                                  "estimated and not on the chart: mm."));
+}
+
 // --- The pass ------------------------------------------------------------------------------
 
 TEST(RooflinePassTest, KernelsOnEachSideOfTheRidge) {
