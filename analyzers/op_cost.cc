@@ -23,12 +23,6 @@ bool IsSdpa(const v1::Node& node) {
                        "aten.scaled_dot_product_attention"});
 }
 
-// A library op (mm, addmm, bmm, baddbmm, convolution, SDPA): its own kernel, outside Inductor's
-// fused pointwise runs, whether or not its shapes give a cost.
-bool IsLibraryCall(const v1::Node& node) {
-  return IsGemm(node) || IsCall(node, {"aten.convolution"}) || IsSdpa(node);
-}
-
 // GEMM flops from the activation [.., M, K] and the output [.., M, N]: 2·numel(out)·K.
 std::optional<KernelCost> Gemm(const PostGradGraph& g, const v1::Node& node, int a_index,
                                int b_index, int bias_index) {
@@ -74,7 +68,6 @@ std::optional<KernelCost> Sdpa(const PostGradGraph& g, const v1::Node& node) {
   if (b * h * sq * d * sk * dv == 0 || s == 0) return std::nullopt;
   const double rows = b * h * sq;
   KernelCost cost;
-  cost.dtype = q->meta().dtype();
   cost.flops = 2 * rows * sk * (d + dv);
   const double out = rows * dv;
   cost.bytes = (NumelOf(q) + NumelOf(k) + NumelOf(v) + out) * s + rows * 4;
@@ -82,6 +75,16 @@ std::optional<KernelCost> Sdpa(const PostGradGraph& g, const v1::Node& node) {
 }
 
 }  // namespace
+
+bool IsLibraryCall(const v1::Node& node) {
+  return IsGemm(node) || IsCall(node, {"aten.convolution"}) || IsSdpa(node);
+}
+
+std::string LibraryCallDtype(const PostGradGraph& g, const v1::Node& node) {
+  if (!IsSdpa(node)) return node.meta().dtype();
+  const v1::Node* q = g.Input(node, 0);  // SDPA returns a tuple
+  return q == nullptr ? "" : q->meta().dtype();
+}
 
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& node) {
   std::optional<KernelCost> cost;
@@ -92,7 +95,7 @@ std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& 
   if (!cost) return std::nullopt;
   cost->name = node.name();
   cost->op = node.target();
-  if (cost->dtype.empty()) cost->dtype = node.meta().dtype();
+  cost->dtype = LibraryCallDtype(g, node);
   cost->matmul = true;
   return cost;
 }
@@ -184,7 +187,7 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
         cost.emplace();
         cost->name = node.name();
         cost->op = node.target();
-        cost->dtype = node.meta().dtype();
+        cost->dtype = LibraryCallDtype(g, node);
         cost->matmul = true;
         cost->cost_known = false;
       }

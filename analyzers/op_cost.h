@@ -36,8 +36,14 @@ struct KernelCost {
   double bytes = 0;
 };
 
-// The cost of a library op (mm, addmm, bmm, baddbmm, convolution, SDPA); nullopt for other ops or
-// symbolic shapes.
+// A library op (mm, addmm, bmm, baddbmm, convolution, SDPA): its own kernel on tensor cores,
+// outside Inductor's fused pointwise runs, whether or not its shapes give a cost.
+bool IsLibraryCall(const v1::Node& node);
+
+// The dtype a library op computes in: its output's; SDPA's query's (SDPA returns a tuple).
+std::string LibraryCallDtype(const PostGradGraph& graph, const v1::Node& node);
+
+// The cost of a library op; nullopt for other ops or symbolic shapes.
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& graph, const v1::Node& node);
 
 // Every kernel of `graph`: each library op, and each run of pointwise / reduction nodes between
