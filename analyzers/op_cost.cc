@@ -39,15 +39,30 @@ std::optional<KernelCost> Gemm(const PostGradGraph& g, const v1::Node& node, int
   return cost;
 }
 
+// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, ...): argument 6.
+bool Transposed(const v1::Node& node) {
+  const v1::Arg* arg = nullptr;
+  if (node.args_size() > 6) {
+    arg = &node.args(6);
+  } else if (auto it = node.kwargs().find("transposed"); it != node.kwargs().end()) {
+    arg = &it->second;
+  }
+  return arg != nullptr && arg->kind_case() == v1::Arg::kLiteral && arg->literal() == "True";
+}
+
+// Each point of the output (of the input, when transposed) meets the whole filter of one group:
+// 2·numel(y)·numel(w)/w[0], w[0] being Cout; transposed, the weight is [Cin, Cout/g, kh, kw] and
+// it is 2·numel(x)·numel(w)/w[0], as torch.utils.flop_counter counts it.
 std::optional<KernelCost> Convolution(const PostGradGraph& g, const v1::Node& node) {
   const v1::Node* x = g.Input(node, 0);
   const v1::Node* w = g.Input(node, 1);
-  const uint64_t cout = w == nullptr ? 0 : Dim(w->meta(), 0).value_or(0);
+  const uint64_t w0 = w == nullptr ? 0 : Dim(w->meta(), 0).value_or(0);
   const double y = NumelOf(&node);
   const double s = SizeOf(&node);
-  if (cout == 0 || y == 0 || s == 0 || NumelOf(x) == 0) return std::nullopt;
+  if (w0 == 0 || y == 0 || s == 0 || NumelOf(x) == 0) return std::nullopt;
+  const double points = Transposed(node) ? NumelOf(x) : y;
   KernelCost cost;
-  cost.flops = 2 * y * NumelOf(w) / static_cast<double>(cout);
+  cost.flops = 2 * points * NumelOf(w) / static_cast<double>(w0);
   cost.bytes = (NumelOf(x) + NumelOf(w) + y + NumelOf(g.Input(node, 2))) * s;
   return cost;
 }

@@ -7,6 +7,8 @@
 //   baddbmm               as bmm             + numel(input)·s
 //   convolution           2·numel(y)·(Cin/g)·kh·kw = 2·numel(y)·numel(w)/Cout
 //                                            (numel(x) + numel(w) + numel(y) [+ bias])·s
+//     transposed (arg 6)  2·numel(x)·(Cout/g)·kh·kw = 2·numel(x)·numel(w)/Cin   (w is
+//                         [Cin, Cout/g, kh, kw])               bytes as above
 //   SDPA Q[b,h,Sq,d] K[..,Sk,d] V[..,Sk,dv]
 //                         2·b·h·Sq·Sk·(d + dv)   (Q + K + V + O)·s + b·h·Sq·4 (logsumexp)
 //   pointwise / reductions: Inductor fuses the nodes between two library calls into Triton

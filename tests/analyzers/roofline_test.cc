@@ -77,7 +77,13 @@ class OpCostTest : public ::testing::Test {
     node->set_target(target.empty() ? name : target);
     node->mutable_meta()->set_dtype(dtype);
     for (const char* d : shape) node->mutable_meta()->add_shape(d);
-    for (const char* a : args) node->add_args()->set_node(a);
+    for (const char* a : args) {
+      if (a[0] == '#') {
+        node->add_args()->set_literal(a + 1);
+      } else {
+        node->add_args()->set_node(a);
+      }
+    }
     return node;
   }
   KernelCost Cost(const std::string& name) {
@@ -125,6 +131,21 @@ TEST_F(OpCostTest, ConvolutionAndSdpa) {
   EXPECT_EQ(Cost("sdpa").flops, 33554432);
   EXPECT_EQ(Cost("sdpa").bytes, 528384);
   EXPECT_EQ(Cost("sdpa").dtype, "bf16");
+}
+
+TEST_F(OpCostTest, TransposedConvolution) {
+  // conv_transpose2d: the weight is [Cin, Cout/g, kh, kw]; every input point meets the filter.
+  Add("x", "", "f32", {"2", "8", "16", "16"}, {});
+  Add("w", "", "f32", {"8", "4", "3", "3"}, {});
+  Add("convt", "aten.convolution.default", "f32", {"2", "4", "18", "18"},
+      {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#True", "#[0, 0]", "#1"});
+  // torch.utils.flop_counter: 2·N·prod(x spatial)·numel(w) = 2·2·256·288; (4096 + 288 + 2592)·4.
+  EXPECT_EQ(Cost("convt").flops, 294912);
+  EXPECT_EQ(Cost("convt").bytes, 27904);
+  // The same call with transposed=False reads the weight as [Cout, Cin/g, kh, kw].
+  Add("conv", "aten.convolution.default", "f32", {"2", "4", "18", "18"},
+      {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False", "#[0, 0]", "#1"});
+  EXPECT_EQ(Cost("conv").flops, 2.0 * 2 * 4 * 18 * 18 * 288 / 8);
 }
 
 TEST_F(OpCostTest, PointwiseRunIsOneKernelByItsBytes) {
