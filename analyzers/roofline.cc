@@ -150,7 +150,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   }
 
   const std::vector<const v1::Graph*> graphs = FirstPostGradGraphPerFrame(in.head);
-  std::vector<std::string> not_estimated;  // library calls with symbolic shapes
+  std::vector<std::string> not_estimated;  // library calls with no cost
   if (section->kernels().empty()) {
     const auto estimates = EstimatesByGraph(in.head);
     for (const v1::Graph* graph_proto : graphs) {
@@ -199,9 +199,9 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
     if (!not_estimated.empty()) {
       notes.push_back(absl::StrCat(not_estimated.size(),
-                                   " library call(s) have a symbolic shape, so they are not "
-                                   "estimated and not on the chart: ", SomeNames(not_estimated),
-                                   "."));
+                                   " library call(s) have no estimate (a symbolic shape, or an op "
+                                   "with no formula here), so they are not on the chart: ",
+                                   SomeNames(not_estimated), "."));
     }
   }
   if (!above_roof.empty()) {

@@ -148,6 +148,56 @@ TEST_F(OpCostTest, TransposedConvolution) {
   EXPECT_EQ(Cost("conv").flops, 2.0 * 2 * 4 * 18 * 18 * 288 / 8);
 }
 
+TEST_F(OpCostTest, SdpaAndConvolutionBackward) {
+  Add("q", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("k", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("v", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("out", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("dout", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("lse", "", "f32", {"2", "4", "128"}, {});
+  Add("sdpa_bw", "aten._scaled_dot_product_flash_attention_backward.default", "bf16",
+      {"2", "4", "128", "64"}, {"dout", "q", "k", "v", "out", "lse"});
+  // flop_counter's five bmms: 2·b·h·Sq·Sk·(3·d + 2·dv) = 2·8·128·128·320.
+  EXPECT_EQ(Cost("sdpa_bw").flops, 83886080);
+  // Reads dO, Q, K, V, O and the logsumexp; writes dQ, dK, dV: (2·dO + 2·(Q + K + V))·2 + 1024·4.
+  EXPECT_EQ(Cost("sdpa_bw").bytes, 1052672);
+  EXPECT_EQ(Cost("sdpa_bw").dtype, "bf16");
+
+  Add("x", "", "f32", {"2", "3", "32", "32"}, {});
+  Add("w", "", "f32", {"8", "3", "3", "3"}, {});
+  Add("dy", "", "f32", {"2", "8", "30", "30"}, {});
+  for (const char* name : {"conv_bw", "conv_bw_input"}) {
+    v1::Node* node = Add(name, "aten.convolution_backward.default", "f32", {"2", "3", "32", "32"},
+                         {"dy", "x", "w", "#[8]", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False",
+                          "#[0, 0]", "#1"});
+    v1::ArgList* mask = node->add_args()->mutable_list();  // output_mask
+    for (const bool on : {true, std::string(name) == "conv_bw", std::string(name) == "conv_bw"}) {
+      mask->add_items()->set_literal(on ? "True" : "False");
+    }
+  }
+  // grad_input and grad_weight each cost the forward's 2·14400·27 (ConvolutionAndSdpa);
+  // reads dy, w, x (14400 + 216 + 6144), writes dx, dw, db (6144 + 216 + 8), 4 B each.
+  EXPECT_EQ(Cost("conv_bw").flops, 2 * 777600);
+  EXPECT_EQ(Cost("conv_bw").bytes, 108512);
+  EXPECT_EQ(Cost("conv_bw_input").flops, 777600);
+  EXPECT_EQ(Cost("conv_bw_input").bytes, (14400 + 216 + 6144) * 4);  // reads dy, w; writes dx
+}
+
+TEST_F(OpCostTest, LibraryCallWithoutAFormulaIsNoPointwiseWork) {
+  Add("a", "", "f8e4m3fn", {"16", "64"}, {});
+  Add("b", "", "f8e4m3fn", {"64", "256"}, {});
+  Add("neg", "aten.neg.default", "f8e4m3fn", {"16", "64"}, {"a"});
+  Add("scaled_mm", "aten._scaled_mm.default", "bf16", {"16", "256"}, {"neg", "b"});
+  Add("relu", "aten.relu.default", "bf16", {"16", "256"}, {"scaled_mm"});
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[1].name, "scaled_mm");
+  EXPECT_EQ(kernels[1].op, "aten._scaled_mm.default");
+  EXPECT_EQ(kernels[1].flops, 0);
+  EXPECT_FALSE(kernels[1].cost_known);
+}
+
 TEST_F(OpCostTest, PointwiseRunIsOneKernelByItsBytes) {
   Add("a", "", "f32", {"16", "64"}, {});
   Add("w", "", "f32", {"64", "256"}, {});
@@ -231,8 +281,8 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_EQ(s.kernels(0).name(), "neg");
   EXPECT_EQ(s.kernels(1).name(), "mm_1");
   EXPECT_EQ(s.kernels(1).time_us(), 7);
-  EXPECT_THAT(s.note(), HasSubstr("1 library call(s) have a symbolic shape, so they are not "
-                                  "estimated and not on the chart: mm."));
+  EXPECT_THAT(s.note(), HasSubstr("1 library call(s) have no estimate (a symbolic shape, or an "
+                                  "op with no formula here), so they are not on the chart: mm."));
 }
 
 // --- The pass ------------------------------------------------------------------------------
