@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 
 namespace cl {
@@ -55,10 +56,14 @@ const v1::Node* GemmBias(const PostGradGraph& g, const v1::Node& gemm) {
 std::vector<const v1::Node*> UsersThroughViews(const PostGradGraph& g, const v1::Node& node) {
   std::vector<const v1::Node*> out;
   std::vector<const v1::Node*> stack = {&node};
+  // A view may name several nodes (a list argument), so in an untrusted capture views can reach
+  // one node along exponentially many paths: each node is visited once.
+  absl::flat_hash_set<const v1::Node*> seen = {&node};
   while (!stack.empty()) {
     const v1::Node* current = stack.back();
     stack.pop_back();
     for (const v1::Node* user : g.Users(*current)) {
+      if (!seen.insert(user).second) continue;
       if (IsViewLike(*user)) {
         stack.push_back(user);
       } else {

@@ -14,7 +14,8 @@ namespace cl {
 const v1::Node* GemmActivation(const PostGradGraph& g, const v1::Node& gemm);
 const v1::Node* GemmBias(const PostGradGraph& g, const v1::Node& gemm);
 
-// The users of `node`, looking through view-like users (a view's users count as `node`'s).
+// The users of `node`, looking through view-like users (a view's users count as `node`'s), each
+// once.
 std::vector<const v1::Node*> UsersThroughViews(const PostGradGraph& g, const v1::Node& node);
 
 // A GEMM that takes `node` (or a view of it) as its activation operand; null when none.

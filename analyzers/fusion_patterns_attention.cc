@@ -5,6 +5,7 @@
 #include <deque>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analyzers/fusion_match_util.h"
 #include "analyzers/fusion_patterns.h"
@@ -140,24 +141,32 @@ const v1::Node* SoftmaxInput(const PostGradGraph& g, const v1::Node& node) {
   return sub;
 }
 
-// The bmm that produced the scores, through the scale (mul/div), the mask (add, where) and views.
-const v1::Node* ScoresBmm(const PostGradGraph& g, const v1::Node* node) {
-  for (int step = 0; node != nullptr && step < 8; ++step) {
-    node = g.SkipViewsUp(node);
-    if (node == nullptr) return nullptr;
-    if (IsCall(*node, {"aten.bmm"})) return node;
-    if (IsCall(*node, {"aten.mul.Tensor", "aten.div.Tensor", "aten.add.Tensor"})) {
-      const v1::Node* a = g.Input(*node, 0);
-      const v1::Node* b = g.Input(*node, 1);
-      // The mask or scale is the operand not derived from a bmm; try the first, then the second.
-      const v1::Node* from_a = ScoresBmm(g, a);
-      return from_a != nullptr ? from_a : ScoresBmm(g, b);
-    }
-    if (IsCall(*node, {"aten.where.self"})) {
-      node = g.Input(*node, 1);
-      continue;
-    }
-    return nullptr;
+// How many scale, mask and where ops may sit between the scores bmm and the softmax.
+constexpr int kScoreHops = 8;
+
+// The bmm that produced the scores, through the scale (mul/div), the mask (add, where) and views:
+// depth first, the first operand first, at most `hops` such ops deep. Captures are untrusted and
+// a DAG of adds reaches one node along exponentially many paths, so `explored` keeps, per node,
+// the most hops it was searched with and found no bmm: each node is searched at most kScoreHops
+// times, however many paths lead to it.
+const v1::Node* ScoresBmm(const PostGradGraph& g, const v1::Node* node, int hops,
+                          absl::flat_hash_map<const v1::Node*, int>& explored) {
+  node = g.SkipViewsUp(node);
+  if (node == nullptr) return nullptr;
+  if (IsCall(*node, {"aten.bmm"})) return node;
+  if (hops == 0) return nullptr;
+  auto [it, inserted] = explored.try_emplace(node, hops);
+  if (!inserted) {
+    if (it->second >= hops) return nullptr;
+    it->second = hops;
+  }
+  if (IsCall(*node, {"aten.mul.Tensor", "aten.div.Tensor", "aten.add.Tensor"})) {
+    // The mask or scale is the operand not derived from a bmm; try the first, then the second.
+    const v1::Node* from_a = ScoresBmm(g, g.Input(*node, 0), hops - 1, explored);
+    return from_a != nullptr ? from_a : ScoresBmm(g, g.Input(*node, 1), hops - 1, explored);
+  }
+  if (IsCall(*node, {"aten.where.self"})) {
+    return ScoresBmm(g, g.Input(*node, 1), hops - 1, explored);
   }
   return nullptr;
 }
@@ -170,7 +179,8 @@ bool MatchManualAttention(const PostGradGraph& g, const v1::Node& bmm2, FusionMa
   if (probs == nullptr) return false;
   const v1::Node* scores = SoftmaxInput(g, *probs);
   if (scores == nullptr) return false;
-  const v1::Node* bmm1 = ScoresBmm(g, scores);
+  absl::flat_hash_map<const v1::Node*, int> explored;
+  const v1::Node* bmm1 = ScoresBmm(g, scores, kScoreHops, explored);
   if (bmm1 == nullptr || bmm1 == &bmm2) return false;
   const v1::Node* q = g.Input(*bmm1, 0);
   const std::optional<uint64_t> bh = Dim(bmm1->meta(), 0);

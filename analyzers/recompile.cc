@@ -429,12 +429,16 @@ std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_fra
 
 struct LimitHits {
   std::vector<v1::CacheLimitHit> hits;
-  std::map<std::pair<std::string, std::string>, size_t> index;  // (frame, limit) → hits[i]
+  // (frame id, or the function a message names when no frame is known; limit) → hits[i]. By id:
+  // two frames may share a name (every module's `forward`).
+  using Key = std::tuple<std::optional<uint32_t>, std::string, std::string>;
+  std::map<Key, size_t> index;
 
   void Add(const FrameStats* frame, const std::string& function, const std::string& limit,
            std::optional<uint64_t> value, const std::string& evidence, const v1::Session& session) {
     const std::string name = frame != nullptr ? frame->name : function;
-    auto [it, inserted] = index.try_emplace({name, limit}, hits.size());
+    const Key key = frame != nullptr ? Key{frame->id, "", limit} : Key{std::nullopt, name, limit};
+    auto [it, inserted] = index.try_emplace(key, hits.size());
     if (inserted) {
       v1::CacheLimitHit& hit = hits.emplace_back();
       hit.set_frame(name);
@@ -466,19 +470,29 @@ bool IsGeneratedRecord(absl::string_view kind) {
 // its dynamo_config.
 LimitHits FindLimitHits(const v1::SessionCapture& capture, std::map<uint32_t, FrameStats>& frames) {
   LimitHits out;
+  // The frame a message is about: the one of the compile it was logged in, unless the message
+  // names another; then the frame whose name, file and first line match the message's (as far as
+  // it gives them), or failing the line (a frame read from a stack has its current line), whose
+  // name and file do. Names alone do not tell frames apart: every module's `forward` shares one.
   auto frame_for = [&](const CacheLimitMessage& msg,
                        std::optional<uint32_t> frame_id) -> FrameStats* {
-    for (auto& [id, stats] : frames) {
-      if (!msg.function.empty() && stats.name == msg.function &&
-          (msg.file.empty() || stats.file == msg.file)) {
-        return &stats;
-      }
-    }
+    FrameStats* own = nullptr;
     if (frame_id) {
       auto it = frames.find(*frame_id);
-      if (it != frames.end()) return &it->second;
+      if (it != frames.end()) own = &it->second;
     }
-    return nullptr;
+    if (msg.function.empty()) return own;
+    const auto named = [&msg](const FrameStats& f, bool by_line) {
+      return f.name == msg.function && (msg.file.empty() || f.file == msg.file) &&
+             (!by_line || msg.line == 0 || f.line == msg.line);
+    };
+    for (const bool by_line : {true, false}) {
+      if (own != nullptr && named(*own, by_line)) return own;
+      for (auto& [id, stats] : frames) {
+        if (named(stats, by_line)) return &stats;
+      }
+    }
+    return own;
   };
   // `where` names the text in the evidence; it is built only for a text that holds a message (most
   // hold none, and there is one scan per compile field and per extra record).

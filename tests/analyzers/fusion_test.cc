@@ -140,6 +140,79 @@ TEST_F(NormVariantTest, NormWithoutSecondGemmIsNoChain) {
   EXPECT_EQ(testing::RunPassOk(FusionPass(), capture_).fusion().opportunities_size(), 0);
 }
 
+// Captures are untrusted: graphs built so that a matcher meets the same nodes along many paths.
+// Each must be searched once per node, not once per path (2^60 paths here).
+using UntrustedGraphTest = NormVariantTest;
+
+TEST_F(UntrustedGraphTest, AttentionMaskFromADeepDagOfAddsIsSearchedOnce) {
+  Add("q", "", {"8", "16", "16"}, {});
+  Add("kt", "", {"8", "16", "16"}, {});
+  Add("v", "", {"8", "16", "16"}, {});
+  Add("mask_0", "", {"8", "16", "16"}, {});
+  Add("scores", "aten.bmm.default", {"8", "16", "16"}, {"q", "kt"});
+  // mask_i = mask_{i-1} + mask_{i-1}: no bmm below it, reached along 2^i paths.
+  std::string mask = "mask_0";
+  for (int i = 1; i <= 60; ++i) {
+    const std::string next = "mask_" + std::to_string(i);
+    Add(next, "aten.add.Tensor", {"8", "16", "16"}, {mask.c_str(), mask.c_str()});
+    mask = next;
+  }
+  // The mask is the first operand, so the search goes through it before it finds the scores.
+  Add("masked", "aten.add.Tensor", {"8", "16", "16"}, {mask.c_str(), "scores"});
+  Add("probs", "aten._softmax.default", {"8", "16", "16"}, {"masked", "#-1", "#False"});
+  Add("out", "aten.bmm.default", {"8", "16", "16"}, {"probs", "v"});
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture_).fusion();
+  ASSERT_EQ(s.opportunities_size(), 1);
+  EXPECT_EQ(s.opportunities(0).pattern(), "hand-written attention → SDPA");
+  EXPECT_EQ(s.opportunities(0).shape().m(), 16u);
+  EXPECT_EQ(s.opportunities(0).shape().k1(), 16u);
+}
+
+TEST_F(UntrustedGraphTest, DeepDagOfAddsIntoTheSoftmaxIsNoAttention) {
+  // The audit's shape: a_i = a_{i-1} + a_{i-1}, 60 deep, → softmax → bmm; no scores bmm at all.
+  Add("v", "", {"8", "16", "16"}, {});
+  Add("a_0", "", {"8", "16", "16"}, {});
+  std::string a = "a_0";
+  for (int i = 1; i <= 60; ++i) {
+    const std::string next = "a_" + std::to_string(i);
+    Add(next, "aten.add.Tensor", {"8", "16", "16"}, {a.c_str(), a.c_str()});
+    a = next;
+  }
+  Add("probs", "aten._softmax.default", {"8", "16", "16"}, {a.c_str(), "#-1", "#False"});
+  Add("out", "aten.bmm.default", {"8", "16", "16"}, {"probs", "v"});
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture_).fusion();
+  EXPECT_EQ(s.status(), v1::OK);
+  EXPECT_EQ(s.opportunities_size(), 0);
+}
+
+TEST_F(UntrustedGraphTest, SwiGluDownGemmBehindALatticeOfViewsIsFound) {
+  Add("x", "", {"32", "64"}, {});
+  Add("wg", "", {"64", "128"}, {});
+  Add("wu", "", {"64", "128"}, {});
+  Add("wd", "", {"128", "64"}, {});
+  Add("gate", "aten.mm.default", {"32", "128"}, {"x", "wg"});
+  Add("up", "aten.mm.default", {"32", "128"}, {"x", "wu"});
+  Add("sig", "aten.sigmoid.default", {"32", "128"}, {"gate"});
+  Add("silu", "aten.mul.Tensor", {"32", "128"}, {"gate", "sig"});
+  Add("h", "aten.mul.Tensor", {"32", "128"}, {"silu", "up"});
+  // Views that name two nodes each (a list argument can): v_i and u_i both read v_{i-1} and
+  // u_{i-1}, so v_60 is 2^60 view paths below h.
+  std::string v = "h", u = "h";
+  for (int i = 1; i <= 60; ++i) {
+    const std::string nv = "v_" + std::to_string(i), nu = "u_" + std::to_string(i);
+    Add(nv, "aten.view.default", {"32", "128"}, {v.c_str(), u.c_str()});
+    Add(nu, "aten.view.default", {"32", "128"}, {u.c_str(), v.c_str()});
+    v = nv;
+    u = nu;
+  }
+  Add("down", "aten.mm.default", {"32", "64"}, {v.c_str(), "wd"});
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture_).fusion();
+  ASSERT_EQ(s.opportunities_size(), 1);
+  EXPECT_EQ(s.opportunities(0).pattern(), "SwiGLU into the gate/up GEMM");
+  EXPECT_EQ(s.opportunities(0).shape().k1(), 64u);  // the down GEMM was found
+  EXPECT_EQ(s.opportunities(0).hbm_bytes_before(), 221184u);  // as fusion_scenes' swiglu_separate
+}
+
 TEST(FusionPassTest, ChainWithoutNormIsNoOpportunity) {
   v1::SessionCapture capture;
   capture.add_compiles()->set_id("0/0");

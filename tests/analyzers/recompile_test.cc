@@ -309,6 +309,64 @@ TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
   EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
 }
 
+// Two modules' `forward` in one file: two frames of one name, told apart by their first line.
+v1::SessionCapture TwoForwards() {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/w");
+  for (const uint32_t line : {3u, 30u}) {
+    v1::Frame* frame = capture.add_frames();
+    frame->set_id(capture.frames_size() - 1);
+    frame->set_name("forward");
+    frame->set_file("/w/m.py");
+    frame->set_line(line);
+  }
+  return capture;
+}
+
+TEST(RecompilePassTest, CacheLimitMessageGoesToTheFrameItsLineNames) {
+  v1::SessionCapture capture = TwoForwards();
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 1, 0);
+  // Logged outside any compile (no frame id): only the message's line tells the frames apart.
+  v1::Extra* extra = capture.add_extras();
+  extra->set_kind("str");
+  extra->set_payload("torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:30)\n");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);
+}
+
+TEST(RecompilePassTest, CacheLimitMessageGoesToItsCompilesFrame) {
+  v1::SessionCapture capture = TwoForwards();
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 1, 0);
+  // The oldest form names the function only; the compile it was logged in is frame 1's.
+  AddCompile(&capture, 1, 1)->set_fail_reason(
+      "torchdynamo hit recompilation cache limit (8) for function 'forward'");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);
+}
+
+TEST(RecompilePassTest, SameNamedFramesHitTheirLimitsSeparately) {
+  v1::SessionCapture capture = TwoForwards();
+  for (uint32_t frame = 0; frame < 2; ++frame) {
+    for (uint32_t n = 0; n < 2; ++n) {
+      SetDynamoConfig(AddCompile(&capture, frame, n), R"({"recompile_limit": 2})");
+    }
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 2);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 3u);
+  EXPECT_EQ(section.cache_limit_hits(1).location().line(), 30u);
+  for (const v1::CacheLimitHit& hit : section.cache_limit_hits()) {
+    EXPECT_EQ(hit.frame(), "forward");
+    EXPECT_EQ(hit.evidence(),
+              "`forward` compiled 2 cache entries, reaching recompile_limit = 2 (dynamo_config); "
+              "further guard failures run the frame eagerly");
+  }
+}
+
 TEST(RecompilePassTest, NoCompilesIsSkipped) {
   v1::AnalysisReport report;
   PassOptions options;

@@ -87,7 +87,13 @@ class OpCostTest : public ::testing::Test {
     node->set_target(target.empty() ? name : target);
     node->mutable_meta()->set_dtype(dtype);
     for (const char* d : shape) node->mutable_meta()->add_shape(d);
-    for (const char* a : args) node->add_args()->set_node(a);
+    for (const char* a : args) {
+      if (a[0] == '#') {
+        node->add_args()->set_literal(a + 1);
+      } else {
+        node->add_args()->set_node(a);
+      }
+    }
     return node;
   }
   KernelCost Cost(const std::string& name) {
@@ -137,6 +143,71 @@ TEST_F(OpCostTest, ConvolutionAndSdpa) {
   EXPECT_EQ(Cost("sdpa").dtype, "bf16");
 }
 
+TEST_F(OpCostTest, TransposedConvolution) {
+  // conv_transpose2d: the weight is [Cin, Cout/g, kh, kw]; every input point meets the filter.
+  Add("x", "", "f32", {"2", "8", "16", "16"}, {});
+  Add("w", "", "f32", {"8", "4", "3", "3"}, {});
+  Add("convt", "aten.convolution.default", "f32", {"2", "4", "18", "18"},
+      {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#True", "#[0, 0]", "#1"});
+  // torch.utils.flop_counter: 2·N·prod(x spatial)·numel(w) = 2·2·256·288; (4096 + 288 + 2592)·4.
+  EXPECT_EQ(Cost("convt").flops, 294912);
+  EXPECT_EQ(Cost("convt").bytes, 27904);
+  // The same call with transposed=False reads the weight as [Cout, Cin/g, kh, kw].
+  Add("conv", "aten.convolution.default", "f32", {"2", "4", "18", "18"},
+      {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False", "#[0, 0]", "#1"});
+  EXPECT_EQ(Cost("conv").flops, 2.0 * 2 * 4 * 18 * 18 * 288 / 8);
+}
+
+TEST_F(OpCostTest, SdpaAndConvolutionBackward) {
+  Add("q", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("k", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("v", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("out", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("dout", "", "bf16", {"2", "4", "128", "64"}, {});
+  Add("lse", "", "f32", {"2", "4", "128"}, {});
+  Add("sdpa_bw", "aten._scaled_dot_product_flash_attention_backward.default", "bf16",
+      {"2", "4", "128", "64"}, {"dout", "q", "k", "v", "out", "lse"});
+  // flop_counter's five bmms: 2·b·h·Sq·Sk·(3·d + 2·dv) = 2·8·128·128·320.
+  EXPECT_EQ(Cost("sdpa_bw").flops, 83886080);
+  // Reads dO, Q, K, V, O and the logsumexp; writes dQ, dK, dV: (2·dO + 2·(Q + K + V))·2 + 1024·4.
+  EXPECT_EQ(Cost("sdpa_bw").bytes, 1052672);
+  EXPECT_EQ(Cost("sdpa_bw").dtype, "bf16");
+
+  Add("x", "", "f32", {"2", "3", "32", "32"}, {});
+  Add("w", "", "f32", {"8", "3", "3", "3"}, {});
+  Add("dy", "", "f32", {"2", "8", "30", "30"}, {});
+  for (const char* name : {"conv_bw", "conv_bw_input"}) {
+    v1::Node* node = Add(name, "aten.convolution_backward.default", "f32", {"2", "3", "32", "32"},
+                         {"dy", "x", "w", "#[8]", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False",
+                          "#[0, 0]", "#1"});
+    v1::ArgList* mask = node->add_args()->mutable_list();  // output_mask
+    for (const bool on : {true, std::string(name) == "conv_bw", std::string(name) == "conv_bw"}) {
+      mask->add_items()->set_literal(on ? "True" : "False");
+    }
+  }
+  // grad_input and grad_weight each cost the forward's 2·14400·27 (ConvolutionAndSdpa);
+  // reads dy, w, x (14400 + 216 + 6144), writes dx, dw, db (6144 + 216 + 8), 4 B each.
+  EXPECT_EQ(Cost("conv_bw").flops, 2 * 777600);
+  EXPECT_EQ(Cost("conv_bw").bytes, 108512);
+  EXPECT_EQ(Cost("conv_bw_input").flops, 777600);
+  EXPECT_EQ(Cost("conv_bw_input").bytes, (14400 + 216 + 6144) * 4);  // reads dy, w; writes dx
+}
+
+TEST_F(OpCostTest, LibraryCallWithoutAFormulaIsNoPointwiseWork) {
+  Add("a", "", "f8e4m3fn", {"16", "64"}, {});
+  Add("b", "", "f8e4m3fn", {"64", "256"}, {});
+  Add("neg", "aten.neg.default", "f8e4m3fn", {"16", "64"}, {"a"});
+  Add("scaled_mm", "aten._scaled_mm.default", "bf16", {"16", "256"}, {"neg", "b"});
+  Add("relu", "aten.relu.default", "bf16", {"16", "256"}, {"scaled_mm"});
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[1].name, "scaled_mm");
+  EXPECT_EQ(kernels[1].op, "aten._scaled_mm.default");
+  EXPECT_EQ(kernels[1].flops, 0);
+  EXPECT_FALSE(kernels[1].cost_known);
+}
+
 TEST_F(OpCostTest, PointwiseRunIsOneKernelByItsBytes) {
   Add("a", "", "f32", {"16", "64"}, {});
   Add("w", "", "f32", {"64", "256"}, {});
@@ -153,6 +224,75 @@ TEST_F(OpCostTest, PointwiseRunIsOneKernelByItsBytes) {
   // Reads mm (4096·4), writes mul (4096·4); the relu output stays in registers.
   EXPECT_EQ(kernels[1].bytes, 32768);
   EXPECT_EQ(kernels[1].flops, 8192);
+}
+
+TEST_F(OpCostTest, ALatticeOfViewsInARunIsWalkedOnce) {
+  Add("a", "", "f32", {"16", "64"}, {});
+  Add("relu", "aten.relu.default", "f32", {"16", "64"}, {"a"});
+  // Views that name two nodes each (a list argument can, in an untrusted capture): v_i and u_i
+  // both read v_{i-1} and u_{i-1}, 2^60 paths from relu to the sum, none leaving the run.
+  std::string v = "relu", u = "relu";
+  for (int i = 1; i <= 60; ++i) {
+    const std::string nv = "v_" + std::to_string(i), nu = "u_" + std::to_string(i);
+    Add(nv, "aten.view.default", "f32", {"16", "64"}, {v.c_str(), u.c_str()});
+    Add(nu, "aten.view.default", "f32", {"16", "64"}, {u.c_str(), v.c_str()});
+    v = nv;
+    u = nu;
+  }
+  Add("sum", "aten.sum.default", "f32", {}, {v.c_str()});
+  graph_.add_nodes()->set_op("output");
+  graph_.mutable_nodes(graph_.nodes_size() - 1)->add_args()->set_node("sum");
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name, "fused: relu … sum");
+  // Reads a (1024·4), writes the sum (4); relu only reaches the sum inside the kernel.
+  EXPECT_EQ(kernels[0].bytes, 4100);
+  EXPECT_EQ(kernels[0].flops, 1025);
+}
+
+TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
+  Add("a", "", "f32", {"s0", "64"}, {});
+  Add("x", "", "f32", {"16", "64"}, {});
+  Add("w", "", "f32", {"64", "256"}, {});
+  Add("neg", "aten.neg.default", "f32", {"64", "256"}, {"w"});
+  Add("mm", "aten.mm.default", "f32", {"s0", "256"}, {"a", "neg"});
+  Add("mm_1", "aten.mm.default", "f32", {"16", "256"}, {"x", "neg"});
+  Add("relu", "aten.relu.default", "f32", {"16", "256"}, {"mm_1"});
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 4u);
+  EXPECT_EQ(kernels[0].name, "neg");  // the run ends at the GEMM, which is not pointwise work
+  EXPECT_EQ(kernels[1].name, "mm");
+  EXPECT_EQ(kernels[1].op, "aten.mm.default");
+  EXPECT_EQ(kernels[1].flops, 0);
+  EXPECT_FALSE(kernels[1].cost_known);
+  EXPECT_EQ(kernels[2].name, "mm_1");
+  EXPECT_TRUE(kernels[2].cost_known);
+
+  // The pass leaves the GEMM off the chart and says so; it still counts as the graph's first
+  // extern_kernels.mm, so mm_1 pairs with the second runtime estimate.
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_gpu("A100-SXM-80GB");
+  capture.add_compiles()->set_id("0/0");
+  v1::Graph* graph = capture.add_graphs();
+  *graph = graph_;
+  graph->set_id("0/0/inductor_post_grad_graph");
+  graph->set_compile_id("0/0");
+  graph->set_stage(v1::Graph::POST_GRAD);
+  for (const double us : {5.0, 7.0}) {
+    v1::Kernel* k = capture.add_kernels();
+    k->set_name("extern_kernels.mm");
+    k->set_graph_id("0/0/inductor_post_grad_graph");
+    k->set_estimated_us(us);
+  }
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
+  ASSERT_EQ(s.kernels_size(), 3);
+  EXPECT_EQ(s.kernels(0).name(), "neg");
+  EXPECT_EQ(s.kernels(1).name(), "mm_1");
+  EXPECT_EQ(s.kernels(1).time_us(), 7);
+  EXPECT_THAT(s.note(), HasSubstr("1 library call(s) have no estimate (a symbolic shape, or an "
+                                  "op with no formula here), so they are not on the chart: mm."));
 }
 
 // --- The pass ------------------------------------------------------------------------------
@@ -182,6 +322,61 @@ TEST(RooflinePassTest, KernelsOnEachSideOfTheRidge) {
   EXPECT_EQ(s.kernels(1).bound(), "compute");
   EXPECT_DOUBLE_EQ(s.kernels(1).attainable(), 19.5e12);
   EXPECT_EQ(s.kernels(1).achieved(), 0);  // no time
+}
+
+// A bf16 4096³ mm measured at 1 ms on an A100: 137 TFLOP/s, far above the FP32 roof (19.5).
+v1::SessionCapture MeasuredBf16Mm() {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_gpu("A100-SXM-80GB");
+  v1::Kernel* k = capture.add_kernels();
+  k->set_name("triton_tem_fused_mm_0");
+  k->set_flops(2.0 * 4096 * 4096 * 4096);
+  k->set_bytes(3.0 * 4096 * 4096 * 2);
+  k->set_measured_us(1000);
+  return capture;
+}
+
+TEST(RooflinePassTest, CapturedKernelTakesItsDtypeFromItsSourceNodes) {
+  v1::SessionCapture capture = MeasuredBf16Mm();
+  capture.add_compiles()->set_id("0/0");
+  v1::Graph* graph = capture.add_graphs();
+  graph->set_id("0/0/inductor_post_grad_graph");
+  graph->set_compile_id("0/0");
+  graph->set_stage(v1::Graph::POST_GRAD);
+  for (const char* name : {"a", "b", "mm"}) {
+    v1::Node* node = graph->add_nodes();
+    node->set_name(name);
+    node->set_op(std::string(name) == "mm" ? "call_function" : "placeholder");
+    node->set_target(std::string(name) == "mm" ? "aten.mm.default" : name);
+    node->mutable_meta()->set_dtype("bf16");
+    for (int i = 0; i < 2; ++i) node->mutable_meta()->add_shape("4096");
+  }
+  graph->mutable_nodes(2)->add_args()->set_node("a");
+  graph->mutable_nodes(2)->add_args()->set_node("b");
+  capture.mutable_kernels(0)->set_graph_id("0/0/inductor_post_grad_graph");
+  capture.mutable_kernels(0)->add_source_nodes("mm");
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
+  ASSERT_EQ(s.kernels_size(), 1);
+  const v1::RooflineKernel& k = s.kernels(0);
+  EXPECT_EQ(k.dtype(), "bf16");
+  EXPECT_DOUBLE_EQ(k.achieved(), 2.0 * 4096 * 4096 * 4096 / 1e-3);
+  EXPECT_DOUBLE_EQ(k.attainable(), 312e12);  // the bf16 tensor-core roof
+  EXPECT_LE(k.achieved(), k.attainable());
+  EXPECT_EQ(k.bound(), "compute");
+  EXPECT_DOUBLE_EQ(s.peak_flops(), 312e12);
+}
+
+TEST(RooflinePassTest, KernelFasterThanItsRoofGetsNoRoof) {
+  // No source nodes, so no dtype: the FP32 roof would sit below the measurement.
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), MeasuredBf16Mm()).roofline();
+  ASSERT_EQ(s.kernels_size(), 1);
+  const v1::RooflineKernel& k = s.kernels(0);
+  EXPECT_GT(k.achieved(), 100e12);
+  EXPECT_EQ(k.attainable(), 0);
+  EXPECT_EQ(k.bound(), "");
+  EXPECT_GT(k.intensity(), 0);
+  EXPECT_THAT(s.note(), HasSubstr("1 kernel(s) ran faster than the roof of their dtype"));
+  EXPECT_THAT(s.note(), HasSubstr(": triton_tem_fused_mm_0."));
 }
 
 TEST(RooflinePassTest, HeroHasNoFeaturesSoEstimatesFromThePostGradGraph) {
