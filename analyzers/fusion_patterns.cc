@@ -9,8 +9,6 @@
 namespace cl {
 namespace {
 
-using NodeSet = absl::flat_hash_set<const v1::Node*>;
-
 uint64_t ElementSize(const v1::Node& node) {
   return static_cast<uint64_t>(DtypeBytes(node.meta().dtype()));
 }
@@ -59,6 +57,7 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
   out->pattern = FusionPattern::kGemmResidRmsNormGemm;
   out->label = "GEMM → +resid → RMSNorm → GEMM";
   out->anchors = {&gemm1, gemm2};
+  out->input_side = {gemm2};
   out->m = m;
   out->n = n;
   out->k0 = k0;
@@ -120,7 +119,10 @@ bool MatchSwiGlu(const PostGradGraph& g, const v1::Node& mul, FusionMatch* out) 
     out->label = "SwiGLU into the gate/up GEMM";
     out->anchors = {gate_gemm};
     if (separate) out->anchors.push_back(up_gemm);
-    if (down != nullptr) out->anchors.push_back(down);
+    if (down != nullptr) {
+      out->anchors.push_back(down);
+      out->input_side = {down};
+    }
     out->m = m;
     out->n = f;
     out->k0 = k;
@@ -145,6 +147,7 @@ bool MatchLayerNormGemm(const PostGradGraph& g, const v1::Node& x, FusionMatch* 
   out->pattern = FusionPattern::kLayerNormGemm;
   out->label = "LayerNorm → GEMM";
   out->anchors = {normed, gemm};
+  out->input_side = {gemm};
   out->m = m;
   out->n = d;
   out->k0 = 0;
@@ -219,30 +222,30 @@ const v1::SourceLoc* SourceOf(const PostGradGraph& graph, const v1::Node& node) 
 
 std::vector<FusionMatch> FindFusionMatches(const PostGradGraph& graph) {
   using Matcher = bool (*)(const PostGradGraph&, const v1::Node&, FusionMatch*);
-  // Longest chains first: a GEMM claimed by one match is not offered to the next.
+  // Longest chains first: a GEMM side claimed by one match is not offered to the next.
   constexpr Matcher kMatchers[] = {&MatchResidNorm,      &MatchManualAttention,
                                    &MatchSwiGlu,         &MatchLmHeadCrossEntropy,
                                    &MatchLayerNormGemm,  &MatchRope,
                                    &MatchBiasActivation};
   std::vector<FusionMatch> matches;
-  NodeSet claimed;        // every anchor of an accepted match
-  NodeSet chain_starts;   // the first GEMMs of accepted GEMM → norm → GEMM chains
+  // Every (anchor, input side?) an accepted match claims (FusionMatch::input_side). Stacked blocks
+  // chain GEMM → norm → GEMM → norm → GEMM: the middle GEMM is one chain's input side and the
+  // next one's output side, and both chains are real.
+  absl::flat_hash_set<std::pair<const v1::Node*, bool>> claimed;
+  const auto claims = [](const FusionMatch& match) {
+    std::vector<std::pair<const v1::Node*, bool>> out;
+    for (const v1::Node* a : match.anchors) {
+      out.emplace_back(a, std::find(match.input_side.begin(), match.input_side.end(), a) != match.input_side.end());
+    }
+    return out;
+  };
   for (const Matcher matcher : kMatchers) {
     for (const v1::Node& node : graph.graph().nodes()) {
       FusionMatch match;
       if (!matcher(graph, node, &match)) continue;
-      // Stacked blocks chain GEMM → norm → GEMM → norm → GEMM: one chain's second GEMM is the
-      // next one's first, and both chains are real, so those only exclude the same start.
-      const bool taken =
-          match.pattern == FusionPattern::kGemmResidRmsNormGemm
-              ? chain_starts.contains(match.anchors.front())
-              : std::any_of(match.anchors.begin(), match.anchors.end(),
-                            [&](const v1::Node* a) { return claimed.contains(a); });
-      if (taken) continue;
-      if (match.pattern == FusionPattern::kGemmResidRmsNormGemm) {
-        chain_starts.insert(match.anchors.front());
-      }
-      for (const v1::Node* a : match.anchors) claimed.insert(a);
+      const std::vector<std::pair<const v1::Node*, bool>> wanted = claims(match);
+      if (std::any_of(wanted.begin(), wanted.end(), [&](const auto& c) { return claimed.contains(c); })) continue;
+      claimed.insert(wanted.begin(), wanted.end());
       matches.push_back(std::move(match));
     }
   }

@@ -192,6 +192,7 @@ bool MatchManualAttention(const PostGradGraph& g, const v1::Node& bmm2, FusionMa
   out->pattern = FusionPattern::kManualAttention;
   out->label = "hand-written attention → SDPA";
   out->anchors = {bmm1, &bmm2};
+  out->input_side = {&bmm2};
   out->m = *sq;
   out->n = *sk;
   out->k0 = d;

@@ -2,6 +2,7 @@
 // tests/fusion/make_traces.sh from tests/fusion/scenes/fusion_scenes.py and imported into
 // tests/golden/fusion/<scene>.cls.json. Each scene must show its pattern, and only it.
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "analyzers/fusion.h"
@@ -76,6 +77,29 @@ TEST(FusionScenesTest, EachSceneShowsItsPatternAndNoOther) {
     EXPECT_FALSE(o.change().empty());
     EXPECT_THAT(o.how(), ::testing::StartsWith("suggest-only — "));
   }
+}
+
+// A block's attention output into its MLP: the RMSNorm chain ends in the gate/up GEMM's input and
+// SwiGLU starts at its output, so both are shown (the chain once hid SwiGLU by claiming the GEMM).
+TEST(FusionScenesTest, TheNormBeforeAGemmAndSwiGluAfterItAreBothShown) {
+  const v1::FusionSection s = FusionOf("resid_norm_swiglu");
+  ASSERT_EQ(s.status(), v1::OK);
+  ASSERT_EQ(s.opportunities_size(), 2);
+  std::map<std::string, const v1::FusionOpportunity*> by_pattern;
+  for (const v1::FusionOpportunity& o : s.opportunities()) by_pattern[o.pattern()] = &o;
+  const v1::FusionOpportunity* chain = by_pattern["GEMM → +resid → RMSNorm → GEMM"];
+  const v1::FusionOpportunity* swiglu = by_pattern["SwiGLU into the gate/up GEMM"];
+  ASSERT_NE(chain, nullptr);
+  ASSERT_NE(swiglu, nullptr);
+  // The chain's second GEMM is the gate/up GEMM, 2·F wide: k1 = 256.
+  // (M·D + D·D + 8·M·D + D·2F + M·2F)·4 → (M·D + D·D + 3·M·D + D·2F + M·2F)·4
+  EXPECT_EQ(chain->shape().k1(), 256u);
+  EXPECT_EQ(chain->hbm_bytes_before(), 188416u);
+  EXPECT_EQ(chain->hbm_bytes_after(), 147456u);
+  // SwiGLU as in swiglu_fused.
+  EXPECT_EQ(swiglu->shape().n(), 128u);
+  EXPECT_EQ(swiglu->hbm_bytes_before(), 212992u);
+  EXPECT_EQ(swiglu->hbm_bytes_after(), 147456u);
 }
 
 TEST(FusionScenesTest, GraphWithoutAPatternHasNone) {

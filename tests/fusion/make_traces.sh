@@ -19,7 +19,7 @@ out=$repo/tests/golden/fusion
 [[ -x $client ]] || { echo "make_traces.sh: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
 
 scenes=("$@")
-[[ ${#scenes[@]} -gt 0 ]] || scenes=(resid_rms_norm swiglu_fused swiglu_separate bias_gelu
+[[ ${#scenes[@]} -gt 0 ]] || scenes=(resid_rms_norm swiglu_fused swiglu_separate resid_norm_swiglu bias_gelu
                                      layernorm_gemm rope rope_qknorm lm_head_ce manual_attention
                                      plain)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fusion-traces.XXXXXX")

@@ -50,6 +50,25 @@ class SwiGluSeparate(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class ResidNormSwiGlu(nn.Module):
+    """A transformer block's attention output into its MLP: GEMM → +resid → RMSNorm → the gate/up
+    GEMM → SwiGLU → the down GEMM. Two fusions share the gate/up GEMM, the norm before it and
+    SwiGLU after it."""
+
+    def __init__(self):
+        super().__init__()
+        self.o = nn.Linear(D, D, bias=False)
+        self.weight = nn.Parameter(torch.ones(D))
+        self.gate_up = nn.Linear(D, 2 * F_DIM, bias=False)
+        self.down = nn.Linear(F_DIM, D, bias=False)
+
+    def forward(self, x, resid):
+        h = self.o(x) + resid
+        n = F.rms_norm(h, (D,), self.weight, 1e-6)
+        g, u = self.gate_up(n).chunk(2, dim=-1)
+        return self.down(F.silu(g) * u)
+
+
 class BiasGelu(nn.Module):
     def __init__(self):
         super().__init__()
@@ -136,6 +155,7 @@ SCENES = {
     "resid_rms_norm": ResidRmsNorm,
     "swiglu_fused": SwiGluFused,
     "swiglu_separate": SwiGluSeparate,
+    "resid_norm_swiglu": ResidNormSwiGlu,
     "bias_gelu": BiasGelu,
     "layernorm_gemm": LayerNormGemm,
     "rope": lambda: Rope(False),
