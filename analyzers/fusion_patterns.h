@@ -5,8 +5,8 @@
 // pow → mean → add → rsqrt → mul (→ mul γ), as aten.rms_norm or aten._fused_rms_norm; a GEMM as
 // mm, addmm or bmm, including the addmm Inductor builds from mm + add (those nodes carry no stack
 // trace, so locations fall back to their inputs'). Matches are claimed in a fixed order (the
-// longest chains first) and each side of a GEMM, its input (prologue) and its output (epilogue),
-// belongs to at most one match, so one chain is never reported twice under two names.
+// longest chains first) and each side of a GEMM, the tensor it reads and the one it writes, belongs
+// to at most one match, so no bytes are saved twice under two names.
 //
 // FusionShape per pattern: m = rows, n = width of the intermediate the fusion stops
 // materializing, k0 = reduction dim of the first GEMM, k1 = output width of the last GEMM (0 when
@@ -38,11 +38,12 @@ struct FusionMatch {
   std::string label;  // "GEMM → +resid → RMSNorm → GEMM", the report's pattern text
   // The nodes whose source lines say where the chain is in user code (the GEMMs, mostly).
   std::vector<const v1::Node*> anchors;
-  // The anchors the fusion changes on their input side only: a GEMM that would read the fused
-  // prologue (a norm's output, SwiGLU's silu·mul, attention's probabilities). Every other anchor
-  // is changed on its output side (its epilogue). Two matches exclude each other when they claim
-  // one node on the same side: a GEMM's prologue and its epilogue are separate fusions (a block's
-  // RMSNorm into the gate/up GEMM, and SwiGLU out of it).
+  // The anchors whose input the fusion saves: the tensor a GEMM reads stops making a round trip
+  // through HBM (a norm's output, SwiGLU's silu·mul, attention's probabilities), however the fused
+  // kernel computes it (the RMSNorm chain folds 1/rms into that GEMM's epilogue). For every other
+  // anchor the fusion saves the round trip of what it writes. Two matches exclude each other when
+  // they claim one node on the same side; the two sides are different bytes (a block's RMSNorm
+  // into the gate/up GEMM's input, and SwiGLU out of its output).
   std::vector<const v1::Node*> input_side;
   uint64_t m = 0, n = 0, k0 = 0, k1 = 0;
   HbmBytes bytes;
