@@ -159,6 +159,7 @@ absl::Status AnalyzeReactor::AcceptMessage() {
             " bytes with their buffers (", kKeptMessageCost, " bytes each), over the session limit of ",
             state_->max_session_bytes, " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
       }
+      HashMessage(message_, &upload_hash_);
       kept_.emplace_back(messages_, grpc::ByteBuffer());
       if (length < kCopyMessagesUnder) {
         kept_.back().second = CopiedMessage(message_);
@@ -189,7 +190,7 @@ void AnalyzeReactor::StartAnalysis() {
     absl::Status status = Assemble();
     if (!status.ok()) return Refuse(status);  // the last touch of *this, as below
     state_->metrics->RecordCaptureBytes(assembler_.bytes());
-    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes(), upload_hash_);
+    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes(), upload_hash_.Finish());
     switch (key.empty() ? RecentSessions::Claim::kNew : state_->recent->Begin(key, response_)) {
       case RecentSessions::Claim::kDone:
         status = absl::OkStatus();  // analyzed already: the same answer, not a second analysis
@@ -213,16 +214,13 @@ void AnalyzeReactor::StartAnalysis() {
 }
 
 absl::Status AnalyzeReactor::Assemble() {
-  StreamHash hash;
   for (auto& [number, message] : kept_) {
-    HashMessage(message, &hash);
     auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
     if (!ParseChunk(&message, chunk)) return NotAChunk(number, message);
     message.Clear();
     CL_RETURN_IF_ERROR(assembler_.AddCountedMessage(*chunk, number));
   }
   kept_.clear();
-  upload_hash_ = hash.Finish();
   CL_ASSIGN_OR_RETURN(captures_, assembler_.FinishInPlace(end_));
   return absl::OkStatus();
 }

@@ -36,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "capture/stream/capture_assembler.h"
+#include "common/stream_hash.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
@@ -117,7 +118,9 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   bool ended_ = false;  // the end marker came: the stream is read
   uint64_t messages_ = 0;  // read so far, the options included
   uint64_t held_bytes_ = 0;  // kept messages' bytes and kKeptMessageCost each
-  uint64_t upload_hash_ = 0;  // of the kept messages' bytes, for the recent-sessions key
+  // The kept messages' bytes, hashed as they arrive (still in cache from the socket's copy; by the
+  // analysis task they are not), for the recent-sessions key.
+  StreamHash upload_hash_;
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
   // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take
