@@ -12,6 +12,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace cl {
 namespace {
@@ -46,10 +47,36 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return contents;
 }
 
+namespace {
+
+absl::Status WriteAll(int fd, const std::string& path, absl::string_view contents) {
+  for (size_t done = 0; done < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::DataLossError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WriteFile(const std::string& path, absl::string_view contents) {
-  // A temporary name of this write's own (process and call): two writers of one path, in one process
-  // or two, must not share a half-written file. O_EXCL: never someone else's; 0666 less the umask,
-  // as a plain create.
+  // What is not a plain file (/dev/null, /dev/stdout and its symlink, a FIFO, a symlink the user
+  // made) is written through, never renamed over: a rename would replace the device or the link
+  // with a file (as root, /dev/null itself).
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
+    absl::Cleanup close_fd = [fd] { ::close(fd); };
+    return WriteAll(fd, path, contents);
+  }
+  // A plain file goes through a temporary name of this write's own (process and call) and a
+  // rename: a reader never sees half a file, and two writers of one path, in one process or two,
+  // do not share one. O_EXCL: never someone else's; 0666 less the umask, as a plain create.
   static std::atomic<uint64_t> writes{0};
   const std::string tmp = absl::StrCat(path, ".", ::getpid(), ".", writes.fetch_add(1), ".tmp");
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -60,14 +87,7 @@ absl::Status WriteFile(const std::string& path, absl::string_view contents) {
   };
   {
     absl::Cleanup close_fd = [fd] { ::close(fd); };
-    for (size_t done = 0; done < contents.size();) {
-      const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return absl::DataLossError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-      }
-      done += static_cast<size_t>(n);
-    }
+    CL_RETURN_IF_ERROR(WriteAll(fd, path, contents));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));

@@ -11,7 +11,8 @@
 namespace cl {
 
 absl::StatusOr<std::string> ReadFile(const std::string& path);
-// Writes through a temporary file and a rename, so a reader never sees half a file.
+// Writes a plain file through a temporary file and a rename, so a reader never sees half a file;
+// what is not one (/dev/null, /dev/stdout, a FIFO, a symlink) is written through as it is.
 absl::Status WriteFile(const std::string& path, absl::string_view contents);
 
 }  // namespace cl

@@ -1,7 +1,9 @@
 // ReadFile and WriteFile: whole files, and errors that name the path.
 #include "common/file_io.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -97,6 +99,32 @@ TEST_F(FileIoTest, ConcurrentWritersOfOnePathNeverMix) {
   ASSERT_EQ(read->size(), 200'000u);
   EXPECT_EQ(read->find_first_not_of((*read)[0]), std::string::npos);
   EXPECT_THAT(Entries(), ::testing::ElementsAre("shared"));
+}
+
+// `--json /dev/null` or `--html /dev/stdout` writes through the device or the link; renaming a
+// temporary over them replaced /dev/null itself with a plain file (as root), breaking every other
+// program's redirections.
+// (A FIFO stands in for the device here, so that a regression cannot break the machine's.)
+TEST_F(FileIoTest, DevicesAndSymlinksAreWrittenThroughNotReplaced) {
+  ASSERT_EQ(::mkfifo(Path("fifo").c_str(), 0600), 0);
+  // The reading end opens first (non-blocking, so without a writer yet); what WriteFile writes
+  // waits in the pipe. Had it renamed a file over the FIFO, this end reads nothing.
+  const int reader = ::open(Path("fifo").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  EXPECT_TRUE(WriteFile(Path("fifo"), "through the pipe").ok());
+  char buffer[64];
+  const ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "through the pipe");
+  struct stat st;
+  ASSERT_EQ(::lstat(Path("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced by a file";
+
+  ASSERT_TRUE(WriteFile(Path("target"), "old").ok());
+  std::filesystem::create_symlink(Path("target"), Path("link"));
+  ASSERT_TRUE(WriteFile(Path("link"), "new").ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(Path("link")));
+  EXPECT_EQ(ReadFile(Path("target")).value_or(""), "new");
 }
 
 }  // namespace
