@@ -107,7 +107,8 @@ void AnalyzeReactor::StartUploadAlarm() {
     reactor->Finished(
         absl::DeadlineExceededError(absl::StrCat(
             "the capture did not arrive within ", absl::FormatDuration(timeout), " (upload_timeout) of the call's start (",
-            reactor->messages_, " message(s) read); the capture was not analyzed")),
+            reactor->messages_read_.load(std::memory_order_relaxed),
+            " message(s) read); the capture was not analyzed")),
         Rejection::kUploadTimeout);
   });
 }
@@ -120,7 +121,7 @@ void AnalyzeReactor::OnReadDone(bool ok) {
     return Refuse(absl::InvalidArgumentError(absl::StrCat(
         "the stream ended after message ", messages_, " without an end marker; the capture was not analyzed")));
   }
-  ++messages_;
+  messages_read_.store(++messages_, std::memory_order_relaxed);
   const absl::Status status = has_options_ ? AcceptMessage() : AcceptOptions();
   message_.Clear();  // kept messages were moved out first
   if (!status.ok()) return Refuse(status);

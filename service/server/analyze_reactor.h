@@ -117,6 +117,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   bool has_options_ = false;
   bool ended_ = false;  // the end marker came: the stream is read
   uint64_t messages_ = 0;  // read so far, the options included
+  std::atomic<uint64_t> messages_read_{0};  // the same, for the upload's alarm (another thread)
   uint64_t held_bytes_ = 0;  // kept messages' bytes and kKeptMessageCost each
   // The kept messages' bytes, hashed as they arrive (still in cache from the socket's copy; by the
   // analysis task they are not), for the recent-sessions key.
