@@ -24,30 +24,20 @@ bool ParseChunk(grpc::ByteBuffer* message, v1::AnalyzeChunk* chunk) {
   return chunk->ParseFromZeroCopyStream(&reader);
 }
 
-std::string Flattened(const grpc::ByteBuffer& message) {
-  std::vector<grpc::Slice> slices;
-  (void)message.Dump(&slices);
-  std::string bytes;
-  bytes.reserve(message.Length());
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return bytes;
-}
-
 // Names the field where `message` goes wrong ("parts.parts[2].graph.nodes[7].name (byte 1234): not
 // UTF-8"), walking it again: only on this error path.
 absl::Status NotAChunk(uint64_t number, const grpc::ByteBuffer& message) {
-  const std::string where = LocateWireProblem(Flattened(message), v1::AnalyzeChunk::descriptor());
+  grpc::Slice whole;
+  const std::string where =
+      message.DumpToSingleSlice(&whole).ok()
+          ? LocateWireProblem(absl::string_view(reinterpret_cast<const char*>(whole.begin()), whole.size()),
+                              v1::AnalyzeChunk::descriptor())
+          : "";
   return absl::InvalidArgumentError(absl::StrCat(
       "message ", number, " is not an AnalyzeChunk",
       where.empty() ? " (cut short, or a string field that is not UTF-8, or nested past the parse depth)"
                     : absl::StrCat(": ", where),
       "; the capture was not analyzed"));
-}
-
-// The message's bytes in slices of their own, exactly as long as the message.
-grpc::ByteBuffer CopiedMessage(const grpc::ByteBuffer& message) {
-  grpc::Slice copy(Flattened(message));
-  return grpc::ByteBuffer(&copy, 1);
 }
 
 void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
@@ -107,7 +97,7 @@ void AnalyzeReactor::StartUploadAlarm() {
     reactor->Finished(
         absl::DeadlineExceededError(absl::StrCat(
             "the capture did not arrive within ", absl::FormatDuration(timeout), " (upload_timeout) of the call's start (",
-            reactor->messages_read_.load(std::memory_order_relaxed),
+            reactor->messages_.load(std::memory_order_relaxed),
             " message(s) read); the capture was not analyzed")),
         Rejection::kUploadTimeout);
   });
@@ -119,19 +109,19 @@ void AnalyzeReactor::OnReadDone(bool ok) {
     // The client half-closed, or the call broke, before the end marker.
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
     return Refuse(absl::InvalidArgumentError(absl::StrCat(
-        "the stream ended after message ", messages_, " without an end marker; the capture was not analyzed")));
+        "the stream ended after message ", messages_.load(), " without an end marker; the capture was not analyzed")));
   }
-  messages_read_.store(++messages_, std::memory_order_relaxed);
-  const absl::Status status = has_options_ ? AcceptMessage() : AcceptOptions();
+  const uint64_t number = ++messages_;
+  const absl::Status status = has_options_ ? AcceptMessage(number) : AcceptOptions(number);
   message_.Clear();  // kept messages were moved out first
   if (!status.ok()) return Refuse(status);
   if (ended_) return StartAnalysis();
   StartRead(&message_);
 }
 
-absl::Status AnalyzeReactor::AcceptOptions() {
+absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
   v1::AnalyzeChunk chunk;
-  if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_, message_);
+  if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
   if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
     return absl::InvalidArgumentError("the first message of Analyze must carry the options");
   }
@@ -140,30 +130,31 @@ absl::Status AnalyzeReactor::AcceptOptions() {
   return absl::OkStatus();
 }
 
-absl::Status AnalyzeReactor::AcceptMessage() {
+absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
   std::optional<v1::AnalyzeChunk::KindCase> kind;
   {
     grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is moved or cleared
     kind = ChunkKindOnWire(&reader);
   }
-  if (!kind) return NotAChunk(messages_, message_);
+  if (!kind) return NotAChunk(number, message_);
   switch (*kind) {
     case v1::AnalyzeChunk::kPart:
     case v1::AnalyzeChunk::kParts: {
       // Counted off the wire as it arrives; parsed by the analysis task.
       const size_t length = message_.Length();
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(length, [&] { return absl::StrCat("message ", messages_); }));
-      held_bytes_ += length + kKeptMessageCost;
-      if (held_bytes_ > state_->max_session_bytes) {
+      CL_RETURN_IF_ERROR(assembler_.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
+      const uint64_t held = assembler_.bytes() + (kept_.size() + 1) * kKeptMessageCost;
+      if (held > state_->max_session_bytes) {
         return absl::ResourceExhaustedError(absl::StrCat(
-            "message ", messages_, ": ", kept_.size() + 1, " part-carrying messages hold ", held_bytes_,
+            "message ", number, ": ", kept_.size() + 1, " part-carrying messages hold ", held,
             " bytes with their buffers (", kKeptMessageCost, " bytes each), over the session limit of ",
             state_->max_session_bytes, " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
       }
       HashMessage(message_, &upload_hash_);
-      kept_.emplace_back(messages_, grpc::ByteBuffer());
-      if (length < kCopyMessagesUnder) {
-        kept_.back().second = CopiedMessage(message_);
+      kept_.emplace_back(number, grpc::ByteBuffer());
+      grpc::Slice copy;  // its bytes in a slice of their own, exactly as long as the message
+      if (length < kCopyMessagesUnder && message_.DumpToSingleSlice(&copy).ok()) {
+        kept_.back().second = grpc::ByteBuffer(&copy, 1);
       } else {
         kept_.back().second.Swap(&message_);
       }
@@ -171,7 +162,7 @@ absl::Status AnalyzeReactor::AcceptMessage() {
     }
     case v1::AnalyzeChunk::kEnd: {
       v1::AnalyzeChunk chunk;
-      if (!ParseChunk(&message_, &chunk)) return NotAChunk(messages_, message_);
+      if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
       end_ = chunk.end();
       ended_ = true;
       return absl::OkStatus();
@@ -179,7 +170,7 @@ absl::Status AnalyzeReactor::AcceptMessage() {
     case v1::AnalyzeChunk::kOptions:
       return absl::InvalidArgumentError("options may only come once, in the first message");
     default:
-      return absl::InvalidArgumentError(absl::StrCat("message ", messages_, " carries nothing"));
+      return absl::InvalidArgumentError(absl::StrCat("message ", number, " carries nothing"));
   }
 }
 

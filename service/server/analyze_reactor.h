@@ -80,8 +80,10 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   void OnDone() override;
 
  private:
-  absl::Status AcceptOptions();   // the first message; an error ends the call with it
-  absl::Status AcceptMessage();   // any later one
+  // Message `number` of the stream (from 1), in message_: the first, the options; any later one.
+  // An error ends the call with it.
+  absl::Status AcceptOptions(uint64_t number);
+  absl::Status AcceptMessage(uint64_t number);
   void StartAnalysis();
   // The analysis task's steps: the kept messages parsed and assembled into captures_, the
   // captures analyzed and the answer serialized into *response_.
@@ -116,9 +118,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   bool admitted_ = false;
   bool has_options_ = false;
   bool ended_ = false;  // the end marker came: the stream is read
-  uint64_t messages_ = 0;  // read so far, the options included
-  std::atomic<uint64_t> messages_read_{0};  // the same, for the upload's alarm (another thread)
-  uint64_t held_bytes_ = 0;  // kept messages' bytes and kKeptMessageCost each
+  // Read so far, the options included (atomic: the upload's alarm reads it on another thread).
+  std::atomic<uint64_t> messages_{0};
   // The kept messages' bytes, hashed as they arrive (still in cache from the socket's copy; by the
   // analysis task they are not), for the recent-sessions key.
   StreamHash upload_hash_;

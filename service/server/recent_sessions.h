@@ -6,8 +6,9 @@
 // is told ABORTED (retry shortly) rather than analyzed alongside. Keyed by the head session id and
 // labels, the base session id, the request options, and the upload's size and a hash of its bytes
 // (the same session sent again the same way: an edited capture under the same id is analyzed
-// anew, and nobody gets another upload's answer by naming its id and size); bounded in entries and bytes, oldest out first. Answers are kept as the
-// serialized bytes the first call sent (a ByteBuffer's slices are shared, not copied).
+// anew, and nobody gets another upload's answer by naming its id and size); bounded in entries
+// and bytes, oldest out first. Answers are kept as the serialized bytes the first call sent (a
+// ByteBuffer's slices are shared, not copied).
 #ifndef SERVICE_SERVER_RECENT_SESSIONS_H_
 #define SERVICE_SERVER_RECENT_SESSIONS_H_
 
@@ -31,7 +32,7 @@ class RecentSessions {
   RecentSessions(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   // The dedupe key of a request; empty (never deduplicated) when the head has no session id.
-  // upload_hash: of the upload's bytes, message by message (UploadHash).
+  // upload_hash: of the upload's bytes (a StreamHash of its part-carrying messages).
   static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes,
                          uint64_t upload_hash);
 
