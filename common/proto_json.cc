@@ -1,7 +1,5 @@
 #include "common/proto_json.h"
 
-#include <limits>
-
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -40,10 +38,12 @@ std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
 
 absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
                                                 const google::protobuf::util::JsonPrintOptions& options) {
-  if (message.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+  const std::string wire = DeterministicBytes(message);
+  // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then is
+  // the message walked again to tell which.
+  if (wire.empty() && message.ByteSizeLong() > 0) {
     return absl::InternalError(absl::StrCat(message.GetTypeName(), " does not serialize (over 2 GiB)"));
   }
-  const std::string wire = DeterministicBytes(message);
   std::string json;
   CL_RETURN_IF_ERROR(FromProtobufStatus(
       google::protobuf::util::BinaryToJsonString(

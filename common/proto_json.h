@@ -18,7 +18,7 @@ namespace cl {
 
 // `message`'s wire bytes with map entries sorted by key (protobuf's default order is its hash
 // order, random per map): equal messages give equal bytes. Protobuf serializes nothing past 2 GiB:
-// a message that large gives what was written before the limit.
+// a message that large gives "".
 std::string DeterministicBytes(const google::protobuf::MessageLite& message);
 
 absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
