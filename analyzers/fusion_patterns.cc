@@ -57,7 +57,7 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
   out->pattern = FusionPattern::kGemmResidRmsNormGemm;
   out->label = "GEMM → +resid → RMSNorm → GEMM";
   out->anchors = {&gemm1, gemm2};
-  out->input_side = {gemm2};
+  out->input_anchor = gemm2;
   out->m = m;
   out->n = n;
   out->k0 = k0;
@@ -121,7 +121,7 @@ bool MatchSwiGlu(const PostGradGraph& g, const v1::Node& mul, FusionMatch* out) 
     if (separate) out->anchors.push_back(up_gemm);
     if (down != nullptr) {
       out->anchors.push_back(down);
-      out->input_side = {down};
+      out->input_anchor = down;
     }
     out->m = m;
     out->n = f;
@@ -147,7 +147,7 @@ bool MatchLayerNormGemm(const PostGradGraph& g, const v1::Node& x, FusionMatch* 
   out->pattern = FusionPattern::kLayerNormGemm;
   out->label = "LayerNorm → GEMM";
   out->anchors = {normed, gemm};
-  out->input_side = {gemm};
+  out->input_anchor = gemm;
   out->m = m;
   out->n = d;
   out->k0 = 0;
@@ -228,24 +228,20 @@ std::vector<FusionMatch> FindFusionMatches(const PostGradGraph& graph) {
                                    &MatchLayerNormGemm,  &MatchRope,
                                    &MatchBiasActivation};
   std::vector<FusionMatch> matches;
-  // Every (anchor, input side?) an accepted match claims (FusionMatch::input_side). Stacked blocks
-  // chain GEMM → norm → GEMM → norm → GEMM: the middle GEMM is one chain's input side and the
-  // next one's output side, and both chains are real.
+  // Every (anchor, its input side?) an accepted match claims (FusionMatch::input_anchor). Stacked
+  // blocks chain GEMM → norm → GEMM → norm → GEMM: the middle GEMM is one chain's input side and
+  // the next one's output side, and both chains are real.
   absl::flat_hash_set<std::pair<const v1::Node*, bool>> claimed;
-  const auto claims = [](const FusionMatch& match) {
-    std::vector<std::pair<const v1::Node*, bool>> out;
-    for (const v1::Node* a : match.anchors) {
-      out.emplace_back(a, std::find(match.input_side.begin(), match.input_side.end(), a) != match.input_side.end());
-    }
-    return out;
-  };
   for (const Matcher matcher : kMatchers) {
     for (const v1::Node& node : graph.graph().nodes()) {
       FusionMatch match;
       if (!matcher(graph, node, &match)) continue;
-      const std::vector<std::pair<const v1::Node*, bool>> wanted = claims(match);
-      if (std::any_of(wanted.begin(), wanted.end(), [&](const auto& c) { return claimed.contains(c); })) continue;
-      claimed.insert(wanted.begin(), wanted.end());
+      const auto claim = [&](const v1::Node* a) { return std::make_pair(a, a == match.input_anchor); };
+      if (std::any_of(match.anchors.begin(), match.anchors.end(),
+                      [&](const v1::Node* a) { return claimed.contains(claim(a)); })) {
+        continue;
+      }
+      for (const v1::Node* a : match.anchors) claimed.insert(claim(a));
       matches.push_back(std::move(match));
     }
   }

@@ -38,13 +38,13 @@ struct FusionMatch {
   std::string label;  // "GEMM → +resid → RMSNorm → GEMM", the report's pattern text
   // The nodes whose source lines say where the chain is in user code (the GEMMs, mostly).
   std::vector<const v1::Node*> anchors;
-  // The anchors whose input the fusion saves: the tensor a GEMM reads stops making a round trip
-  // through HBM (a norm's output, SwiGLU's silu·mul, attention's probabilities), however the fused
+  // The anchor (if any) whose input the fusion saves: the tensor a GEMM reads stops making a round
+  // trip through HBM (a norm's output, SwiGLU's silu·mul, attention's probabilities), however the fused
   // kernel computes it (the RMSNorm chain folds 1/rms into that GEMM's epilogue). For every other
   // anchor the fusion saves the round trip of what it writes. Two matches exclude each other when
   // they claim one node on the same side; the two sides are different bytes (a block's RMSNorm
   // into the gate/up GEMM's input, and SwiGLU out of its output).
-  std::vector<const v1::Node*> input_side;
+  const v1::Node* input_anchor = nullptr;
   uint64_t m = 0, n = 0, k0 = 0, k1 = 0;
   HbmBytes bytes;
 };

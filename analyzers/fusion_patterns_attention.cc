@@ -5,7 +5,6 @@
 #include <deque>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analyzers/fusion_match_util.h"
 #include "analyzers/fusion_patterns.h"
@@ -146,28 +145,19 @@ constexpr int kScoreHops = 8;
 
 // The bmm that produced the scores, through the scale (mul/div), the mask (add, where) and views:
 // depth first, the first operand first, at most `hops` such ops deep. Captures are untrusted and
-// a DAG of adds reaches one node along exponentially many paths, so `explored` keeps, per node,
-// the most hops it was searched with and found no bmm: each node is searched at most kScoreHops
-// times, however many paths lead to it.
-const v1::Node* ScoresBmm(const PostGradGraph& g, const v1::Node* node, int hops,
-                          absl::flat_hash_map<const v1::Node*, int>& explored) {
+// a DAG of adds reaches one node along exponentially many paths: the depth bound, one budget for
+// the whole path, caps a search at 2^(kScoreHops + 1) calls however deep the DAG.
+const v1::Node* ScoresBmm(const PostGradGraph& g, const v1::Node* node, int hops) {
   node = g.SkipViewsUp(node);
   if (node == nullptr) return nullptr;
   if (IsCall(*node, {"aten.bmm"})) return node;
   if (hops == 0) return nullptr;
-  auto [it, inserted] = explored.try_emplace(node, hops);
-  if (!inserted) {
-    if (it->second >= hops) return nullptr;
-    it->second = hops;
-  }
   if (IsCall(*node, {"aten.mul.Tensor", "aten.div.Tensor", "aten.add.Tensor"})) {
     // The mask or scale is the operand not derived from a bmm; try the first, then the second.
-    const v1::Node* from_a = ScoresBmm(g, g.Input(*node, 0), hops - 1, explored);
-    return from_a != nullptr ? from_a : ScoresBmm(g, g.Input(*node, 1), hops - 1, explored);
+    const v1::Node* from_a = ScoresBmm(g, g.Input(*node, 0), hops - 1);
+    return from_a != nullptr ? from_a : ScoresBmm(g, g.Input(*node, 1), hops - 1);
   }
-  if (IsCall(*node, {"aten.where.self"})) {
-    return ScoresBmm(g, g.Input(*node, 1), hops - 1, explored);
-  }
+  if (IsCall(*node, {"aten.where.self"})) return ScoresBmm(g, g.Input(*node, 1), hops - 1);
   return nullptr;
 }
 
@@ -179,8 +169,7 @@ bool MatchManualAttention(const PostGradGraph& g, const v1::Node& bmm2, FusionMa
   if (probs == nullptr) return false;
   const v1::Node* scores = SoftmaxInput(g, *probs);
   if (scores == nullptr) return false;
-  absl::flat_hash_map<const v1::Node*, int> explored;
-  const v1::Node* bmm1 = ScoresBmm(g, scores, kScoreHops, explored);
+  const v1::Node* bmm1 = ScoresBmm(g, scores, kScoreHops);
   if (bmm1 == nullptr || bmm1 == &bmm2) return false;
   const v1::Node* q = g.Input(*bmm1, 0);
   const std::optional<uint64_t> bh = Dim(bmm1->meta(), 0);
@@ -192,7 +181,7 @@ bool MatchManualAttention(const PostGradGraph& g, const v1::Node& bmm2, FusionMa
   out->pattern = FusionPattern::kManualAttention;
   out->label = "hand-written attention → SDPA";
   out->anchors = {bmm1, &bmm2};
-  out->input_side = {&bmm2};
+  out->input_anchor = &bmm2;
   out->m = *sq;
   out->n = *sk;
   out->k0 = d;

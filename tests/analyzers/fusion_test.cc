@@ -144,7 +144,7 @@ TEST_F(NormVariantTest, NormWithoutSecondGemmIsNoChain) {
 // Each must be searched once per node, not once per path (2^60 paths here).
 using UntrustedGraphTest = NormVariantTest;
 
-TEST_F(UntrustedGraphTest, AttentionMaskFromADeepDagOfAddsIsSearchedOnce) {
+TEST_F(UntrustedGraphTest, AttentionMaskFromADeepDagOfAddsIsSearchedToABoundedDepth) {
   Add("q", "", {"8", "16", "16"}, {});
   Add("kt", "", {"8", "16", "16"}, {});
   Add("v", "", {"8", "16", "16"}, {});
