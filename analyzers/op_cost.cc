@@ -195,6 +195,19 @@ std::string LibraryCallDtype(const PostGradGraph& g, const v1::Node& node) {
   return first == nullptr ? "" : first->meta().dtype();
 }
 
+namespace {
+
+// What every library call's kernel is, costed or not: the node's name and op, its dtype, a
+// tensor-core (matmul) kernel.
+void NameLibraryKernel(const PostGradGraph& g, const v1::Node& node, KernelCost* cost) {
+  cost->name = node.name();
+  cost->op = node.target();
+  cost->dtype = LibraryCallDtype(g, node);
+  cost->matmul = true;
+}
+
+}  // namespace
+
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& node) {
   std::optional<KernelCost> cost;
   if (IsCall(node, {"aten.mm", "aten.bmm"})) cost = Gemm(g, node, 0, 1, -1);
@@ -204,10 +217,7 @@ std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& 
   if (IsSdpa(node)) cost = Sdpa(g, node);
   if (IsSdpaBackward(node)) cost = SdpaBackward(g, node);
   if (!cost) return std::nullopt;
-  cost->name = node.name();
-  cost->op = node.target();
-  cost->dtype = LibraryCallDtype(g, node);
-  cost->matmul = true;
+  NameLibraryKernel(g, node, &*cost);
   return cost;
 }
 
@@ -293,13 +303,10 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
       flush();
       std::optional<KernelCost> cost = LibraryOpCost(g, node);
       if (!cost) {
-        // Symbolic shapes: still its own kernel (a library call, never part of a Triton run),
-        // with no cost rather than a guessed one.
+        // A symbolic shape, or an op with no formula here: still its own kernel (a library call,
+        // never part of a Triton run), with no cost rather than a guessed one.
         cost.emplace();
-        cost->name = node.name();
-        cost->op = node.target();
-        cost->dtype = LibraryCallDtype(g, node);
-        cost->matmul = true;
+        NameLibraryKernel(g, node, &*cost);
         cost->cost_known = false;
       }
       out.push_back(*std::move(cost));
