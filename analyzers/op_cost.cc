@@ -95,7 +95,7 @@ std::optional<KernelCost> Convolution(const PostGradGraph& g, const v1::Node& no
   const double s = SizeOf(&node);
   KernelCost cost;
   cost.flops = ConvolutionFlops(x, w, y, FlagArg(node, 6, "transposed"));
-  if (cost.flops == 0 || s == 0 || NumelOf(x) == 0) return std::nullopt;
+  if (cost.flops == 0 || y == 0 || s == 0 || NumelOf(x) == 0) return std::nullopt;
   cost.bytes = (NumelOf(x) + NumelOf(w) + y + NumelOf(g.Input(node, 2))) * s;
   return cost;
 }

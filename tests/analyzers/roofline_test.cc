@@ -156,6 +156,11 @@ TEST_F(OpCostTest, TransposedConvolution) {
   Add("conv", "aten.convolution.default", "f32", {"2", "4", "18", "18"},
       {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False", "#[0, 0]", "#1"});
   EXPECT_EQ(Cost("conv").flops, 2.0 * 2 * 4 * 18 * 18 * 288 / 8);
+  // A symbolic output leaves its bytes unknown: no cost, though the flops come from the input.
+  Add("convt_sym", "aten.convolution.default", "f32", {"2", "4", "s0", "s0"},
+      {"x", "w", "#None", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#True", "#[0, 0]", "#1"});
+  const PostGradGraph g(graph_);
+  EXPECT_FALSE(LibraryOpCost(g, *g.Find("convt_sym")).has_value());
 }
 
 TEST_F(OpCostTest, SdpaAndConvolutionBackward) {
