@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "analyzers/named_list.h"
 
 namespace cl {
 namespace {
@@ -16,8 +17,6 @@ namespace {
 constexpr char kArrow[] = " \u2192 ";  // →
 // Capture strings are untrusted and literals can be whole lists: a detail shows this much of one.
 constexpr size_t kMaxShown = 48;
-// A detail names this many changed arguments, then says how many more.
-constexpr size_t kMaxNamed = 3;
 
 enum class Outcome { kSame, kLiteral, kOperand };
 
@@ -142,14 +141,6 @@ class ArgComparer {
   const NodeCorrespondence& pairs_;
 };
 
-// "arg 1: a → b, arg 2: c → d and 3 more".
-std::string Named(const std::vector<std::string>& items) {
-  std::string out =
-      absl::StrJoin(items.begin(), items.begin() + std::min(items.size(), kMaxNamed), ", ");
-  if (items.size() > kMaxNamed) absl::StrAppend(&out, " and ", items.size() - kMaxNamed, " more");
-  return out;
-}
-
 void Add(NodeDelta* delta, const char* kind, std::string detail) {
   delta->kinds.emplace_back(kind);
   delta->details.push_back(std::move(detail));
@@ -176,11 +167,11 @@ void CompareArgs(const v1::Node& b, const v1::Node& h, const ArgComparer& args, 
       return;
     }
     Add(delta, node_change::kOperandChanged,
-        absl::StrCat("operand changed (", Named(operands), ")"));
+        absl::StrCat("operand changed (", NamedList(operands), ")"));
   }
   if (!literals.empty()) {
     Add(delta, node_change::kLiteralChanged,
-        absl::StrCat("literal changed (", Named(literals), ")"));
+        absl::StrCat("literal changed (", NamedList(literals), ")"));
   }
 }
 
@@ -203,7 +194,7 @@ void CompareKwargs(const v1::Node& b, const v1::Node& h, const ArgComparer& args
         absl::StrCat(Clip(std::string(key)), ": ", Clip(Repr(ab)), kArrow, Clip(Repr(ah))));
   }
   if (!changed.empty()) {
-    Add(delta, node_change::kKwargsChanged, absl::StrCat("kwargs changed (", Named(changed), ")"));
+    Add(delta, node_change::kKwargsChanged, absl::StrCat("kwargs changed (", NamedList(changed), ")"));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzers/gpu_specs.h"
+#include "analyzers/named_list.h"
 #include "analyzers/op_cost.h"
 #include "analyzers/post_grad_graph.h"
 
@@ -60,17 +61,6 @@ CapturedKind KindOf(const PostGradGraph* graph, const v1::Kernel& kernel) {
     if (kind.dtype.empty()) kind.dtype = node->meta().dtype();
   }
   return kind;
-}
-
-// "a, b, c and 2 more".
-std::string SomeNames(const std::vector<std::string>& names) {
-  constexpr size_t kNamed = 3;
-  std::string out;
-  for (size_t i = 0; i < std::min(kNamed, names.size()); ++i) {
-    absl::StrAppend(&out, i > 0 ? ", " : "", names[i]);
-  }
-  if (names.size() > kNamed) absl::StrAppend(&out, " and ", names.size() - kNamed, " more");
-  return out;
 }
 
 // Inductor's runtime estimates per graph: "mm" → the estimated µs of each extern_kernels.mm
@@ -202,14 +192,14 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       notes.push_back(absl::StrCat(not_estimated.size(),
                                    " library call(s) have no estimate (a symbolic shape, or an op "
                                    "with no formula here), so they are not on the chart: ",
-                                   SomeNames(not_estimated), "."));
+                                   NamedList(not_estimated), "."));
     }
   }
   if (!above_roof.empty()) {
     notes.push_back(absl::StrCat(
         above_roof.size(), " kernel(s) ran faster than the roof of their dtype (FP32 where the ",
         "capture gives none) allows — TF32, tensor cores or miscounted flops/bytes — so they have ",
-        "no attainable rate or bound: ", SomeNames(above_roof), "."));
+        "no attainable rate or bound: ", NamedList(above_roof), "."));
   }
   if (runtime_only > 0) {
     notes.push_back(absl::StrFormat(
