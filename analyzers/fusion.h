@@ -2,10 +2,11 @@
 // with an analytical memory-bound byte model and an upper-bound speedup for ranking
 // (DESIGN.md §5.6, reference/torch_semantics.md §6).
 //
-// It reads one post-grad graph per frame (analyzers/post_grad_graph.h), matches the patterns of
-// analyzers/fusion_patterns.h, groups repeated instances (the same pattern, source span, shape and
-// bytes: the blocks of a model) into one opportunity with a count, and ranks them by the HBM bytes
-// they would save in all. The speedup bound is before / after bytes: the kernels are taken as
+// It reads the post-grad graphs Inductor lowered for each frame's first compile (forward and
+// backward, in training: LoweredGraphsPerFrame in analyzers/post_grad_graph.h), matches the
+// patterns of analyzers/fusion_patterns.h, groups repeated instances (the same pattern, source
+// span, shape and bytes: the blocks of a model) into one opportunity with a count, and ranks them
+// by the HBM bytes they would save in all. The speedup bound is before / after bytes: the kernels are taken as
 // purely memory-bound, so the real gain is smaller. Suggest-only: nothing is rewritten or run.
 #ifndef ANALYZERS_FUSION_H_
 #define ANALYZERS_FUSION_H_

@@ -7,7 +7,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -200,13 +199,12 @@ std::vector<GraphPairing> PairGraphs(const std::vector<const v1::Graph*>& base,
     return b.stage() == h.stage() && GraphEvent(b) == GraphEvent(h);
   });
   pair_by([](const v1::Graph& b, const v1::Graph& h) { return b.stage() == h.stage(); });
-  const auto before_copy = [](const v1::Graph* g) { return absl::StartsWith(GraphEvent(*g), "before_"); };
   std::vector<GraphPairing> out;
   for (size_t j = 0; j < head.size(); ++j) {
-    if (paired[j] != nullptr || !before_copy(head[j])) out.push_back(GraphPairing{paired[j], head[j]});
+    if (paired[j] != nullptr || !IsBeforeCopy(*head[j])) out.push_back(GraphPairing{paired[j], head[j]});
   }
   for (size_t i = 0; i < base.size(); ++i) {
-    if (!used[i] && !before_copy(base[i])) out.push_back(GraphPairing{base[i], nullptr});
+    if (!used[i] && !IsBeforeCopy(*base[i])) out.push_back(GraphPairing{base[i], nullptr});
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "analyzers/post_grad_graph.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -120,6 +121,8 @@ absl::string_view GraphEvent(const v1::Graph& graph) {
   return id.substr(0, id.find('#'));
 }
 
+bool IsBeforeCopy(const v1::Graph& graph) { return absl::StartsWith(GraphEvent(graph), "before_"); }
+
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture) {
   // Preferred events first: the graph Inductor lowers is logged as inductor_post_grad_graph (after
   // the post-grad passes); newer torch also logs before_ and after_post_grad_graph.
@@ -143,7 +146,10 @@ std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& ca
       }
       if (out.size() > before) break;
     }
-    if (out.size() == before) out.push_back(graphs.back());
+    if (out.size() > before) continue;
+    // Ids that name no lowered event: the last graph that is not a before_ copy.
+    auto last = std::find_if(graphs.rbegin(), graphs.rend(), [](const v1::Graph* g) { return !IsBeforeCopy(*g); });
+    if (last != graphs.rend()) out.push_back(*last);
   }
   return out;
 }

@@ -4,9 +4,9 @@
 // Which graphs a pass reads: those of each frame's first compile that has POST_GRAD graphs, and of
 // those the graphs Inductor lowered: every `inductor_post_grad_graph` (a training compile lowers
 // two, the forward and then the backward, logged under one compile id), else every
-// `after_post_grad_graph`, never a `before_` copy. A compile whose graph ids do not name torch's
-// event (`<compile id>/<event>[#n]`, as the TORCH_TRACE importer writes them) gives its last
-// POST_GRAD graph. Recompiles of a frame compile the same code again (for other shapes), so
+// `after_post_grad_graph` (else every `after_recompile_post_grad`), never a `before_` copy. A
+// compile whose graph ids name none of those (ids not the TORCH_TRACE importer's
+// `<compile id>/<event>[#n]`) gives its last POST_GRAD graph that is not a `before_` copy. Recompiles of a frame compile the same code again (for other shapes), so
 // reading them all would count every block once per recompile.
 #ifndef ANALYZERS_POST_GRAD_GRAPH_H_
 #define ANALYZERS_POST_GRAD_GRAPH_H_
@@ -67,6 +67,9 @@ bool IsViewLike(const v1::Node& node);
 // "0/0/inductor_post_grad_graph#2"; empty when the id is not the importer's
 // "<compile id>/<event>[#n]".
 absl::string_view GraphEvent(const v1::Graph& graph);
+// A graph torch logged before a stage's passes ran (before_post_grad_graph, ...): not the one
+// Inductor lowered.
+bool IsBeforeCopy(const v1::Graph& graph);
 
 // The graphs the passes read, in capture order (see the file comment).
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture);

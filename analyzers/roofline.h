@@ -7,7 +7,8 @@
 // and kernels without roofs. Kernels come from the capture when they carry flops and bytes (their
 // dtype, and whether they are matmul-like, from the post-grad nodes they name; FP32 when none);
 // when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are
-// estimated analytically from one post-grad graph per frame (analyzers/op_cost.h) and marked
+// estimated analytically from the post-grad graphs Inductor lowered for each frame's first compile
+// (LoweredGraphsPerFrame in analyzers/post_grad_graph.h; analyzers/op_cost.h) and marked
 // `estimated`; a library call with no estimate (a symbolic shape, or no formula in op_cost.h) is
 // named in the note instead of shown on the chart. Inductor's estimated runtimes (kernels[].estimated_us), when
 // the capture has them, give library calls a time: the i-th `extern_kernels.<op>` of a graph is

@@ -436,8 +436,8 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
     k->set_name(json::String(op, "name").value_or(""));
     if (auto ns = json::Number(op, "estimated_runtime_ns")) k->set_estimated_us(*ns / 1000.0);
     k->set_launches(1);
-    // The graph it ran for: the compile's graph lowered last, or, when none has come yet, its last
-    // post-grad graph once every graph is known (at Finish).
+    // The graph it ran for: the compile's graph lowered last, or, when none has come yet, the one
+    // it lowers last once every graph is known (at Finish).
     if (env.compile_id.empty()) continue;
     auto lowered = lowered_graph_.find(env.compile_id);
     k->set_graph_id(lowered != lowered_graph_.end() ? lowered->second : absl::StrCat("?", env.compile_id));
@@ -564,10 +564,6 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
            c.id() == absl::StrCat(c.frame_id(), "/", c.frame_compile_id(),
                                   c.attempt() > 0 ? absl::StrCat("_", c.attempt()) : "");
   };
-  absl::flat_hash_map<std::string, std::string> post_grad;  // compile id -> its last post-grad graph
-  for (const v1::Graph& g : capture_.graphs()) {
-    if (g.stage() == v1::Graph::POST_GRAD && !g.compile_id().empty()) post_grad[g.compile_id()] = g.id();
-  }
   for (v1::Compile& c : *capture_.mutable_compiles()) {
     const auto& f = c.metrics().fields();
     if (!f.empty()) {
@@ -585,8 +581,8 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   }
   for (v1::Kernel& k : *capture_.mutable_kernels()) {
     if (!absl::StartsWith(k.graph_id(), "?")) continue;
-    auto it = post_grad.find(k.graph_id().substr(1));
-    k.set_graph_id(it == post_grad.end() ? "" : it->second);
+    auto it = lowered_graph_.find(k.graph_id().substr(1));
+    k.set_graph_id(it == lowered_graph_.end() ? "" : it->second);
   }
   std::sort(capture_.mutable_frames()->begin(), capture_.mutable_frames()->end(),
             [](const v1::Frame& a, const v1::Frame& b) { return a.id() < b.id(); });
