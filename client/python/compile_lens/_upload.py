@@ -107,14 +107,15 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
     options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
     read_errors = []
     try:
-        channel = (grpc.secure_channel(server, credentials, options=options) if credentials is not None
-                   else grpc.insecure_channel(server, options=options))
-        with f, channel:
-            stub = pb.grpc.CompileLensStub(channel)
-            remaining = max(0.0, deadline - (time.monotonic() - start))
-            metadata = [("authorization", f"Bearer {token}")] if token else None
-            response = stub.Analyze(_chunks(pb, f, log, session, start + deadline, read_errors),
-                                    timeout=remaining, metadata=metadata)
+        with f:
+            channel = (grpc.secure_channel(server, credentials, options=options) if credentials is not None
+                       else grpc.insecure_channel(server, options=options))
+            with channel:
+                stub = pb.grpc.CompileLensStub(channel)
+                remaining = max(0.0, deadline - (time.monotonic() - start))
+                metadata = [("authorization", f"Bearer {token}")] if token else None
+                response = stub.Analyze(_chunks(pb, f, log, session, start + deadline, read_errors),
+                                        timeout=remaining, metadata=metadata)
         return UploadResult(True, response=response, log=log)
     except grpc.RpcError as e:
         if read_errors:
