@@ -1,13 +1,13 @@
 #include "analyzers/registry.h"
 
-#include "analyzers/cache_stability.h"
-#include "analyzers/cross_rank.h"
-#include "analyzers/divergence.h"
-#include "analyzers/fusion.h"
-#include "analyzers/ir_diff.h"
-#include "analyzers/lint.h"
-#include "analyzers/recompile.h"
-#include "analyzers/roofline.h"
+#include "analyzers/runtime/cache_stability.h"
+#include "analyzers/ranks/cross_rank.h"
+#include "analyzers/runtime/divergence.h"
+#include "analyzers/fusion/fusion.h"
+#include "analyzers/ir_diff/ir_diff.h"
+#include "analyzers/lint/lint.h"
+#include "analyzers/recompile/recompile.h"
+#include "analyzers/roofline/roofline.h"
 
 namespace cl {
 

@@ -1,6 +1,6 @@
 // The IR diff at scale: the ir_diff pass on one graph of N nodes per side, for N = 1k, 10k, 100k.
 // The head is the base re-listed as another trace would list it (every node renamed, another
-// topological order) with N/1000 random edits (tests/ir_diff/synthetic_graphs.h), so every round
+// topological order) with N/1000 random edits (tests/analyzers/ir_diff/synthetic_graphs.h), so every round
 // of the matcher has work. Two kinds of graph: a transformer-like stack of identical blocks (the
 // shape of real models) and a random DAG.
 //
@@ -17,9 +17,9 @@
 #include <new>
 #include <utility>
 
-#include "analyzers/ir_diff.h"
+#include "analyzers/ir_diff/ir_diff.h"
 #include "benchmark/benchmark.h"
-#include "tests/ir_diff/synthetic_graphs.h"
+#include "tests/analyzers/ir_diff/synthetic_graphs.h"
 
 namespace cl {
 namespace {

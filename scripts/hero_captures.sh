@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates examples/hero/{base,head}.cls.json from the real traces in examples/hero/traces/
 # with the TORCH_TRACE importer, adding the session facts a log does not record.
-# tests/torch_trace/hero_capture_sync_test.cc checks the committed captures equal this output.
+# tests/capture/torch_trace/hero_capture_sync_test.cc checks the committed captures equal this output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh cl-client

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "analyzers/lint.h"
+#include "analyzers/lint/lint.h"
 #include "lint/correctness_db.h"
 #include "common/file_io.h"
 #include "service/server/server.h"

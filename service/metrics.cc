@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "analyzers/graph_breaks.h"
-#include "analyzers/recompile_reason.h"
+#include "analyzers/recompile/graph_breaks.h"
+#include "analyzers/recompile/reason.h"
 #include "analyzers/registry.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.grpc.pb.h"

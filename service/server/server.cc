@@ -11,7 +11,7 @@
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "analyzers/lint.h"
+#include "analyzers/lint/lint.h"
 #include "common/status_macros.h"
 #include "service/server/rpc_metrics_interceptor.h"
 

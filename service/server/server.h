@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "analyzers/lint.h"
+#include "analyzers/lint/lint.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/exposer.h"
 #include "service/engine.h"
@@ -47,7 +47,7 @@ struct ServerOptions {
   // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
   size_t recent_sessions = 256;
   size_t recent_session_bytes = 256ull << 20;
-  // Parsed source files the lint pass keeps across sessions (analyzers/lint.h). The cache is the
+  // Parsed source files the lint pass keeps across sessions (analyzers/lint/lint.h). The cache is the
   // process's: the last server started sets it. 0 files: keep none.
   size_t lint_cache_files = kLintCacheFiles;
   size_t lint_cache_bytes = kLintCacheBytes;  // of source text; trees take about 13× that

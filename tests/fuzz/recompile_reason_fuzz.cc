@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "analyzers/recompile_reason.h"
+#include "analyzers/recompile/reason.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "analyzers/lint.h"
+#include "analyzers/lint/lint.h"
 #include "capture/capture_io.h"
 #include "capture/stream/capture_splitter.h"
 #include "client/analyze_client.h"

@@ -1,0 +1,37 @@
+#include "analyzers/common/location.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+
+namespace cl {
+
+std::string RelativeToProjectRoot(absl::string_view project_root, absl::string_view file) {
+  // A root of "/" or "" would make every absolute path "relative" to it; neither names a project.
+  absl::string_view root = project_root;
+  while (root.size() > 1 && root.back() == '/') root.remove_suffix(1);
+  if (root.empty() || root == "/") return std::string(file);
+
+  absl::string_view rest = file;
+  if (!absl::ConsumePrefix(&rest, root)) return std::string(file);
+  // The root must end at a component boundary, and the remainder must name something.
+  if (!absl::ConsumePrefix(&rest, "/")) return std::string(file);
+  while (absl::ConsumePrefix(&rest, "/")) {
+  }
+  if (rest.empty()) return std::string(file);
+  return std::string(rest);
+}
+
+compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::string_view file,
+                                        uint32_t line) {
+  compile_lens::v1::Location location;
+  location.set_file(RelativeToProjectRoot(project_root, file));
+  location.set_line(line);
+  return location;
+}
+
+compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
+                                        absl::string_view file, uint32_t line) {
+  return MakeLocation(session.project_root(), file, line);
+}
+
+}  // namespace cl

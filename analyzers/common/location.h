@@ -1,0 +1,33 @@
+// Report locations for user source positions.
+//
+// The JSON report contract (DESIGN.md §6) gives every location's `file` relative to the project
+// root the capture names, so that reports from different machines (and the HTML's `{repo}/...`
+// links) agree. Every pass that reports a place in user code builds it here.
+#ifndef ANALYZERS_COMMON_LOCATION_H_
+#define ANALYZERS_COMMON_LOCATION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "compile_lens/v1/capture.pb.h"
+#include "compile_lens/v1/report.pb.h"
+
+namespace cl {
+
+// `file` relative to `project_root` when it lies under it ("/mnt/project/examples/a.py" under
+// "/mnt/project" → "examples/a.py"); otherwise, or when the root is empty, `file` unchanged.
+// The comparison is on path components: "/mnt/projectX/a.py" is not under "/mnt/project".
+std::string RelativeToProjectRoot(absl::string_view project_root, absl::string_view file);
+
+// A report Location for `file`:`line` (line 0: unknown, left unset).
+compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::string_view file,
+                                        uint32_t line);
+
+// The same, with the project root of `session`.
+compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
+                                        absl::string_view file, uint32_t line);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_COMMON_LOCATION_H_

@@ -1,0 +1,157 @@
+#include "analyzers/common/post_grad_graph.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+
+namespace cl {
+namespace {
+
+void CollectNodeNames(const v1::Arg& arg, std::vector<absl::string_view>* out) {
+  if (arg.kind_case() == v1::Arg::kNode) out->push_back(arg.node());
+  if (arg.kind_case() == v1::Arg::kList) {
+    for (const v1::Arg& item : arg.list().items()) CollectNodeNames(item, out);
+  }
+}
+
+const std::vector<const v1::Node*>& NoUsers() {
+  static const auto* const kNone = new std::vector<const v1::Node*>();
+  return *kNone;
+}
+
+}  // namespace
+
+int DtypeBytes(absl::string_view dtype) {
+  if (dtype == "f64" || dtype == "i64" || dtype == "c64") return 8;
+  if (dtype == "f32" || dtype == "i32") return 4;
+  if (dtype == "bf16" || dtype == "f16" || dtype == "i16") return 2;
+  if (absl::StartsWith(dtype, "f8") || dtype == "i8" || dtype == "u8" || dtype == "b8") return 1;
+  if (dtype == "c128") return 16;
+  return 0;
+}
+
+std::optional<uint64_t> Dim(const v1::TensorMeta& meta, int i) {
+  const int rank = meta.shape_size();
+  if (i < 0) i += rank;
+  if (i < 0 || i >= rank) return std::nullopt;
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(meta.shape(i), &value)) return std::nullopt;
+  return value;
+}
+
+std::optional<uint64_t> Numel(const v1::TensorMeta& meta) {
+  uint64_t numel = 1;
+  for (int i = 0; i < meta.shape_size(); ++i) {
+    const std::optional<uint64_t> d = Dim(meta, i);
+    if (!d) return std::nullopt;
+    numel *= *d;
+  }
+  return numel;
+}
+
+PostGradGraph::PostGradGraph(const v1::Graph& graph) : graph_(graph) {
+  for (const v1::Node& node : graph.nodes()) by_name_[node.name()] = &node;
+  for (const v1::Node& node : graph.nodes()) {
+    std::vector<absl::string_view> names;
+    for (const v1::Arg& arg : node.args()) CollectNodeNames(arg, &names);
+    for (const auto& [key, arg] : node.kwargs()) CollectNodeNames(arg, &names);
+    std::set<const v1::Node*> seen;  // a node used twice (x * x) is one user
+    for (absl::string_view name : names) {
+      const v1::Node* input = Find(name);
+      if (input != nullptr && seen.insert(input).second) users_[input].push_back(&node);
+    }
+  }
+}
+
+const v1::Node* PostGradGraph::Find(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+const v1::Node* PostGradGraph::Input(const v1::Node& node, int i) const {
+  if (i < 0 || i >= node.args_size() || node.args(i).kind_case() != v1::Arg::kNode) return nullptr;
+  return Find(node.args(i).node());
+}
+
+const std::vector<const v1::Node*>& PostGradGraph::Users(const v1::Node& node) const {
+  auto it = users_.find(&node);
+  return it == users_.end() ? NoUsers() : it->second;
+}
+
+const v1::Node* PostGradGraph::SkipViewsUp(const v1::Node* node) const {
+  while (node != nullptr && IsViewLike(*node)) {
+    const v1::Node* input = Input(*node, 0);
+    if (input == nullptr) break;
+    node = input;
+  }
+  return node;
+}
+
+bool IsCall(const v1::Node& node, std::initializer_list<absl::string_view> targets) {
+  if (node.op() != "call_function") return false;
+  for (absl::string_view target : targets) {
+    if (node.target() == target) return true;
+    if (absl::StartsWith(node.target(), target) && node.target().size() > target.size() &&
+        node.target()[target.size()] == '.' &&
+        node.target().find('.', target.size() + 1) == std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsGemm(const v1::Node& node) {
+  return IsCall(node, {"aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm"});
+}
+
+bool IsViewLike(const v1::Node& node) {
+  return IsCall(node, {"aten.view", "aten.reshape", "aten._unsafe_view", "aten.permute",
+                       "aten.transpose", "aten.t", "aten.expand", "aten.clone", "aten.squeeze",
+                       "aten.unsqueeze", "aten.alias", "aten.contiguous",
+                       "prims.convert_element_type"});
+}
+
+absl::string_view GraphEvent(const v1::Graph& graph) {
+  absl::string_view id = graph.id();
+  if (!absl::ConsumePrefix(&id, graph.compile_id()) || !absl::ConsumePrefix(&id, "/")) return "";
+  return id.substr(0, id.find('#'));
+}
+
+bool IsBeforeCopy(const v1::Graph& graph) { return absl::StartsWith(GraphEvent(graph), "before_"); }
+
+std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture) {
+  // Preferred events first: the graph Inductor lowers is logged as inductor_post_grad_graph (after
+  // the post-grad passes); newer torch also logs before_ and after_post_grad_graph.
+  constexpr absl::string_view kLowered[] = {"inductor_post_grad_graph", "after_post_grad_graph",
+                                            "after_recompile_post_grad"};
+  absl::flat_hash_map<absl::string_view, std::vector<const v1::Graph*>> post_grad;  // by compile id
+  for (const v1::Graph& graph : capture.graphs()) {
+    if (graph.stage() == v1::Graph::POST_GRAD) post_grad[graph.compile_id()].push_back(&graph);
+  }
+  std::vector<const v1::Graph*> out;
+  std::set<uint32_t> frames_done;
+  for (const v1::Compile& compile : capture.compiles()) {
+    auto it = post_grad.find(compile.id());
+    if (it == post_grad.end() || frames_done.count(compile.frame_id()) > 0) continue;
+    frames_done.insert(compile.frame_id());
+    const std::vector<const v1::Graph*>& graphs = it->second;
+    const size_t before = out.size();
+    for (absl::string_view event : kLowered) {
+      for (const v1::Graph* g : graphs) {
+        if (GraphEvent(*g) == event) out.push_back(g);
+      }
+      if (out.size() > before) break;
+    }
+    if (out.size() > before) continue;
+    // Ids that name no lowered event: the last graph that is not a before_ copy.
+    auto last = std::find_if(graphs.rbegin(), graphs.rend(), [](const v1::Graph* g) { return !IsBeforeCopy(*g); });
+    if (last != graphs.rend()) out.push_back(*last);
+  }
+  return out;
+}
+
+}  // namespace cl

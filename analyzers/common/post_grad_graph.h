@@ -1,0 +1,79 @@
+// A read-only view of one post-grad FX graph for the fusion and roofline passes: nodes by name,
+// their users, and the tensor facts (element count, element size) the byte models need.
+//
+// Which graphs a pass reads: those of each frame's first compile that has POST_GRAD graphs, and of
+// those the graphs Inductor lowered: every `inductor_post_grad_graph` (a training compile lowers
+// two, the forward and then the backward, logged under one compile id), else every
+// `after_post_grad_graph` (else every `after_recompile_post_grad`), never a `before_` copy. A
+// compile whose graph ids name none of those (ids not the TORCH_TRACE importer's
+// `<compile id>/<event>[#n]`) gives its last POST_GRAD graph that is not a `before_` copy. Recompiles of a frame compile the same code again (for other shapes), so
+// reading them all would count every block once per recompile.
+#ifndef ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
+#define ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "compile_lens/v1/capture.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+// Bytes per element of a torch dtype spelling ("f32" 4, "bf16" 2, "f8e4m3fn" 1); 0 when unknown.
+int DtypeBytes(absl::string_view dtype);
+
+// The element count of `meta`'s shape; nullopt when a dimension is symbolic ("s0").
+std::optional<uint64_t> Numel(const v1::TensorMeta& meta);
+
+// Dimension `i` of `meta` (negative counts from the end); nullopt when symbolic or absent.
+std::optional<uint64_t> Dim(const v1::TensorMeta& meta, int i);
+
+class PostGradGraph {
+ public:
+  explicit PostGradGraph(const v1::Graph& graph);
+
+  const v1::Graph& graph() const { return graph_; }
+  const v1::Node* Find(absl::string_view name) const;
+  // The node argument `i` names (null: a literal, a list, or out of range).
+  const v1::Node* Input(const v1::Node& node, int i) const;
+  // Every node that names `node` among its arguments (lists included), in graph order.
+  const std::vector<const v1::Node*>& Users(const v1::Node& node) const;
+  // Skips view-like nodes (view, reshape, permute, expand, clone, ...) upwards: the node whose
+  // data `node` shows.
+  const v1::Node* SkipViewsUp(const v1::Node* node) const;
+
+ private:
+  const v1::Graph& graph_;
+  absl::flat_hash_map<absl::string_view, const v1::Node*> by_name_;
+  absl::flat_hash_map<const v1::Node*, std::vector<const v1::Node*>> users_;
+};
+
+// True when `node` calls one of `targets` ("aten.mm.default"; an entry without an overload, like
+// "aten.mm", matches every overload).
+bool IsCall(const v1::Node& node, std::initializer_list<absl::string_view> targets);
+
+// mm, addmm, bmm, baddbmm: the GEMMs whose epilogues the fusion patterns target.
+bool IsGemm(const v1::Node& node);
+
+// View-like ops: no data movement of their own in Inductor's kernels.
+bool IsViewLike(const v1::Node& node);
+
+// The torch event a graph's id names: "inductor_post_grad_graph" for
+// "0/0/inductor_post_grad_graph#2"; empty when the id is not the importer's
+// "<compile id>/<event>[#n]".
+absl::string_view GraphEvent(const v1::Graph& graph);
+// A graph torch logged before a stage's passes ran (before_post_grad_graph, ...): not the one
+// Inductor lowered.
+bool IsBeforeCopy(const v1::Graph& graph);
+
+// The graphs the passes read, in capture order (see the file comment).
+std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_COMMON_POST_GRAD_GRAPH_H_

@@ -1,0 +1,131 @@
+#include "analyzers/fusion/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "analyzers/fusion/advice.h"
+#include "analyzers/fusion/match_util.h"
+#include "analyzers/fusion/patterns.h"
+#include "analyzers/common/location.h"
+#include "analyzers/common/post_grad_graph.h"
+
+namespace cl {
+namespace {
+
+// Where a match sits in user code: the span of its anchors' lines in the first anchor's file.
+// Anchors in another file (a norm module's forward, say) would stretch the span over unrelated
+// lines, so they are left out.
+v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& graph,
+                           const FusionMatch& match) {
+  std::string file;
+  uint32_t first = 0, last = 0;
+  for (const v1::Node* anchor : match.anchors) {
+    const v1::SourceLoc* source = SourceOf(graph, *anchor);
+    if (source == nullptr) continue;
+    if (file.empty()) {
+      file = source->file();
+      first = last = source->line();
+    } else if (source->file() == file) {
+      first = std::min(first, source->line());
+      last = std::max(last, source->line());
+    }
+  }
+  if (file.empty()) return v1::Location();
+  v1::Location location = MakeLocation(session, file, first);
+  if (last != first) {
+    location.clear_line();
+    location.set_line_start(first);
+    location.set_line_end(last);
+  }
+  return location;
+}
+
+// An addmm whose addend is a full [m,n] tensor: Inductor's CPU-side mm + add rewrite.
+bool HasResidualAddmm(const PostGradGraph& graph, const FusionMatch& match) {
+  if (match.pattern != FusionPattern::kGemmResidRmsNormGemm) return false;
+  const v1::Node* bias = GemmBias(graph, *match.anchors.front());
+  return bias != nullptr && NumelOr0(*bias) == match.m * match.n;
+}
+
+using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
+
+}  // namespace
+
+absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
+  v1::FusionSection* section = out->mutable_fusion();
+  const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
+  if (graphs.empty()) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason("no post-grad graph in the capture (Inductor's inductor_post_grad_graph)");
+    return absl::OkStatus();
+  }
+  std::map<GroupKey, v1::FusionOpportunity> groups;
+  std::vector<GroupKey> order;
+  bool residual_addmm = false;
+  for (const v1::Graph* graph_proto : graphs) {
+    if (in.Cancelled()) return absl::CancelledError("fusion pass cancelled");
+    const PostGradGraph graph(*graph_proto);
+    for (const FusionMatch& match : FindFusionMatches(graph)) {
+      residual_addmm |= HasResidualAddmm(graph, match);
+      const v1::Location location = MatchLocation(in.head.session(), graph, match);
+      const GroupKey key{match.label,     location.file(), location.line(), location.line_start(),
+                         location.line_end(), match.m,     match.n,         match.k0,
+                         match.k1,        match.bytes.before, match.bytes.after};
+      auto [it, inserted] = groups.try_emplace(key);
+      v1::FusionOpportunity& o = it->second;
+      if (inserted) {
+        order.push_back(key);
+        o.set_pattern(match.label);
+        *o.mutable_location() = location;
+        o.mutable_shape()->set_m(match.m);
+        o.mutable_shape()->set_n(match.n);
+        o.mutable_shape()->set_k0(match.k0);
+        o.mutable_shape()->set_k1(match.k1);
+        o.set_hbm_bytes_before(match.bytes.before);
+        o.set_hbm_bytes_after(match.bytes.after);
+        if (match.bytes.after > 0) {
+          o.set_speedup_bound(static_cast<double>(match.bytes.before) / match.bytes.after);
+        }
+        o.set_byte_model(match.bytes.model);
+        o.set_change(FusionChange(match.pattern));
+        o.set_how(FusionHow(match.pattern));
+      }
+      o.set_count(o.count() + 1);
+    }
+  }
+  std::vector<v1::FusionOpportunity> ranked;
+  for (const GroupKey& key : order) ranked.push_back(groups[key]);
+  // Most bytes saved in all first: the ranking the upper bound is for.
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const v1::FusionOpportunity& a, const v1::FusionOpportunity& b) {
+                     auto saved = [](const v1::FusionOpportunity& o) {
+                       const uint64_t per = o.hbm_bytes_before() > o.hbm_bytes_after()
+                                                ? o.hbm_bytes_before() - o.hbm_bytes_after()
+                                                : 0;
+                       return per * o.count();
+                     };
+                     return saved(a) > saved(b);
+                   });
+  for (v1::FusionOpportunity& o : ranked) *section->add_opportunities() = std::move(o);
+  section->set_status(v1::OK);
+  std::string note = absl::StrCat(
+      "HBM bytes are the compulsory traffic of the kernels Inductor emits for a GPU, from the "
+      "shapes and dtypes on the post-grad nodes; the graphs Inductor lowered for each frame's first "
+      "compile (forward and backward, in training), ",
+      graphs.size(), " graph(s) read.");
+  if (residual_addmm) {
+    absl::StrAppend(&note,
+                    " On GPU Inductor splits an `addmm` whose users are pointwise back into `mm` "
+                    "+ add (`unfuse_bias_add_to_pointwise`), so the `addmm(resid, x, W)` of this "
+                    "trace is modelled as GEMM + add.");
+  }
+  section->set_note(note);
+  return absl::OkStatus();
+}
+
+}  // namespace cl

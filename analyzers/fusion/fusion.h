@@ -1,0 +1,30 @@
+// The fusion pass: algebraic fusions Inductor leaves unfused, found on the post-grad graph, each
+// with an analytical memory-bound byte model and an upper-bound speedup for ranking
+// (DESIGN.md §5.6, reference/torch_semantics.md §6).
+//
+// It reads the post-grad graphs Inductor lowered for each frame's first compile (forward and
+// backward, in training: LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h), matches the
+// patterns of analyzers/fusion/patterns.h, groups repeated instances (the same pattern, source
+// span, shape and bytes: the blocks of a model) into one opportunity with a count, and ranks them
+// by the HBM bytes they would save in all. The speedup bound is before / after bytes: the kernels are taken as
+// purely memory-bound, so the real gain is smaller. Suggest-only: nothing is rewritten or run.
+#ifndef ANALYZERS_FUSION_FUSION_H_
+#define ANALYZERS_FUSION_FUSION_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "analyzers/pass.h"
+
+namespace cl {
+
+class FusionPass : public Pass {
+ public:
+  absl::string_view Name() const override { return "fusion"; }
+  absl::string_view Section() const override { return "fusion"; }
+  // SKIPPED when the head capture has no post-grad graph; CancelledError when `in` is cancelled.
+  absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
+};
+
+}  // namespace cl
+
+#endif  // ANALYZERS_FUSION_FUSION_H_

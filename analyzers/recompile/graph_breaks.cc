@@ -1,0 +1,297 @@
+#include "analyzers/recompile/graph_breaks.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "analyzers/common/location.h"
+#include "re2/re2.h"
+
+namespace cl {
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+namespace gbc = graph_break_category;
+
+re2::StringPiece Piece(absl::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+
+struct CategoryRule {
+  const char* category;
+  const char* pattern;  // RE2, searched in the reason, the explanation and the debug context
+};
+
+// §2.2, most specific first: a reason can mention several things ("data dependent operator:
+// ...; to enable, set capture_scalar_outputs") and the first rule names its cause.
+constexpr CategoryRule kCategoryRules[] = {
+    {gbc::kRecompileLimit,
+     R"re((?i)recompile limit exceeded|hit config\.\w*(?:cache_size|recompile)_limit)re"},
+    {gbc::kUserRequested,
+     R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break)re"},
+    {gbc::kDataDependentBranch,
+     R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable)re"},
+    {gbc::kScalarExtraction,
+     R"re((?i)Tensor\.item|_local_scalar_dense|data dependent operator|capture_scalar_outputs|\.tolist\(|aten\.equal)re"},
+    {gbc::kDynamicOutputShape,
+     R"re((?i)dynamic shape operator|capture_dynamic_output_shape_ops|\bnonzero\b)re"},
+    {gbc::kLogging, R"re(\bprint\b|\blogging\b|\blogger\b|_?warnings\.warn)re"},
+    {gbc::kContextManager, R"re((?i)context manager|GenericContextWrappingVariable)re"},
+    {gbc::kFakeTensor,
+     R"re(NotImplementedError|UnsupportedFakeTensorException|FakeTensor|(?i:fake kernel|meta kernel|register_fake)|Backend compiler exception)re"},
+    {gbc::kException, R"re((?i)observed exception|\bexception\b)re"},
+    {gbc::kNnModule, R"re(nn\.Module|NNModuleVariable|(?i:RNN, GRU, or LSTM)|allow_rnn)re"},
+    {gbc::kGenerator, R"re((?i)generator|iterator|comprehension)re"},
+    {gbc::kBytecode, R"re((?i)bytecode|sort with non-constant keys)re"},
+    {gbc::kUnsupportedCall,
+     R"re((?i)marked as skipped|skipfiles|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
+};
+
+// Registry ids (torch/_dynamo/graph_break_registry.json) for structured messages whose wording
+// the specific rules above miss.
+const absl::flat_hash_map<std::string, std::string>& CategoryByGbId() {
+  static const auto* const kById = new absl::flat_hash_map<std::string, std::string>{
+      {"GB0170", gbc::kDataDependentBranch},
+      {"GB0124", gbc::kScalarExtraction},
+      {"GB0033", gbc::kScalarExtraction},
+      {"GB0037", gbc::kDynamicOutputShape},
+      {"GB0007", gbc::kUnsupportedCall},
+      {"GB0008", gbc::kUnsupportedCall},
+      {"GB0147", gbc::kUnsupportedCall},
+      {"GB0156", gbc::kUnsupportedCall},
+      {"GB0059", gbc::kUnsupportedCall},
+      {"GB0025", gbc::kUserRequested},
+      {"GB0142", gbc::kContextManager},
+      {"GB0066", gbc::kContextManager},
+      {"GB0088", gbc::kException},
+      {"GB0119", gbc::kNnModule},
+      {"GB0161", gbc::kNnModule},
+      {"GB0014", gbc::kNnModule},
+      {"GB0003", gbc::kGenerator},
+      {"GB0087", gbc::kFakeTensor},
+      {"GB0219", gbc::kFakeTensor},
+      {"GB0082", gbc::kBytecode},
+      {"GB0207", gbc::kBytecode},
+  };
+  return *kById;
+}
+
+std::string RemedyFor(absl::string_view category) {
+  static const auto* const kRemedies = new absl::flat_hash_map<std::string, std::string>{
+      {gbc::kDataDependentBranch,
+       "Replace the tensor-dependent `if` with `torch.cond` or `torch.where`, or compute the "
+       "condition outside the compiled region."},
+      {gbc::kScalarExtraction,
+       "Keep `.item()` / `.tolist()` / `float(t)` out of the hot path, or set "
+       "`torch._dynamo.config.capture_scalar_outputs = True` (env "
+       "`TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1`)."},
+      {gbc::kDynamicOutputShape,
+       "Set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`, or replace "
+       "`nonzero` / boolean-mask indexing with `torch.where` or a padded static size."},
+      {gbc::kLogging,
+       "Move print / logging / warnings out of the compiled region, guard them with "
+       "`torch.compiler.is_compiling()`, or add the function to "
+       "`torch._dynamo.config.reorderable_logging_functions`."},
+      {gbc::kUnsupportedCall,
+       "Wrap the call as a `torch.library.custom_op`, mark it `torch.compiler.allow_in_graph` "
+       "if it is traceable, or move it outside the compiled region."},
+      {gbc::kUserRequested,
+       "An explicit `torch._dynamo.graph_break()`: intentional; remove it if the split is not "
+       "needed."},
+      {gbc::kContextManager,
+       "Move the unsupported context manager outside the compiled region, or use one Dynamo "
+       "supports inside it."},
+      {gbc::kException,
+       "The traced code raises: fix it (it likely fails eagerly too) or handle the exception "
+       "inside the compiled region."},
+      {gbc::kNnModule,
+       "Call `super().__init__()` in every module and keep unsupported objects out of module "
+       "attributes; for RNN / GRU / LSTM set `torch._dynamo.config.allow_rnn = True`."},
+      {gbc::kGenerator,
+       "Create generators and iterators inside the compiled region, or use plain loops "
+       "(comprehensions trace fully on Python 3.12+)."},
+      {gbc::kFakeTensor,
+       "Register a fake (meta) kernel for the custom op with `torch.library.register_fake`, or "
+       "report the failure to the backend."},
+      {gbc::kBytecode, "Restructure the code around the Python feature Dynamo cannot trace."},
+      {gbc::kRecompileLimit,
+       "The frame hit the recompile limit and now runs eagerly: fix the dominant recompile "
+       "cause (see the recompile summary); raising `torch._dynamo.config.recompile_limit` is a "
+       "last resort."},
+      {gbc::kFrameSkip,
+       "The whole frame fell back to eager: fix the graph break inside it (run with "
+       "`TORCH_LOGS=graph_breaks` to see it)."},
+      {gbc::kOther,
+       "Run with `TORCH_LOGS=graph_breaks` to see the full reason and user stack, and check the "
+       "graph-break registry for its gb_type."},
+  };
+  auto it = kRemedies->find(category);
+  return it != kRemedies->end() ? it->second : kRemedies->at(gbc::kOther);
+}
+
+// Specific wording first, then the registry id, then the generic "unsupported" wording that
+// many unrelated messages share (the last rule of kCategoryRules).
+std::string Categorize(absl::string_view text, absl::string_view gb_id) {
+  static const auto* const kRules = [] {
+    auto* rules = new std::vector<std::pair<const char*, std::unique_ptr<RE2>>>();
+    for (const CategoryRule& rule : kCategoryRules) {
+      rules->emplace_back(rule.category, std::make_unique<RE2>(rule.pattern));
+    }
+    return rules;
+  }();
+  for (size_t i = 0; i + 1 < kRules->size(); ++i) {
+    if (RE2::PartialMatch(Piece(text), *(*kRules)[i].second)) return (*kRules)[i].first;
+  }
+  if (auto it = CategoryByGbId().find(gb_id); it != CategoryByGbId().end()) return it->second;
+  if (RE2::PartialMatch(Piece(text), *kRules->back().second)) return kRules->back().first;
+  return gbc::kOther;
+}
+
+// The reason's first line without the exception-class and repr() wrapping torch adds around
+// legacy reasons ("Unsupported: 'skip function ...'").
+std::string CleanReasonLine(absl::string_view line) {
+  line = absl::StripAsciiWhitespace(line);
+  absl::ConsumePrefix(&line, "torch._dynamo.exc.Unsupported: ");
+  absl::ConsumePrefix(&line, "Unsupported: ");
+  if (line.size() >= 2 && line.front() == '\'' && line.back() == '\'') {
+    line = line.substr(1, line.size() - 2);
+  }
+  return std::string(line);
+}
+
+bool IsFrameSkip(absl::string_view text) {
+  static const LazyRE2 kSkipRe = {
+      R"re(Graph break: (?:skip: from user code at:|torch\.compile cannot properly resume)|will skip tracing the frame|Skipping the function and falling back to eager)re"};
+  return RE2::PartialMatch(Piece(text), *kSkipRe);
+}
+
+}  // namespace
+
+ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
+  static const LazyRE2 kHeaderRe = {
+      R"re(Graph break(?: \(user stack suppressed due to duplicate graph break\))? in user code at (.+):(\d+))re"};
+  static const LazyRE2 kReasonRe = {R"re((?:Graph Break Reason|Reason): (.*))re"};
+  static const LazyRE2 kUserFrameRe = {R"re(\s*File "(.+)", line (\d+), in (.+))re"};
+  static const LazyRE2 kGbIdRe = {R"re(compile-graph-break-site\S*/gb/(?i:gb)(\d{4}))re"};
+
+  ParsedGraphBreak out;
+  out.frame_skipped = IsFrameSkip(text);
+  std::string header_file, header_line;  // "Graph break in user code at f:l"
+  std::string frame_file, frame_line;    // the last frame of the user traceback
+  std::string context;                   // explanation and debug context of a structured message
+  std::string message;                   // the text before torch's own traceback
+  bool explicit_reason = false;          // a "Reason:" line, which beats a first-line guess
+  bool guessed_reason = false;
+  bool in_user_traceback = false;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    const absl::string_view line = absl::StripTrailingAsciiWhitespace(raw);
+    const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(line);
+    // Torch's own traceback follows the user's; nothing in it is about the user's code.
+    if (absl::StartsWith(trimmed, "Traceback (most recent call last):")) break;
+    // The user's source lines are not torch's words; keep them out of the categorisation.
+    if (!in_user_traceback) absl::StrAppend(&message, line, "\n");
+    std::string reason, file, number, fn;
+    if (RE2::FullMatch(Piece(line), *kHeaderRe, &header_file, &header_line)) continue;
+    if (!explicit_reason && RE2::FullMatch(Piece(line), *kReasonRe, &reason)) {
+      out.reason = CleanReasonLine(reason);
+      explicit_reason = true;
+      continue;
+    }
+    if (absl::StartsWith(trimmed, "User code traceback:") ||
+        absl::StartsWith(trimmed, "from user code:") ||
+        absl::EndsWith(trimmed, "from user code at:") ||
+        absl::StartsWith(trimmed, "The graph break occurred in the following user code:")) {
+      in_user_traceback = true;
+      continue;
+    }
+    if (in_user_traceback && RE2::FullMatch(Piece(line), *kUserFrameRe, &file, &number, &fn)) {
+      frame_file = file;
+      frame_line = number;
+      out.function = fn;
+      continue;
+    }
+    if (absl::StartsWith(trimmed, "Explanation:") ||
+        absl::StartsWith(trimmed, "Developer debug context:")) {
+      absl::StrAppend(&context, "\n", trimmed);
+      continue;
+    }
+    // With no "Reason:" line, a bare legacy reason or a structured message's gb_type comes first.
+    if (!explicit_reason && !guessed_reason && !trimmed.empty() &&
+        !absl::StartsWith(trimmed, "Graph break:") && !absl::StartsWith(trimmed, "Hint:") &&
+        !IsFrameSkip(trimmed)) {
+      out.reason = CleanReasonLine(trimmed);
+      guessed_reason = true;
+    }
+  }
+  // The header names the breaking line; the traceback's last frame is the same place when the
+  // header is missing (explain(), fullgraph errors).
+  out.file = header_file.empty() ? frame_file : header_file;
+  const std::string& number = header_file.empty() ? frame_line : header_line;
+  if (number.empty() || !absl::SimpleAtoi(number, &out.line)) out.line = 0;
+  std::string gb_digits;
+  if (RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits)) out.gb_id = "GB" + gb_digits;
+  if (out.reason.empty() && out.frame_skipped) out.reason = "frame skipped";
+
+  out.category = Categorize(out.reason + context, out.gb_id);
+  // A reason too terse for the rules may still say what it is further down the message.
+  if (out.category == gbc::kOther) out.category = Categorize(message, out.gb_id);
+  if (out.category == gbc::kOther && out.frame_skipped) out.category = gbc::kFrameSkip;
+  out.remedy = RemedyFor(out.category);
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const PassInput& in) {
+  const v1::SessionCapture& capture = in.head;
+  absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
+  for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
+
+  std::vector<v1::GraphBreakSummary> out;
+  absl::flat_hash_map<std::tuple<std::string, std::string, uint32_t>, size_t> index;
+  for (const v1::Compile& compile : capture.compiles()) {
+    if (in.Cancelled()) return absl::CancelledError("recompile pass cancelled");
+    for (const v1::GraphBreak& gb : compile.graph_breaks()) {
+      ParsedGraphBreak parsed = ParseGraphBreak(gb.reason());
+      // The captured stack is authoritative; the text is the fallback (the breaking frame is last).
+      std::string file = parsed.file, function = parsed.function;
+      uint32_t line = parsed.line;
+      if (!gb.user_stack().empty()) {
+        const v1::StackFrame& top = *gb.user_stack().rbegin();
+        file = top.file();
+        line = top.line();
+        function = top.name();
+      }
+      if (function.empty()) {
+        auto it = frames.find(compile.frame_id());
+        if (it != frames.end()) function = it->second->name();
+      }
+      auto key = std::make_tuple(parsed.reason, file, line);
+      auto [it, inserted] = index.try_emplace(key, out.size());
+      if (inserted) {
+        v1::GraphBreakSummary& summary = out.emplace_back();
+        summary.set_reason(parsed.reason);
+        summary.set_category(parsed.category);
+        summary.set_remedy(parsed.remedy);
+        summary.set_frame(function);
+        if (!file.empty())
+          *summary.mutable_location() = MakeLocation(capture.session(), file, line);
+      }
+      v1::GraphBreakSummary& summary = out[it->second];
+      summary.set_count(summary.count() + 1);
+      summary.set_frame_skipped(summary.frame_skipped() || parsed.frame_skipped);
+    }
+  }
+  // Most impactful first: a skipped frame runs wholly eager; then the most frequent.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(!a.frame_skipped(), -static_cast<int64_t>(a.count())) <
+           std::make_tuple(!b.frame_skipped(), -static_cast<int64_t>(b.count()));
+  });
+  return out;
+}
+
+}  // namespace cl

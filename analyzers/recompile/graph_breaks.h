@@ -1,0 +1,66 @@
+// Graph breaks: what tlparse users ask for, deduplicated by reason and user frame.
+//
+// A graph break reason reaches the capture in one of several shapes (reference/torch_semantics.md
+// §2.1): the whole `dynamo_graph_break_reason` payload ("Graph break in user code at f:l /
+// Reason: ... / User code traceback: ..."), a TORCH_LOGS=graph_breaks record, a structured
+// "unimplemented_v2" message (gb_type, Explanation, Hints, GB id link) or a terse legacy reason
+// ("generic_jump TensorVariable()"). ParseGraphBreak reads any of them; SummarizeGraphBreaks
+// groups a capture's breaks for the recompile section. It is a helper of the recompile pass, not
+// a pass of its own.
+#ifndef ANALYZERS_RECOMPILE_GRAPH_BREAKS_H_
+#define ANALYZERS_RECOMPILE_GRAPH_BREAKS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "analyzers/pass.h"
+#include "compile_lens/v1/report.pb.h"
+
+namespace cl {
+
+// `GraphBreakSummary.category` values (§2.2), stable lowercase names.
+namespace graph_break_category {
+inline constexpr char kDataDependentBranch[] = "data_dependent_branch";  // `if tensor:`
+inline constexpr char kScalarExtraction[] = "scalar_extraction";         // .item(), float(t)
+inline constexpr char kDynamicOutputShape[] = "dynamic_output_shape";    // nonzero, masks
+inline constexpr char kLogging[] = "logging";                            // print, logging, warn
+inline constexpr char kUnsupportedCall[] = "unsupported_call";           // skipped / C functions
+inline constexpr char kUserRequested[] = "user_requested";  // torch._dynamo.graph_break()
+inline constexpr char kContextManager[] = "context_manager";
+inline constexpr char kException[] = "exception";
+inline constexpr char kNnModule[] = "nn_module";
+inline constexpr char kGenerator[] = "generator";     // generators, iterators
+inline constexpr char kFakeTensor[] = "fake_tensor";  // no fake/meta kernel
+inline constexpr char kBytecode[] = "bytecode";
+inline constexpr char kRecompileLimit[] = "recompile_limit";
+inline constexpr char kFrameSkip[] = "frame_skip";  // the frame was skipped, cause not given
+inline constexpr char kOther[] = "other";
+}  // namespace graph_break_category
+
+// One graph break reason, parsed.
+struct ParsedGraphBreak {
+  std::string reason;          // the reason's first line; the gb_type for structured messages
+  std::string gb_id;           // "GB0170" when the text links to the graph-break registry
+  std::string category;        // a graph_break_category constant
+  std::string remedy;          // what to change, for the category
+  bool frame_skipped = false;  // the whole frame fell back to eager
+  // The user frame the text names (the header's "at f:l", or the last user traceback line).
+  std::string file;
+  uint32_t line = 0;
+  std::string function;
+};
+
+ParsedGraphBreak ParseGraphBreak(absl::string_view text);
+
+// Every `Compile.graph_breaks` entry of the head capture, grouped by (reason, user frame
+// file:line), with counts; frame-skipping breaks first, then by count. Locations are relative to
+// the project root. Fails only with CancelledError when `in` is cancelled.
+absl::StatusOr<std::vector<compile_lens::v1::GraphBreakSummary>> SummarizeGraphBreaks(
+    const PassInput& in);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_RECOMPILE_GRAPH_BREAKS_H_

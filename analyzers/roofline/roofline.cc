@@ -1,0 +1,231 @@
+#include "analyzers/roofline/roofline.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzers/roofline/gpu_specs.h"
+#include "analyzers/common/named_list.h"
+#include "analyzers/roofline/op_cost.h"
+#include "analyzers/common/post_grad_graph.h"
+
+namespace cl {
+namespace {
+
+std::string KnownGpus() {
+  std::vector<std::string> names;
+  for (const GpuSpec& spec : GpuSpecs()) names.push_back(spec.name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) absl::StrAppend(&out, i > 0 ? ", " : "", names[i]);
+  return out;
+}
+
+// Fills intensity, attainable, achieved and bound from flops, bytes and time_us. False when the
+// kernel ran faster than the roof of its dtype (FP32 when it has none): a roof below the
+// measurement is the wrong roof (TF32 or tensor cores the dtype does not show, or miscounted
+// flops/bytes), so it gets no attainable rate and no bound.
+bool Classify(const GpuSpec* spec, bool matmul, v1::RooflineKernel* k) {
+  if (k->bytes() > 0) k->set_intensity(k->flops() / k->bytes());
+  if (k->time_us() > 0) k->set_achieved(k->flops() / (k->time_us() * 1e-6));
+  if (spec == nullptr || k->bytes() <= 0) return true;
+  const double peak = PeakFlops(*spec, k->dtype().empty() ? "f32" : k->dtype(), matmul);
+  const double attainable = std::min(peak, k->intensity() * spec->bandwidth);
+  if (k->achieved() > attainable) return false;
+  k->set_attainable(attainable);
+  k->set_bound(k->intensity() < RidgePoint(peak, *spec) ? "memory" : "compute");
+  return true;
+}
+
+// What a captured kernel computes, from the post-grad nodes it names: a library call among them
+// makes it matmul-like in that call's dtype; otherwise it runs on CUDA cores in its first node's
+// dtype. No dtype when the capture names no nodes.
+struct CapturedKind {
+  std::string dtype;
+  bool matmul = false;
+};
+
+CapturedKind KindOf(const PostGradGraph* graph, const v1::Kernel& kernel) {
+  CapturedKind kind;
+  if (graph == nullptr) return kind;
+  for (const std::string& name : kernel.source_nodes()) {
+    const v1::Node* node = graph->Find(name);
+    if (node == nullptr) continue;
+    if (IsLibraryCall(*node)) return {LibraryCallDtype(*graph, *node), true};
+    if (kind.dtype.empty()) kind.dtype = node->meta().dtype();
+  }
+  return kind;
+}
+
+// Inductor's runtime estimates per graph: "mm" → the estimated µs of each extern_kernels.mm
+// call, in order.
+using RuntimeEstimates = std::map<std::string, std::vector<double>>;
+
+std::map<std::string, RuntimeEstimates> EstimatesByGraph(const v1::SessionCapture& capture) {
+  std::map<std::string, RuntimeEstimates> out;
+  for (const v1::Kernel& kernel : capture.kernels()) {
+    if (kernel.estimated_us() <= 0 || !absl::StartsWith(kernel.name(), "extern_kernels.")) continue;
+    const std::string op(kernel.name().substr(sizeof("extern_kernels.") - 1));
+    out[kernel.graph_id()][op].push_back(kernel.estimated_us());
+  }
+  return out;
+}
+
+// "aten.addmm.default" → "addmm", the name Inductor's extern kernel call carries.
+std::string ShortOp(const std::string& target) {
+  const size_t first = target.find('.');
+  const size_t second = target.find('.', first + 1);
+  if (first == std::string::npos) return target;
+  return target.substr(first + 1, second == std::string::npos ? std::string::npos
+                                                               : second - first - 1);
+}
+
+}  // namespace
+
+absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) const {
+  v1::RooflineSection* section = out->mutable_roofline();
+  const std::string gpu = in.options.gpu.empty() ? in.head.session().gpu() : in.options.gpu;
+  const GpuSpec* spec = gpu.empty() ? nullptr : FindGpuSpec(gpu);
+  section->set_gpu(gpu);
+
+  std::vector<std::string> notes;
+  if (gpu.empty()) {
+    notes.push_back(absl::StrCat("The session names no GPU; pass one (--gpu) for roofs. Known: ",
+                                 KnownGpus(), "."));
+  } else if (spec == nullptr) {
+    notes.push_back(absl::StrCat("GPU \"", gpu, "\" is not in the spec table, so there are no ",
+                                 "roofs; known: ", KnownGpus(), "."));
+  }
+
+  uint64_t runtime_only = 0;
+  double runtime_only_us = 0;
+  std::string gemm_dtype;
+  std::vector<std::string> above_roof;  // kernels faster than the roof of their dtype
+  // Captured kernels carry no dtype; the graph nodes they name do (each graph read on first use).
+  absl::flat_hash_map<absl::string_view, const v1::Graph*> graph_protos;
+  for (const v1::Graph& graph : in.head.graphs()) graph_protos.try_emplace(graph.id(), &graph);
+  absl::flat_hash_map<const v1::Graph*, std::unique_ptr<PostGradGraph>> read;
+  auto graph_of = [&](const v1::Kernel& kernel) -> const PostGradGraph* {
+    auto it = graph_protos.find(kernel.graph_id());
+    if (it == graph_protos.end() || kernel.source_nodes().empty()) return nullptr;
+    std::unique_ptr<PostGradGraph>& graph = read[it->second];
+    if (graph == nullptr) graph = std::make_unique<PostGradGraph>(*it->second);
+    return graph.get();
+  };
+  for (const v1::Kernel& kernel : in.head.kernels()) {
+    if (kernel.flops() > 0 && kernel.bytes() > 0) {
+      v1::RooflineKernel* k = section->add_kernels();
+      k->set_name(kernel.name());
+      k->set_flops(kernel.flops());
+      k->set_bytes(kernel.bytes());
+      if (kernel.measured_us() > 0) {
+        k->set_time_us(kernel.measured_us());
+        k->set_time_source("measured");
+      }
+      // Without a dtype, the FP32 roof: the conservative one, unless the kernel beat it.
+      const CapturedKind kind = KindOf(graph_of(kernel), kernel);
+      k->set_dtype(kind.dtype);
+      if (kind.matmul && gemm_dtype.empty()) gemm_dtype = kind.dtype;
+      if (!Classify(spec, kind.matmul, k)) above_roof.push_back(k->name());
+    } else if (kernel.estimated_us() > 0) {
+      ++runtime_only;
+      runtime_only_us += kernel.estimated_us();
+    }
+  }
+
+  const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
+  std::vector<std::string> not_estimated;  // library calls with no cost
+  if (section->kernels().empty()) {
+    const auto estimates = EstimatesByGraph(in.head);
+    for (const v1::Graph* graph_proto : graphs) {
+      if (in.Cancelled()) return absl::CancelledError("roofline pass cancelled");
+      const PostGradGraph graph(*graph_proto);
+      auto runtimes = estimates.find(graph_proto->id());
+      std::map<std::string, size_t> next;  // per op, the next extern call to pair with
+      for (const KernelCost& cost : EstimateKernels(graph)) {
+        // The i-th extern call is the i-th node of its op, costed or not.
+        std::optional<double> time_us;
+        if (cost.matmul && runtimes != estimates.end()) {
+          const std::string op = ShortOp(cost.op);
+          auto list = runtimes->second.find(op);
+          const size_t i = next[op]++;
+          if (list != runtimes->second.end() && i < list->second.size()) time_us = list->second[i];
+        }
+        if (!cost.cost_known) {
+          not_estimated.push_back(cost.name);
+          continue;
+        }
+        v1::RooflineKernel* k = section->add_kernels();
+        k->set_name(cost.name);
+        k->set_op(cost.op);
+        k->set_dtype(cost.dtype);
+        k->set_flops(cost.flops);
+        k->set_bytes(cost.bytes);
+        k->set_estimated(true);
+        if (cost.matmul && gemm_dtype.empty()) gemm_dtype = cost.dtype;
+        if (time_us) {
+          k->set_time_us(*time_us);
+          k->set_time_source("estimated");
+        }
+        if (!Classify(spec, cost.matmul, k)) above_roof.push_back(k->name());
+      }
+    }
+    if (!section->kernels().empty()) {
+      notes.push_back(absl::StrCat(
+          "Estimated from ", graphs.size(), " post-grad graph(s), those Inductor lowered for each frame's "
+          "first compile: library calls ",
+          "(mm, addmm, bmm, conv, sdpa) by their shapes, each run of pointwise and reduction ops ",
+          "between them as one fused kernel by its bytes."));
+      const bool timed = std::any_of(section->kernels().begin(), section->kernels().end(),
+                                     [](const v1::RooflineKernel& k) { return k.time_us() > 0; });
+      if (timed) {
+        notes.push_back("Achieved rates use Inductor's estimated runtimes, not measurements.");
+      }
+    }
+    if (!not_estimated.empty()) {
+      notes.push_back(absl::StrCat(not_estimated.size(),
+                                   " library call(s) have no estimate (a symbolic shape, or an op "
+                                   "with no formula here), so they are not on the chart: ",
+                                   NamedList(not_estimated), "."));
+    }
+  }
+  if (!above_roof.empty()) {
+    notes.push_back(absl::StrCat(
+        above_roof.size(), " kernel(s) ran faster than the roof of their dtype (FP32 where the ",
+        "capture gives none) allows — TF32, tensor cores or miscounted flops/bytes — so they have ",
+        "no attainable rate or bound: ", NamedList(above_roof), "."));
+  }
+  if (runtime_only > 0) {
+    notes.push_back(absl::StrFormat(
+        "%d kernel(s) carry only Inductor's runtime estimates (%.1f µs in all), no flops/bytes.",
+        runtime_only, runtime_only_us));
+  }
+  if (section->kernels().empty() && graphs.empty()) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason(
+        "no kernel carried flops/bytes and there is no post-grad graph to estimate them from");
+    for (const std::string& note : notes) {
+      absl::StrAppend(section->mutable_note(), section->note().empty() ? "" : " ", note);
+    }
+    return absl::OkStatus();
+  }
+  if (spec != nullptr) {
+    const double peak = PeakFlops(*spec, gemm_dtype.empty() ? "f32" : gemm_dtype, true);
+    section->set_peak_flops(peak);
+    section->set_bandwidth(spec->bandwidth);
+    section->set_ridge_point(RidgePoint(peak, *spec));
+  }
+  for (const std::string& note : notes) {
+    absl::StrAppend(section->mutable_note(), section->note().empty() ? "" : " ", note);
+  }
+  section->set_status(v1::OK);
+  return absl::OkStatus();
+}
+
+}  // namespace cl

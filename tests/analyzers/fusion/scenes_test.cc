@@ -1,0 +1,112 @@
+// The fusion pass on real post-grad graphs: one small torch 2.6 compile per pattern, made by
+// tests/analyzers/fusion/make_traces.sh from tests/analyzers/fusion/scenes/fusion_scenes.py and imported into
+// tests/golden/fusion/<scene>.cls.json. Each scene must show its pattern, and only it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "analyzers/fusion/fusion.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "tests/testing/run_pass.h"
+
+namespace cl {
+namespace {
+
+v1::SessionCapture LoadScene(const std::string& scene) {
+  const std::string path = std::string(CL_SOURCE_DIR) + "/tests/golden/fusion/" + scene + ".cls.json";
+  v1::SessionCapture capture;
+  absl::StatusOr<std::string> text = ReadFile(path);
+  EXPECT_TRUE(text.ok()) << path;
+  if (!text.ok()) return capture;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &capture, options).ok()) << path;
+  return capture;
+}
+
+v1::FusionSection FusionOf(const std::string& scene) {
+  return testing::RunPassOk(FusionPass(), LoadScene(scene)).fusion();
+}
+
+struct Expected {
+  const char* scene;
+  const char* pattern;
+  uint64_t m, n, k0, k1;
+  uint64_t before, after;  // hand-computed from the scene's sizes (fusion_bytes.h)
+};
+
+// M = 32 rows, D = 64, F = 128, V = 512, fp32 (s = 4) unless said.
+constexpr Expected kScenes[] = {
+    // (M·D + D·D + 8·M·D + D·D + M·D)·4 → (M·D + D·D + 3·M·D + D·D + M·D)·4
+    {"resid_rms_norm", "GEMM → +resid → RMSNorm → GEMM", 32, 64, 64, 64, 114688, 73728},
+    {"swiglu_fused", "SwiGLU into the gate/up GEMM", 32, 128, 64, 64, 212992, 147456},
+    // Separate gate and up GEMMs read x twice: + M·D·4.
+    {"swiglu_separate", "SwiGLU into the gate/up GEMM", 32, 128, 64, 64, 221184, 147456},
+    // GEMM (M·D + D·F + M·F) + bias F, + 2·M·F for the output round trip.
+    {"bias_gelu", "GEMM + bias + activation", 32, 128, 64, 0, 90624, 57856},
+    {"layernorm_gemm", "LayerNorm → GEMM", 32, 64, 0, 128, 73728, 57344},
+    // QKV GEMM [32,64]x[64,192]; q and k rotated: 2·32·64 elements read and written.
+    {"rope", "RoPE into the QKV GEMM", 32, 192, 64, 0, 114688, 81920},
+    {"rope_qknorm", "RoPE + QK-norm into the QKV GEMM", 32, 192, 64, 0, 147456, 81920},
+    // Logits 32×512 fp32 written and read back; fused: the loss, M·4.
+    {"lm_head_ce", "LM head + cross-entropy", 32, 512, 64, 0, 270336, 139392},
+    // 8 batch·heads, S = 16, d = 16: scores 4·8·16·16·4 bytes.
+    {"manual_attention", "hand-written attention → SDPA", 16, 16, 16, 16, 65536, 33280},
+};
+
+TEST(FusionScenesTest, EachSceneShowsItsPatternAndNoOther) {
+  for (const Expected& e : kScenes) {
+    SCOPED_TRACE(e.scene);
+    const v1::FusionSection s = FusionOf(e.scene);
+    ASSERT_EQ(s.status(), v1::OK);
+    ASSERT_EQ(s.opportunities_size(), 1);
+    const v1::FusionOpportunity& o = s.opportunities(0);
+    EXPECT_EQ(o.pattern(), e.pattern);
+    EXPECT_EQ(o.count(), 1u);
+    EXPECT_EQ(o.location().file(), "tests/fusion/fusion_scenes.py");  // under /mnt/project, as traced
+    EXPECT_EQ(o.shape().m(), e.m);
+    EXPECT_EQ(o.shape().n(), e.n);
+    EXPECT_EQ(o.shape().k0(), e.k0);
+    EXPECT_EQ(o.shape().k1(), e.k1);
+    EXPECT_EQ(o.hbm_bytes_before(), e.before);
+    EXPECT_EQ(o.hbm_bytes_after(), e.after);
+    EXPECT_DOUBLE_EQ(o.speedup_bound(), static_cast<double>(e.before) / e.after);
+    EXPECT_FALSE(o.change().empty());
+    EXPECT_THAT(o.how(), ::testing::StartsWith("suggest-only — "));
+  }
+}
+
+// A block's attention output into its MLP: the RMSNorm chain ends in the gate/up GEMM's input and
+// SwiGLU starts at its output, so both are shown (the chain once hid SwiGLU by claiming the GEMM).
+TEST(FusionScenesTest, TheNormBeforeAGemmAndSwiGluAfterItAreBothShown) {
+  const v1::FusionSection s = FusionOf("resid_norm_swiglu");
+  ASSERT_EQ(s.status(), v1::OK);
+  ASSERT_EQ(s.opportunities_size(), 2);
+  std::map<std::string, const v1::FusionOpportunity*> by_pattern;
+  for (const v1::FusionOpportunity& o : s.opportunities()) by_pattern[o.pattern()] = &o;
+  const v1::FusionOpportunity* chain = by_pattern["GEMM → +resid → RMSNorm → GEMM"];
+  const v1::FusionOpportunity* swiglu = by_pattern["SwiGLU into the gate/up GEMM"];
+  ASSERT_NE(chain, nullptr);
+  ASSERT_NE(swiglu, nullptr);
+  // The chain's second GEMM is the gate/up GEMM, 2·F wide: k1 = 256.
+  // (M·D + D·D + 8·M·D + D·2F + M·2F)·4 → (M·D + D·D + 3·M·D + D·2F + M·2F)·4
+  EXPECT_EQ(chain->shape().k1(), 256u);
+  EXPECT_EQ(chain->hbm_bytes_before(), 188416u);
+  EXPECT_EQ(chain->hbm_bytes_after(), 147456u);
+  // SwiGLU as in swiglu_fused.
+  EXPECT_EQ(swiglu->shape().n(), 128u);
+  EXPECT_EQ(swiglu->hbm_bytes_before(), 212992u);
+  EXPECT_EQ(swiglu->hbm_bytes_after(), 147456u);
+}
+
+TEST(FusionScenesTest, GraphWithoutAPatternHasNone) {
+  const v1::FusionSection s = FusionOf("plain");
+  EXPECT_EQ(s.status(), v1::OK);
+  EXPECT_EQ(s.opportunities_size(), 0);
+}
+
+}  // namespace
+}  // namespace cl

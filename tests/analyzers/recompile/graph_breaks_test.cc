@@ -1,0 +1,257 @@
+#include "analyzers/recompile/graph_breaks.h"
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/analyzers/torch_trace_scan.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+using ::testing::SizeIs;
+
+// The real torch 2.6 graph-break scene (fixtures/torch_trace/torch-2.6/graph_breaks): four
+// dynamo_graph_break_reason artifacts, two of them the same `float(n)` break.
+std::vector<std::pair<std::string, std::string>> FixtureBreaks() {
+  const std::string path =
+      std::string(CL_SHARED_DIR) + "/fixtures/torch_trace/torch-2.6/graph_breaks/trace.log";
+  absl::StatusOr<std::string> text = ReadFile(path);
+  EXPECT_TRUE(text.ok()) << text.status();
+  std::vector<std::pair<std::string, std::string>> out;  // (compile id, payload)
+  if (!text.ok()) return out;
+  testing::ScanTorchTrace(*text, {"dynamo_graph_break_reason"},
+                          [&](const testing::TraceRecord& record) {
+                            out.emplace_back(testing::RecordCompileId(record), record.payload);
+                          });
+  return out;
+}
+
+TEST(ParseGraphBreakTest, ReadsTheTorch26Payloads) {
+  const auto breaks = FixtureBreaks();
+  ASSERT_THAT(breaks, SizeIs(4));
+
+  ParsedGraphBreak user = ParseGraphBreak(breaks[0].second);
+  EXPECT_EQ(user.reason,
+            "skip function graph_break in file "
+            "/usr/lib/python3/dist-packages/torch/_dynamo/decorators.py");
+  EXPECT_EQ(user.category, "user_requested");
+  EXPECT_EQ(user.file, "/opt/scenes/breaks2.py");
+  EXPECT_EQ(user.line, 10u);
+  EXPECT_EQ(user.function, "step");
+  EXPECT_FALSE(user.frame_skipped);
+
+  ParsedGraphBreak jump = ParseGraphBreak(breaks[1].second);
+  EXPECT_EQ(jump.reason, "Data-dependent jump");
+  EXPECT_EQ(jump.category, "data_dependent_branch");
+  EXPECT_EQ(jump.line, 11u);
+  EXPECT_EQ(jump.function, "torch_dynamo_resume_in_step_at_10");
+
+  ParsedGraphBreak item = ParseGraphBreak(breaks[2].second);
+  EXPECT_EQ(item.reason,
+            "data dependent operator: aten._local_scalar_dense.default; to enable, set "
+            "torch._dynamo.config.capture_scalar_outputs = True");
+  EXPECT_EQ(item.category, "scalar_extraction");
+  EXPECT_EQ(item.line, 15u);
+  EXPECT_THAT(item.remedy, ::testing::HasSubstr("capture_scalar_outputs"));
+}
+
+TEST(SummarizeGraphBreaksTest, DeduplicatesTheFixtureByReasonAndUserLine) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/opt/scenes");
+  for (const auto& [compile_id, payload] : FixtureBreaks()) {
+    v1::Compile* compile = capture.add_compiles();
+    compile->set_id(compile_id);
+    compile->add_graph_breaks()->set_reason(payload);
+  }
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 3u);
+  // The repeated break first.
+  EXPECT_EQ(summaries[0].category(), "scalar_extraction");
+  EXPECT_EQ(summaries[0].count(), 2u);
+  EXPECT_EQ(summaries[0].location().file(), "breaks2.py");
+  EXPECT_EQ(summaries[0].location().line(), 15u);
+  EXPECT_EQ(summaries[0].frame(), "torch_dynamo_resume_in_step_at_11");
+  EXPECT_EQ(summaries[1].category(), "user_requested");
+  EXPECT_EQ(summaries[1].location().line(), 10u);
+  EXPECT_EQ(summaries[1].frame(), "step");
+  EXPECT_EQ(summaries[2].category(), "data_dependent_branch");
+  EXPECT_EQ(summaries[2].count(), 1u);
+}
+
+TEST(SummarizeGraphBreaksTest, CapturedUserStackWinsAndSplitsLines) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/w");
+  capture.add_frames()->set_name("train_step");
+  auto add = [&](uint32_t line) {
+    v1::GraphBreak* gb = capture.add_compiles()->add_graph_breaks();
+    gb->set_reason("generic_jump TensorVariable()");
+    v1::StackFrame* outer = gb->add_user_stack();
+    outer->set_file("/w/main.py");
+    outer->set_line(3);
+    outer->set_name("main");
+    v1::StackFrame* top = gb->add_user_stack();
+    top->set_file("/w/model.py");
+    top->set_line(line);
+    top->set_name("forward");
+  };
+  add(40);
+  add(40);
+  add(41);
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_EQ(summaries[0].reason(), "generic_jump TensorVariable()");
+  EXPECT_EQ(summaries[0].count(), 2u);
+  EXPECT_EQ(summaries[0].location().file(), "model.py");
+  EXPECT_EQ(summaries[0].location().line(), 40u);
+  EXPECT_EQ(summaries[0].frame(), "forward");
+  EXPECT_EQ(summaries[1].location().line(), 41u);
+}
+
+TEST(SummarizeGraphBreaksTest, SkippedFramesComeFirstAndCancelStops) {
+  v1::SessionCapture capture;
+  for (int i = 0; i < 3; ++i) capture.add_compiles()->add_graph_breaks()->set_reason("Tensor.item");
+  capture.add_compiles()->add_graph_breaks()->set_reason(
+      "Graph break: skip: from user code at:\n  File \"/a.py\", line 5, in fn\n    x = f(x)");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_TRUE(summaries[0].frame_skipped());
+  EXPECT_EQ(summaries[0].category(), "frame_skip");
+  EXPECT_EQ(summaries[0].location().file(), "/a.py");
+  EXPECT_EQ(summaries[1].category(), "scalar_extraction");
+  EXPECT_EQ(summaries[1].count(), 3u);
+
+  std::atomic<bool> cancelled{true};
+  PassInput cancelled_in{capture, nullptr, options, &cancelled};
+  EXPECT_THAT(SummarizeGraphBreaks(cancelled_in),
+              cl::testing::StatusIs(absl::StatusCode::kCancelled, ::testing::_));
+}
+
+struct Message {
+  const char* name;
+  const char* text;
+  const char* reason;
+  const char* category;
+  const char* gb_id;
+  bool frame_skipped;
+};
+
+void PrintTo(const Message& m, std::ostream* os) { *os << m.name; }
+
+class GraphBreakMessageTest : public ::testing::TestWithParam<Message> {};
+
+TEST_P(GraphBreakMessageTest, Categorises) {
+  const Message& m = GetParam();
+  ParsedGraphBreak parsed = ParseGraphBreak(m.text);
+  EXPECT_EQ(parsed.reason, m.reason);
+  EXPECT_EQ(parsed.category, m.category);
+  EXPECT_EQ(parsed.gb_id, m.gb_id);
+  EXPECT_EQ(parsed.frame_skipped, m.frame_skipped);
+  EXPECT_FALSE(parsed.remedy.empty());
+}
+
+// Structured (unimplemented_v2, §2.1) messages and the legacy terse reasons.
+const Message kMessages[] = {
+    {"structured data-dependent",
+     "Data-dependent branching\n"
+     "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo "
+     "does not support tracing dynamic control flow.\n"
+     "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to "
+     "trace through your code. Consider finding a workaround.\n"
+     "  Hint: Use `torch.cond` to express dynamic control flow.\n\n"
+     "  Developer debug context: attempted to jump with TensorVariable()\n\n"
+     " For more details about this graph break, please visit: "
+     "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
+     "Data-dependent branching", "data_dependent_branch", "GB0170", false},
+    {"structured item, vercel link",
+     "Unsupported Tensor.item() call with capture_scalar_outputs=False\n"
+     "  Explanation: Dynamo does not support tracing `Tensor.item()` with "
+     "config.capture_scalar_outputs=False.\n"
+     "  Hint: Set `torch._dynamo.config.capture_scalar_outputs = True`.\n\n"
+     "  Developer debug context: call_method TensorVariable() item () {}\n\n"
+     " For more details about this graph break, please visit: "
+     "https://compile-graph-break-site.vercel.app/gb/GB0124",
+     "Unsupported Tensor.item() call with capture_scalar_outputs=False", "scalar_extraction",
+     "GB0124", false},
+    {"structured print",
+     "Failed to trace builtin operator\n"
+     "  Explanation: Dynamo does not know how to trace builtin operator `print` with argument "
+     "types ['str'] (has_kwargs False)\n"
+     "  Hint: Avoid calling builtin `print` with argument types ['str'].\n\n"
+     "  Developer debug context: builtin print [<class "
+     "'torch._dynamo.variables.constant.ConstantVariable'>] False\n",
+     "Failed to trace builtin operator", "logging", "", false},
+    {"structured skipped C function, registry id only",
+     "Attempted to call function marked as skipped\n"
+     "  Explanation: Dynamo does not know how to trace the builtin `mylib.fast_op.` This function "
+     "is either a Python builtin or a third-party C/C++ Python extension.\n\n"
+     "  Developer debug context: module: mylib, qualname: fast_op, skip reason: <missing "
+     "reason>\n\n"
+     " For more details about this graph break, please visit: "
+     "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html",
+     "Attempted to call function marked as skipped", "unsupported_call", "GB0007", false},
+    {"structured recompile limit, fullgraph",
+     "torch._dynamo.exc.Unsupported: Dynamo recompile limit exceeded\n"
+     "  Explanation: Dynamo attempted to recompile the code object too many times, exceeding the "
+     "recompile_limit cache size limit (currently set to 8).\n\n"
+     "  Developer debug context: Limit type: recompile_limit\n\n"
+     "from user code:\n"
+     "   File \"/w/model.py\", line 12, in forward\n"
+     "    return x + n",
+     "Dynamo recompile limit exceeded", "recompile_limit", "", false},
+    {"graph_breaks log, user-requested",
+     "Graph break (user stack suppressed due to duplicate graph break) in user code at /a.py:7\n"
+     "Graph Break Reason: Call to `torch._dynamo.graph_break()`\n"
+     "  Explanation: User-inserted graph break. Message: None\n"
+     "  Hint: Remove the `torch._dynamo.graph_break()` call.\n",
+     "Call to `torch._dynamo.graph_break()`", "user_requested", "", false},
+    {"skip with cause",
+     "Graph break: torch.compile cannot properly resume from this graph break, which results in a "
+     "skip.\n"
+     "torch.compile will skip tracing the frame fn (/a.py line 3) and fall back to eager.\n"
+     "The graph break occurred in the following user code:\n"
+     "  File \"/a.py\", line 5, in fn\n"
+     "    with ctx():\n\n"
+     "Graph Break Reason: Unsupported context manager\n"
+     "  Explanation: Dynamo does not know how to enter a `MyCtx` context manager.\n",
+     "Unsupported context manager", "context_manager", "", true},
+    {"legacy jump", "generic_jump TensorVariable()", "generic_jump TensorVariable()",
+     "data_dependent_branch", "", false},
+    {"legacy print", "call_function BuiltinVariable(print) [ConstantVariable(str)] {}",
+     "call_function BuiltinVariable(print) [ConstantVariable(str)] {}", "logging", "", false},
+    {"legacy nonzero", "dynamic shape operator: aten.nonzero.default",
+     "dynamic shape operator: aten.nonzero.default", "dynamic_output_shape", "", false},
+    {"legacy skipfiles", "inline in skipfiles: Foo.bar | helper /usr/lib/python3/x.py",
+     "inline in skipfiles: Foo.bar | helper /usr/lib/python3/x.py", "unsupported_call", "", false},
+    {"legacy non-Tensor",
+     "torch.* op returned non-Tensor bool call_function <built-in method is_floating_point>",
+     "torch.* op returned non-Tensor bool call_function <built-in method is_floating_point>",
+     "unsupported_call", "", false},
+    {"2.3 reason line",
+     "Graph break in user code at /w/a.py:9\nReason: Unsupported: Tensor.item\nUser code "
+     "traceback:\n  File \"/w/a.py\", line 9, in f\n    return x.item()",
+     "Tensor.item", "scalar_extraction", "", false},
+    {"item helper",
+     "Graph break from `Tensor.item()`, consider setting:\n"
+     "    torch._dynamo.config.capture_scalar_outputs = True\nor:\n"
+     "    env TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1\nto include these operations in the captured "
+     "graph.",
+     "Graph break from `Tensor.item()`, consider setting:", "scalar_extraction", "", false},
+    {"garbage", "zxcv qwerty", "zxcv qwerty", "other", "", false},
+};
+INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
+
+}  // namespace
+}  // namespace cl

@@ -1,0 +1,435 @@
+#include "analyzers/recompile/recompile.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "analyzers/registry.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "tests/testing/golden.h"
+#include "tests/testing/run_pass.h"
+#include "tests/testing/status_matchers.h"
+
+namespace cl {
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+using ::cl::testing::IsOk;
+using ::cl::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const std::string kGoldenDir = std::string(CL_SOURCE_DIR) + "/tests/golden/recompile";
+
+v1::SessionCapture LoadCapture(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  EXPECT_TRUE(text.ok()) << text.status();
+  v1::SessionCapture capture;
+  if (text.ok()) {
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &capture).ok()) << path;
+  }
+  return capture;
+}
+
+// The section as the JSON report prints it (original field names, every field).
+std::string SectionJson(const v1::RecompileSection& section) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(section, &json, options).ok());
+  return json;
+}
+
+v1::RecompileSection RunPass(const v1::SessionCapture& capture,
+                             v1::AnalysisReport* report = nullptr) {
+  return ::cl::testing::RunPassOk(RecompilePass(), capture, report).recompile();
+}
+
+std::vector<std::string> Transitions(const v1::RecompileCluster& cluster) {
+  return {cluster.transitions().begin(), cluster.transitions().end()};
+}
+
+v1::Compile* AddCompile(v1::SessionCapture* capture, uint32_t frame, uint32_t n,
+                        std::vector<std::string> reasons = {}) {
+  v1::Compile* compile = capture->add_compiles();
+  compile->set_id(std::to_string(frame) + "/" + std::to_string(n));
+  compile->set_frame_id(frame);
+  compile->set_frame_compile_id(n);
+  compile->set_status(v1::Compile::OK);
+  for (std::string& r : reasons) compile->add_recompile_reasons(std::move(r));
+  return compile;
+}
+
+void SetDynamoConfig(v1::Compile* compile, const std::string& json) {
+  (*compile->mutable_metrics()->mutable_fields())["dynamo_config"].set_string_value(json);
+}
+
+// The hero scene (fixtures/torch_trace/torch-2.6/rmsnorm_blocks-base): compiled with
+// dynamic=False and called with batch 16, 32, 64, 128. Its recompile section is the seed's.
+TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
+  const v1::RecompileSection section = RunPass(LoadCapture(kGoldenDir + "/hero_capture.json"));
+
+  EXPECT_EQ(section.status(), v1::OK);
+  EXPECT_EQ(section.total(), 3u);
+  EXPECT_EQ(section.categories(), 1u);
+  EXPECT_EQ(section.frame().name(), "forward");
+  EXPECT_EQ(section.frame().location().file(), "examples/hero_scene.py");
+  EXPECT_EQ(section.frame().location().line(), 86u);
+  EXPECT_EQ(section.frame().recompiles(), 3u);
+  ASSERT_EQ(section.clusters_size(), 1);
+  const v1::RecompileCluster& cluster = section.clusters(0);
+  EXPECT_EQ(cluster.category(), "size");
+  EXPECT_EQ(cluster.count(), 3u);
+  EXPECT_EQ(cluster.variable(), "x");
+  EXPECT_EQ(cluster.axis(), "x[0]");
+  EXPECT_THAT(Transitions(cluster), ElementsAre("16→32", "16→64", "16→128"));
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_EQ(section.suggestions(0).text(),
+            "`x` dim 0 keeps changing size — mark it dynamic to stop the recompiles: "
+            "`torch._dynamo.mark_dynamic(x, 0)` (or compile with `dynamic=True`).");
+  EXPECT_EQ(section.suggestions(0).evidence(),
+            "size cluster on x[0] — 3 recompile(s) (values 16→32, 16→64, 16→128)");
+  EXPECT_EQ(section.cache_limit_hits_size(), 0);
+  EXPECT_EQ(section.graph_breaks_size(), 0);
+  EXPECT_EQ(section.reasons_size(), 6);
+
+  ::cl::testing::ExpectMatchesGolden("recompile/hero_recompile.json", SectionJson(section) + "\n");
+}
+
+// The facts of fixtures/torch_trace/torch-2.6/dynamic: automatic dynamic shapes, then grad mode,
+// then a bf16 copy of the module through the same code object.
+TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/opt/scenes");
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("forward");
+  frame->set_file("/opt/scenes/dynamic.py");
+  frame->set_line(14);
+  SetDynamoConfig(AddCompile(&capture, 0, 0),
+                  R"({"automatic_dynamic_shapes": true, "recompile_limit": 8})");
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['x']' size mismatch at index 0. expected 4, actual 8"});
+  AddCompile(&capture, 0, 2,
+             {"0/1: GLOBAL_STATE changed: grad_mode ", "0/0: GLOBAL_STATE changed: grad_mode "});
+  AddCompile(&capture, 0, 3,
+             {"0/2: GLOBAL_STATE changed: grad_mode ",
+              "0/1: tensor 'L['x']' dtype mismatch. expected Float, actual BFloat16",
+              "0/0: tensor 'L['x']' dtype mismatch. expected Float, actual BFloat16"});
+
+  const v1::RecompileSection section = RunPass(capture);
+  EXPECT_EQ(section.total(), 3u);
+  EXPECT_EQ(section.categories(), 3u);
+  EXPECT_EQ(section.reasons_size(), 6);
+  EXPECT_EQ(section.frame().location().file(), "dynamic.py");
+  ASSERT_EQ(section.clusters_size(), 3);
+  EXPECT_EQ(section.clusters(0).category(), "size");
+  EXPECT_THAT(Transitions(section.clusters(0)), ElementsAre("4→8"));
+  EXPECT_EQ(section.clusters(1).category(), "global_state");
+  EXPECT_EQ(section.clusters(1).axis(), "grad_mode");
+  // 0/3's bullet against the first entry (0/0) is the dtype change, not the newest grad_mode one.
+  EXPECT_EQ(section.clusters(2).category(), "dtype");
+  EXPECT_EQ(section.clusters(2).axis(), "x");
+  EXPECT_THAT(Transitions(section.clusters(2)), ElementsAre("Float→BFloat16"));
+
+  // One automatic-dynamic size recompile is expected behaviour: listed last, as information.
+  ASSERT_EQ(section.suggestions_size(), 3);
+  EXPECT_EQ(section.suggestions(0).category(), "global_state");
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch.no_grad()"));
+  EXPECT_EQ(section.suggestions(1).category(), "dtype");
+  EXPECT_THAT(section.suggestions(1).text(), HasSubstr("`x.to(torch.float32)`"));
+  EXPECT_EQ(section.suggestions(1).evidence(),
+            "dtype cluster on x — 1 recompile(s) (values Float→BFloat16)");
+  EXPECT_EQ(section.suggestions(2).category(), "size");
+  EXPECT_THAT(section.suggestions(2).text(), HasSubstr("automatic dynamic"));
+  EXPECT_THAT(section.suggestions(2).evidence(), HasSubstr("automatic_dynamic_shapes=True"));
+}
+
+TEST(RecompilePassTest, OneSizeRecompileUnderDynamicFalseIsAProblem) {
+  v1::SessionCapture capture;
+  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": false})");
+  AddCompile(&capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 1. expected 7, actual 9"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("`torch._dynamo.mark_dynamic(x, 1)`"));
+  EXPECT_THAT(section.suggestions(0).evidence(), HasSubstr("automatic_dynamic_shapes=False"));
+}
+
+TEST(RecompilePassTest, NewestBulletExplainsWhenNoneNamesTheFirstEntry) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  // Old torch: no compile ids in the bullets.
+  AddCompile(&capture, 0, 1, {"L['lr'] == 0.01"});
+  AddCompile(&capture, 0, 2, {"L['lr'] == 0.02", "L['lr'] == 0.01"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(section.clusters(0).category(), "value");
+  EXPECT_EQ(section.clusters(0).count(), 2u);
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch.tensor(value)"));
+  EXPECT_EQ(section.suggestions(0).evidence(),
+            "value cluster on lr — 2 recompile(s) (guarded values 0.01, 0.02)");
+}
+
+TEST(RecompilePassTest, FramesAreOrderedByRecompiles) {
+  v1::SessionCapture capture;
+  for (uint32_t id : {0u, 1u}) {
+    v1::Frame* frame = capture.add_frames();
+    frame->set_id(id);
+    frame->set_name(id == 0 ? "loss" : "forward");
+  }
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: ___check_obj_id(fn, 1401)"});
+  AddCompile(&capture, 1, 0);
+  AddCompile(&capture, 1, 1, {"1/0: tensor 'x' stride mismatch at index 0. expected 1, actual 4"});
+  AddCompile(&capture, 1, 2, {"1/0: tensor 'x' stride mismatch at index 0. expected 1, actual 8"});
+  const v1::RecompileSection section = RunPass(capture);
+  EXPECT_EQ(section.total(), 3u);
+  EXPECT_EQ(section.frame().name(), "forward");
+  ASSERT_EQ(section.frames_size(), 2);
+  EXPECT_EQ(section.frames(1).name(), "loss");
+  EXPECT_EQ(section.clusters(0).frame(), "forward");
+  EXPECT_EQ(section.suggestions(0).evidence(),
+            "stride cluster on x[0] in `forward` — 2 recompile(s) (values 1→4, 1→8)");
+  EXPECT_THAT(section.suggestions(1).text(), HasSubstr("different object"));
+}
+
+TEST(RecompilePassTest, RestartedAttemptIsOneRecompile) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: L['n'] == 3"});
+  v1::Compile* restart = AddCompile(&capture, 0, 1, {"0/0: L['n'] == 3"});
+  restart->set_id("0/1_1");
+  restart->set_attempt(1);
+  EXPECT_EQ(RunPass(capture).total(), 1u);
+}
+
+// Frame 0, `forward` at /w/m.py:3, compiled once and then recompiled for a size mismatch.
+v1::SessionCapture ForwardRecompiledOnce() {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("forward");
+  frame->set_file("/w/m.py");
+  frame->set_line(3);
+  capture.mutable_session()->set_project_root("/w");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3"});
+  return capture;
+}
+
+TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
+  v1::SessionCapture capture = ForwardRecompiledOnce();
+  v1::Compile* failed = capture.mutable_compiles(1);
+  failed->set_fail_reason(
+      "torch._dynamo hit config.cache_size_limit (8)\n"
+      "   function: 'forward' (/w/m.py:3)\n"
+      "   last reason: 0/7: tensor 'x' size mismatch at index 0. expected 8, actual 9\n");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  const v1::CacheLimitHit& hit = section.cache_limit_hits(0);
+  EXPECT_EQ(hit.frame(), "forward");
+  EXPECT_EQ(hit.limit(), "cache_size_limit");
+  EXPECT_EQ(hit.value(), 8u);
+  EXPECT_EQ(hit.location().file(), "m.py");
+  EXPECT_EQ(hit.evidence(),
+            "torch reported hitting cache_size_limit (8) in compile 0/1 fail_reason; last reason: "
+            "0/7: tensor 'x' size mismatch at index 0. expected 8, actual 9");
+  // The limit is the most impactful fact, so its suggestion comes first.
+  EXPECT_EQ(section.suggestions(0).category(), "cache_limit");
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch._dynamo.config.cache_size_limit"));
+}
+
+// A limit message in an extra record counts, unless the record is one torch generates whole
+// (code, trace events, graph dumps), where such text can only be a literal in generated code.
+TEST(RecompilePassTest, CacheLimitFromAnExtraRecordButNotFromGeneratedCode) {
+  const std::string warning = "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:3)\n";
+  for (const auto& [kind, reported] : {std::pair{"artifact:dynamo_error", true}, std::pair{"str", true},
+                                       std::pair{"inductor_output_code", false},
+                                       std::pair{"artifact:fx_graph_runnable", false},
+                                       std::pair{"chromium_event", false}}) {
+    v1::SessionCapture capture = ForwardRecompiledOnce();
+    v1::Extra* extra = capture.add_extras();
+    extra->set_kind(kind);
+    extra->set_compile_id("0/0");
+    extra->set_payload(absl::StrCat("log = \"\"\"", warning, "\"\"\"\n"));
+    const v1::RecompileSection section = RunPass(capture);
+    EXPECT_EQ(section.cache_limit_hits_size(), reported ? 1 : 0) << kind;
+    if (reported && section.cache_limit_hits_size() == 1) {
+      EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr(absl::StrCat("in a `", kind, "` record")));
+    }
+  }
+}
+
+TEST(RecompilePassTest, CacheLimitFromEntryCountAndConfig) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("step");
+  for (uint32_t n = 0; n < 4; ++n) {
+    v1::Compile* compile =
+        AddCompile(&capture, 0, n,
+                   n == 0 ? std::vector<std::string>{}
+                          : std::vector<std::string>{"0/0: L['k'] == " + std::to_string(n)});
+    // An importer may have expanded the config into a Struct already.
+    auto& config =
+        *(*compile->mutable_metrics()->mutable_fields())["dynamo_config"].mutable_struct_value();
+    (*config.mutable_fields())["recompile_limit"].set_number_value(4);
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).limit(), "recompile_limit");
+  EXPECT_EQ(section.cache_limit_hits(0).value(), 4u);
+  EXPECT_EQ(section.cache_limit_hits(0).evidence(),
+            "`step` compiled 4 cache entries, reaching recompile_limit = 4 (dynamo_config); "
+            "further guard failures run the frame eagerly");
+}
+
+// As torch writes it: dynamo_config a JSON string in each compile's metrics. The frame's latest
+// compile with a readable config is the one that counts; an unreadable one is passed over.
+TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("step");
+  const std::vector<std::string> configs = {R"({"recompile_limit": 8, "automatic_dynamic_shapes": true})",
+                                            R"({"cache_size_limit": 3, "accumulated_cache_size_limit": 64})",
+                                            "{not json", ""};
+  for (uint32_t n = 0; n < configs.size(); ++n) {
+    v1::Compile* compile =
+        AddCompile(&capture, 0, n,
+                   n == 0 ? std::vector<std::string>{}
+                          : std::vector<std::string>{"0/0: L['k'] == " + std::to_string(n)});
+    if (!configs[n].empty()) SetDynamoConfig(compile, configs[n]);
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).limit(), "cache_size_limit");
+  EXPECT_EQ(section.cache_limit_hits(0).value(), 3u);
+  EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
+}
+
+// Two modules' `forward` in one file: two frames of one name, told apart by their first line.
+v1::SessionCapture TwoForwards() {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/w");
+  for (const uint32_t line : {3u, 30u}) {
+    v1::Frame* frame = capture.add_frames();
+    frame->set_id(capture.frames_size() - 1);
+    frame->set_name("forward");
+    frame->set_file("/w/m.py");
+    frame->set_line(line);
+  }
+  return capture;
+}
+
+TEST(RecompilePassTest, CacheLimitMessageGoesToTheFrameItsLineNames) {
+  v1::SessionCapture capture = TwoForwards();
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 1, 0);
+  // Logged outside any compile (no frame id): only the message's line tells the frames apart.
+  v1::Extra* extra = capture.add_extras();
+  extra->set_kind("str");
+  extra->set_payload("torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:30)\n");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);
+}
+
+TEST(RecompilePassTest, CacheLimitMessageGoesToItsCompilesFrame) {
+  v1::SessionCapture capture = TwoForwards();
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 1, 0);
+  // The oldest form names the function only; the compile it was logged in is frame 1's.
+  AddCompile(&capture, 1, 1)->set_fail_reason(
+      "torchdynamo hit recompilation cache limit (8) for function 'forward'");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 1);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);
+}
+
+TEST(RecompilePassTest, SameNamedFramesHitTheirLimitsSeparately) {
+  v1::SessionCapture capture = TwoForwards();
+  for (uint32_t frame = 0; frame < 2; ++frame) {
+    for (uint32_t n = 0; n < 2; ++n) {
+      SetDynamoConfig(AddCompile(&capture, frame, n), R"({"recompile_limit": 2})");
+    }
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.cache_limit_hits_size(), 2);
+  EXPECT_EQ(section.cache_limit_hits(0).location().line(), 3u);
+  EXPECT_EQ(section.cache_limit_hits(1).location().line(), 30u);
+  for (const v1::CacheLimitHit& hit : section.cache_limit_hits()) {
+    EXPECT_EQ(hit.frame(), "forward");
+    EXPECT_EQ(hit.evidence(),
+              "`forward` compiled 2 cache entries, reaching recompile_limit = 2 (dynamo_config); "
+              "further guard failures run the frame eagerly");
+  }
+}
+
+TEST(RecompilePassTest, NoCompilesIsSkipped) {
+  v1::AnalysisReport report;
+  PassOptions options;
+  v1::SessionCapture empty;
+  PassInput in{empty, nullptr, options};
+  ASSERT_THAT(RecompilePass().Run(in, &report), IsOk());
+  EXPECT_EQ(report.recompile().status(), v1::SKIPPED);
+  EXPECT_EQ(report.recompile().reason(), "no compiles in the capture");
+}
+
+TEST(RecompilePassTest, CompilesWithoutRecompilesAreOk) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  const v1::RecompileSection section = RunPass(capture);
+  EXPECT_EQ(section.status(), v1::OK);
+  EXPECT_EQ(section.total(), 0u);
+  EXPECT_EQ(section.clusters_size(), 0);
+}
+
+TEST(RecompilePassTest, GarbageReasonsAreOtherWithTheRawTextKept) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: \x01\x02 definitely not torch", ""});
+  v1::AnalysisReport report;
+  const v1::RecompileSection section = RunPass(capture, &report);
+  EXPECT_EQ(section.total(), 1u);
+  ASSERT_EQ(section.reasons_size(), 2);
+  EXPECT_EQ(section.reasons(0).category(), "other");
+  EXPECT_EQ(section.reasons(0).raw(), "0/0: \x01\x02 definitely not torch");
+  EXPECT_EQ(section.reasons(0).entry_id(), "0/0");
+  EXPECT_EQ(section.reasons(1).category(), "unknown");
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(section.clusters(0).category(), "other");
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("TORCH_LOGS=recompiles_verbose"));
+  ASSERT_EQ(report.diagnostics_size(), 1);
+  EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("1 recompile reason(s) not recognised"));
+}
+
+TEST(RecompilePassTest, LongUnrecognisedTextIsCutOnACharacterBoundary) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  // Byte 80 of the check falls inside the first two-byte "é": the cut must back off before it.
+  std::string reason = "0/0: " + std::string(79, 'a');
+  for (int i = 0; i < 100; ++i) reason += "é";
+  AddCompile(&capture, 0, 1, {reason});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("`" + std::string(79, 'a') + "…`"));
+}
+
+TEST(RecompilePassTest, CancelledFlagStopsThePass) {
+  v1::SessionCapture capture;
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: L['n'] == 3"});
+  EXPECT_THAT(::cl::testing::RunPassCancelled(RecompilePass(), capture),
+              StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
+}
+
+TEST(RecompilePassTest, IsRegisteredForTheRecompileSection) {
+  const Pass* pass = FindPass("recompile");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_EQ(pass->Section(), "recompile");
+}
+
+}  // namespace
+}  // namespace cl

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Writes the expected import counts of a TORCH_TRACE log, read independently of the C++ importer.
+
+A deliberately simple reader (standard library only): it splits header lines from tab-prefixed
+payload lines, applies tlparse's rank rule, and counts what the importer must find — compiles,
+failed compiles, recompile reasons, graph breaks, cache hits/misses/bypasses, and each graph with
+its number of nodes. tests/capture/torch_trace/import_fixtures_test.cc compares the importer against the
+files this writes into tests/golden/torch_trace/.
+
+  expect_counts.py LOG...           print the expectations as JSON
+  expect_counts.py --write DIR ROOT LOG...   write DIR/<LOG relative to ROOT, '/' -> '__'>.json
+"""
+import gzip
+import json
+import os
+import re
+import sys
+
+HEADER = re.compile(r"^[VIWECD]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ .*?\] (\{.*)$")
+ENVELOPE = {"rank", "frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "has_payload",
+            "stack", "subgraph_name", "severity", "timestamp", "pathname", "thread"}
+GRAPH_EVENTS = {"dynamo_output_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
+                "aot_joint_graph", "inductor_pre_grad_graph", "before_pre_grad_graph", "after_pre_grad_graph",
+                "before_recompile_pre_grad", "after_recompile_pre_grad", "inductor_post_grad_graph",
+                "before_post_grad_graph", "after_post_grad_graph", "before_recompile_post_grad",
+                "after_recompile_post_grad"}
+
+
+def records(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="\n") as f:
+        meta, payload = None, None
+        for raw in f:
+            line = raw.rstrip("\n").rstrip("\r")
+            if not line:
+                continue  # tlparse drops blank lines
+            if line.startswith("\t"):
+                if payload is not None:
+                    payload.append(line[1:])
+                continue
+            m = HEADER.match(line)
+            if not m:
+                continue
+            if meta is not None:
+                yield meta, "\n".join(payload) if payload is not None else ""
+            meta, payload = m.group(1), ([] if '"has_payload": "' in m.group(1) else None)
+        if meta is not None:
+            yield meta, "\n".join(payload) if payload is not None else ""
+
+
+def count_nodes(text):
+    """Placeholders of the top-level forward, the assignments in its body, and its return."""
+    lines = text.split("\n")
+    start = next((i for i, l in enumerate(lines) if re.match(r"^(    )?def forward\(", l)), None)
+    if start is None:
+        return 0
+    indent = " " * (len(lines[start]) - len(lines[start].lstrip()) + 4)  # the body's indentation
+
+    def code(line):  # the line without a trailing `  # comment` (annotations hold no '#')
+        return re.sub(r"\s+#.*$", "", line)
+    sig = code(lines[start])
+    i = start
+    while not sig.rstrip().endswith(":") and i + 1 < len(lines):
+        i += 1
+        sig += code(lines[i]).strip()
+    params = sig[sig.index("(") + 1: sig.rindex(")")]
+    depth, quote, parts, cur = 0, None, [], ""
+    for ch in params:
+        if quote:
+            cur += ch
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+            cur += ch
+        elif ch in "([{":
+            depth += 1
+            cur += ch
+        elif ch in ")]}":
+            depth -= 1
+            cur += ch
+        elif ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    placeholders = [p for p in parts if p and p != "self"]
+    # `l_x_ = L_x_` gives placeholder L_x_ its node name: a rename, not a node.
+    names = {re.split(r"[:=]", p)[0].strip().lstrip("*") for p in placeholders}
+    node_line = re.compile("^" + indent + r"([A-Za-z_]\w*)(?:: \"[^\"]*\")? = ")
+    # The pytree calling convention declares the inputs in the body: `a: "f32[..]"; b: "..";` or
+    # one `a: "f32[..]"  # comment` per line.
+    declaration = re.compile("^" + indent + r"\w+: \"[^\"]*\"\s*(?:;|#|$)")
+    nodes, has_return, pytree_inputs = 0, False, 0
+    for line in lines[i + 1:]:
+        if line.strip() and not line.startswith(indent):
+            break  # the next method or class
+        m = node_line.match(line)
+        if m and line.split("=", 1)[1].strip() not in names:
+            nodes += 1
+        elif declaration.match(line):
+            pytree_inputs += len(re.findall(r"\w+: \"[^\"]*\"", code(line)))
+        elif line.startswith(indent + "return"):
+            has_return = True
+    # With the pytree convention the declared inputs are the placeholders, not the signature's names.
+    inputs = pytree_inputs if pytree_inputs else len(placeholders)
+    return inputs + nodes + (1 if has_return else 0)
+
+
+def expect(path):
+    rank = None
+    seen_ranked = False
+    compiles, failed = {}, set()
+    reasons = {}          # compile id -> count from the recompile_reasons artifact
+    metric_reason = {}    # compile id -> 1 when compilation_metrics names a recompile_reason
+    graph_breaks = 0
+    cache = {"hit": 0, "miss": 0, "bypass": 0}
+    graphs, graph_seen = [], {}
+    for meta_text, payload in records(path):
+        try:
+            meta = json.loads(meta_text)
+        except ValueError:
+            continue
+        if not isinstance(meta, dict):
+            continue
+        events = [k for k in meta if k not in ENVELOPE]
+        if not events:
+            continue
+        event = events[0]
+        if event == "str":
+            continue
+        if "rank" in meta and isinstance(meta["rank"], int):
+            if rank is None:
+                rank = meta["rank"]
+            if meta["rank"] != rank:
+                continue
+            seen_ranked = True
+        elif seen_ranked:
+            continue
+        cid = ""
+        fid, fcid, att = meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("attempt")
+        if isinstance(fid, int) and isinstance(fcid, int) and fid >= 0 and fcid >= 0:
+            ca = meta.get("compiled_autograd_id")
+            cid = (f"!{ca}/" if isinstance(ca, int) else "") + f"{fid}/{fcid}" + (f"_{att}" if isinstance(att, int) and att > 0 else "")
+            compiles.setdefault(cid, True)
+        value = meta[event]
+        name = value.get("name") if event == "artifact" and isinstance(value, dict) else None
+        if event == "compilation_metrics" and cid and isinstance(value, dict):
+            if value.get("fail_type"):
+                failed.add(cid)
+            if value.get("recompile_reason"):
+                metric_reason[cid] = 1
+        kind = name if event == "artifact" else event
+        if kind == "recompile_reasons" and cid:
+            try:
+                p = json.loads(payload)
+                reasons[cid] = 1 if isinstance(p, str) else len([x for x in p if isinstance(x, str)])
+            except ValueError:
+                pass
+        elif kind == "dynamo_graph_break_reason" and cid:
+            graph_breaks += 1
+        elif kind and cid and re.fullmatch(r"(fx_graph|aotautograd)_cache_(hit|miss|bypass)", kind):
+            cache[kind.rsplit("_", 1)[1]] += 1
+        elif kind in GRAPH_EVENTS:
+            gid = f"{cid or '-'}/{kind}"
+            graph_seen[gid] = graph_seen.get(gid, 0) + 1
+            if graph_seen[gid] > 1:
+                gid += f"#{graph_seen[gid]}"
+            graphs.append({"id": gid, "nodes": count_nodes(payload)})
+    total_reasons = sum(reasons.values()) + sum(v for k, v in metric_reason.items() if k not in reasons)
+    return {"compiles": len(compiles), "failed": len(failed), "recompile_reasons": total_reasons,
+            "graph_breaks": graph_breaks, "cache": cache, "graphs": graphs}
+
+
+def main(argv):
+    if len(argv) > 3 and argv[1] == "--write":
+        out_dir, root = argv[2], argv[3]
+        os.makedirs(out_dir, exist_ok=True)
+        for path in argv[4:]:
+            name = os.path.relpath(path, root).replace("/", "__") + ".json"
+            with open(os.path.join(out_dir, name), "w") as f:
+                json.dump(expect(path), f, indent=1, sort_keys=True)
+                f.write("\n")
+        return 0
+    for path in argv[1:]:
+        print(json.dumps({path: expect(path)}, indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,166 @@
+// Every real log under ${CL_SHARED_DIR}/fixtures/torch_trace imports without a crash, and its
+// counts match tests/golden/torch_trace/<log>.json, written from the log by expect_counts.py — a
+// separate, deliberately simple reader — not by the importer. After a change to the fixtures, run
+//   tests/capture/torch_trace/expect_counts.py --write tests/golden/torch_trace ../shared/fixtures/torch_trace LOG...
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "capture/torch_trace/importer.h"
+#include "capture/validate.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+
+namespace cl {
+namespace {
+
+namespace fs = std::filesystem;
+using google::protobuf::Value;
+
+const fs::path kFixtures = fs::path(CL_SHARED_DIR) / "fixtures" / "torch_trace";
+const fs::path kExpected = fs::path(CL_SOURCE_DIR) / "tests" / "golden" / "torch_trace";
+
+std::vector<fs::path> Logs() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(kFixtures)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double Num(const Value& v, const std::string& key) { return v.struct_value().fields().at(key).number_value(); }
+
+TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
+  const std::vector<fs::path> logs = Logs();
+  ASSERT_GE(logs.size(), 50u) << "the fixtures are missing: " << kFixtures;
+  ImportOptions options;
+  options.read_sources = false;
+  size_t graphs = 0, nodes = 0, compiles = 0;
+  for (const fs::path& log : logs) {
+    SCOPED_TRACE(log.string());
+    const std::string name =
+        absl::StrCat(absl::StrReplaceAll(fs::relative(log, kFixtures).string(), {{"/", "__"}}), ".json");
+    absl::StatusOr<std::string> text = ReadFile((kExpected / name).string());
+    ASSERT_TRUE(text.ok()) << "no expectation file " << name << " (run expect_counts.py --write)";
+    Value expected;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &expected).ok());
+
+    absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(log.string(), options);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
+
+    int failed = 0, reasons = 0, breaks = 0;
+    std::map<std::string, int> cache;
+    for (const v1::Compile& cp : c->compiles()) {
+      failed += cp.status() == v1::Compile::FAILED;
+      reasons += cp.recompile_reasons_size();
+      breaks += cp.graph_breaks_size();
+      for (const v1::CacheEvent& e : cp.cache_events()) ++cache[e.status()];
+    }
+    EXPECT_EQ(c->compiles_size(), Num(expected, "compiles"));
+    EXPECT_EQ(failed, Num(expected, "failed"));
+    EXPECT_EQ(reasons, Num(expected, "recompile_reasons"));
+    EXPECT_EQ(breaks, Num(expected, "graph_breaks"));
+    const Value& ec = expected.struct_value().fields().at("cache");
+    EXPECT_EQ(cache["hit"], Num(ec, "hit"));
+    EXPECT_EQ(cache["miss"], Num(ec, "miss"));
+    EXPECT_EQ(cache["bypass"], Num(ec, "bypass"));
+
+    const auto& eg = expected.struct_value().fields().at("graphs").list_value().values();
+    ASSERT_EQ(c->graphs_size(), eg.size());
+    for (int i = 0; i < c->graphs_size(); ++i) {
+      const auto& g = eg[i].struct_value().fields();
+      EXPECT_EQ(c->graphs(i).id(), g.at("id").string_value());
+      EXPECT_EQ(c->graphs(i).nodes_size(), g.at("nodes").number_value()) << c->graphs(i).id();
+      nodes += c->graphs(i).nodes_size();
+    }
+    graphs += c->graphs_size();
+    compiles += c->compiles_size();
+  }
+  std::cout << "imported " << logs.size() << " logs: " << compiles << " compiles, " << graphs << " graphs, "
+            << nodes << " nodes\n";
+  EXPECT_GT(graphs, 100u);
+}
+
+TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "torch-2.6" / "rmsnorm_blocks-base" / "trace.log").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->frames_size(), 1);
+  EXPECT_EQ(c->frames(0).name(), "forward");
+  ASSERT_EQ(c->compiles_size(), 4);
+  EXPECT_EQ(c->compiles(0).status(), v1::Compile::OK);
+  EXPECT_THAT(c->compiles(3).recompile_reasons(),
+              ::testing::ElementsAre("0/2: tensor 'L['x']' size mismatch at index 0. expected 64, actual 128",
+                                     "0/1: tensor 'L['x']' size mismatch at index 0. expected 32, actual 128",
+                                     "0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
+  EXPECT_EQ(c->compiles(0).metrics().fields().at("co_name").string_value(), "forward");
+  EXPECT_GT(c->compiles(0).duration_us(), 0);
+  // The post-grad graph: the Inductor-rewritten addmm carries no stack trace.
+  const v1::Graph* post = nullptr;
+  for (const v1::Graph& g : c->graphs()) {
+    if (g.stage() == v1::Graph::POST_GRAD && g.compile_id() == "0/0") post = &g;
+  }
+  ASSERT_NE(post, nullptr);
+  bool addmm_without_stack = false, sub = false;
+  for (const v1::Node& n : post->nodes()) {
+    addmm_without_stack |= n.target() == "aten.addmm.default" && n.source().no_stacktrace();
+    sub |= n.target() == "aten.sub.Tensor";
+  }
+  EXPECT_TRUE(addmm_without_stack);
+  EXPECT_TRUE(sub);
+}
+
+TEST(ImportFixturesTest, MessyMultiRankDirectory) {
+  const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse" / "multi_rank_messy_input").string();
+  absl::StatusOr<std::vector<std::string>> logs = FindTraceLogs(dir, false);
+  ASSERT_TRUE(logs.ok()) << logs.status();
+  ASSERT_EQ(logs->size(), 2u);  // the two rank logs; the empty and unrelated files are ignored
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<std::vector<v1::SessionCapture>> ranks = ImportTrace(dir, options);
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  ASSERT_EQ(ranks->size(), 2u);
+  for (const v1::SessionCapture& c : *ranks) {
+    EXPECT_EQ(c.ranks_size(), 2);
+    EXPECT_EQ(c.session().world_size(), 2);
+  }
+}
+
+TEST(ImportFixturesTest, MultiRankStormIsVisibleInTheDigests) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<std::vector<v1::SessionCapture>> ranks =
+      ImportTrace((kFixtures / "tlparse-corpus" / "tlparse" / "multi_rank_logs").string(), options);
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  ASSERT_EQ(ranks->size(), 4u);
+  const auto& digests = (*ranks)[0].ranks();
+  ASSERT_EQ(digests.size(), 4);
+  uint32_t most = 0;
+  int storm_rank = -1;
+  for (const v1::RankDigest& d : digests) {
+    if (d.compiles() > most) most = d.compiles(), storm_rank = d.rank();
+  }
+  EXPECT_EQ(storm_rank, 1);
+  EXPECT_GE(most, 15u);
+}
+
+TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
+  const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse").string();
+  EXPECT_FALSE(FindTraceLogs(dir, false).ok());
+  absl::StatusOr<std::vector<std::string>> latest = FindTraceLogs(dir, true);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->size(), 1u);
+}
+
+}  // namespace
+}  // namespace cl
