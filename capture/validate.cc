@@ -6,22 +6,17 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/utf8.h"
 
 namespace cl {
 namespace {
 
 // Quotes a user string for an error message, escaping anything unprintable and capping its length.
-std::string Quote(absl::string_view s) {
-  constexpr size_t kMax = 80;
-  std::string out = absl::StrCat("\"", absl::CHexEscape(s.substr(0, kMax)), "\"");
-  if (s.size() > kMax) absl::StrAppend(&out, "...");
-  return out;
-}
+std::string Quote(absl::string_view s) { return absl::StrCat("\"", EscapedExcerpt(s, 80), "\""); }
 
 // Collects problems in document order; the first is the one reported.
 class Problems {

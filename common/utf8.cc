@@ -2,6 +2,9 @@
 
 #include <cstdint>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
 namespace cl {
 
 size_t DecodeUtf8(absl::string_view in, char32_t& cp) {
@@ -45,6 +48,30 @@ std::string ToValidUtf8(absl::string_view in) {
   return RewriteUtf8(in, [](char32_t, absl::string_view bytes, std::string& out) {
     out.append(bytes.data(), bytes.size());
   });
+}
+
+absl::string_view Utf8Prefix(absl::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  // Only a character that starts at most 3 bytes before the cut can straddle it: the nearest byte
+  // there that is not a continuation byte starts it, if anything does.
+  for (size_t back = 1; back <= 3 && back <= max_bytes; ++back) {
+    const size_t start = max_bytes - back;
+    if ((static_cast<uint8_t>(s[start]) & 0xC0) == 0x80) continue;
+    char32_t cp = 0;
+    if (DecodeUtf8(s.substr(start), cp) > back) return s.substr(0, start);
+    break;
+  }
+  return s.substr(0, max_bytes);
+}
+
+std::string ClipUtf8(absl::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  return absl::StrCat(Utf8Prefix(s, max_bytes), kEllipsis);
+}
+
+std::string EscapedExcerpt(absl::string_view s, size_t max_bytes) {
+  const absl::string_view kept = Utf8Prefix(s, max_bytes);
+  return absl::StrCat(absl::CHexEscape(kept), kept.size() < s.size() ? kEllipsis : "");
 }
 
 }  // namespace cl

@@ -1,5 +1,7 @@
 #include "lint/syntax_tree.h"
 
+#include "common/utf8.h"
+
 namespace cl::lint {
 
 NodeId SyntaxTree::Child(NodeId id, Field field) const {
@@ -22,22 +24,13 @@ NodeId SyntaxTree::Unparen(NodeId id) const {
 }
 
 std::string SyntaxTree::Snippet(NodeId id, size_t max) const {
-  absl::string_view text = Text(id);
-  bool cut = false;
-  if (const size_t nl = text.find_first_of("\r\n"); nl != absl::string_view::npos) {
-    text = text.substr(0, nl);
-    cut = true;
-  }
-  if (text.size() > max) {
-    size_t n = max;
-    // Back off to the start of a character: never split a UTF-8 sequence.
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-    text = text.substr(0, n);
-    cut = true;
-  }
-  std::string out(text);
+  const absl::string_view text = Text(id);
+  // The mark goes after the trailing space is trimmed, so the prefix is cut here rather than by
+  // ClipUtf8.
+  const absl::string_view shown = Utf8Prefix(text.substr(0, text.find_first_of("\r\n")), max);
+  std::string out(shown);
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
-  if (cut) out += "…";
+  if (shown.size() < text.size()) out += kEllipsis;
   return out;
 }
 

@@ -187,7 +187,7 @@ class SyntaxTree {
   // Skips parentheses: `((x))` → `x`.
   NodeId Unparen(NodeId id) const;
   // One line of source for a report: the node's text up to its first line break, cut at `max`
-  // bytes (on a character boundary) with "…" when longer.
+  // bytes (on a character boundary, common/utf8.h) with "…" when longer.
   std::string Snippet(NodeId id, size_t max = 120) const;
 
   // Building (python_parser.cc).

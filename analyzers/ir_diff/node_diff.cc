@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "analyzers/common/named_list.h"
+#include "common/utf8.h"
 
 namespace cl {
 namespace {
@@ -20,13 +21,7 @@ constexpr size_t kMaxShown = 48;
 
 enum class Outcome { kSame, kLiteral, kOperand };
 
-std::string Clip(std::string s) {
-  if (s.size() <= kMaxShown) return s;
-  size_t cut = kMaxShown;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
-  s.resize(cut);
-  return s + "\u2026";
-}
+std::string Clip(absl::string_view s) { return ClipUtf8(s, kMaxShown); }
 
 std::string Repr(const v1::Arg* arg) {
   if (arg == nullptr) return "\u2014";  // —: no such argument on this side

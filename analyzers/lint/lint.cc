@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
+#include "common/utf8.h"
 #include "lint/correctness_db.h"
 #include "lint/linter.h"
 
@@ -23,14 +24,8 @@ int SeverityRank(const std::string& s) {
 }
 
 // The first line of a graph-break reason, short enough for a table cell.
-std::string ShortReason(const std::string& reason) {
-  std::string out = reason.substr(0, reason.find('\n'));
-  if (out.size() > 120) {
-    size_t n = 120;
-    while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
-    out = absl::StrCat(out.substr(0, n), "…");
-  }
-  return out;
+std::string ShortReason(absl::string_view reason) {
+  return ClipUtf8(reason.substr(0, reason.find('\n')), 120);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/utf8.h"
 
 namespace cl {
 namespace {
@@ -24,13 +25,7 @@ constexpr size_t kMaxQuotedBytes = 64;
 
 using Sequence = std::vector<std::string>;
 
-// `s` cut to kMaxQuotedBytes, at a UTF-8 character boundary so the detail stays valid UTF-8.
-std::string Clip(absl::string_view s) {
-  if (s.size() <= kMaxQuotedBytes) return std::string(s);
-  size_t end = kMaxQuotedBytes;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return absl::StrCat(s.substr(0, end), "…");
-}
+std::string Clip(absl::string_view s) { return ClipUtf8(s, kMaxQuotedBytes); }
 
 // "a, b, c, … (12 more)".
 std::string ListOf(const std::vector<std::string>& items, size_t max) {

@@ -20,6 +20,7 @@
 #include "analyzers/recompile/reason.h"
 #include "capture/torch_trace/json_value.h"
 #include "capture/validate.h"
+#include "common/utf8.h"
 #include "google/protobuf/struct.pb.h"
 
 namespace cl {
@@ -192,13 +193,9 @@ size_t PrimaryBullet(const std::vector<std::vector<GuardFailure>>& bullets, uint
 
 // --- Suggestions ---------------------------------------------------------------------------
 
-// At most `n` bytes of `s`, cut at a UTF-8 character boundary: report strings are proto3 `string`
+// `s` clipped to `n` bytes on a character boundary (ClipUtf8): report strings are proto3 `string`
 // fields, which must stay valid UTF-8.
-std::string Truncate(absl::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return absl::StrCat(s.substr(0, n), "…");
-}
+std::string Truncate(absl::string_view s, size_t n) { return ClipUtf8(s, n); }
 
 std::string Code(absl::string_view s) { return absl::StrCat("`", s, "`"); }
 std::string Named(absl::string_view var) { return var.empty() ? "an input" : Code(var); }

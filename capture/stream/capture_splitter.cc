@@ -5,6 +5,7 @@
 
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 
 namespace cl {
 namespace {
@@ -72,9 +73,8 @@ class Splitter {
     const size_t piece = budget_ - kEnvelope - source.path().size() - source.sha256().size();
     size_t at = 0;
     do {
-      size_t end = std::min(text.size(), at + piece);
-      while (end < text.size() && end > at && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-      if (end == at) end = std::min(text.size(), at + piece);  // not UTF-8 at all: cut anyway
+      size_t end = at + Utf8Prefix(text.substr(at), piece).size();
+      if (end == at) end = std::min(text.size(), at + piece);  // a piece too small for a character
       v1::CapturePart part;
       v1::SourceChunk* chunk = part.mutable_source_chunk();
       chunk->set_path(source.path());

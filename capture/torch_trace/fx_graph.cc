@@ -12,7 +12,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -512,14 +511,9 @@ std::optional<std::string> ParseSelfPath(absl::string_view e) {
   return path;
 }
 
-// At most kMaxSourceBytes of valid UTF-8 `s`, cut at a character boundary. Every node after a
+// At most kMaxSourceBytes of valid UTF-8 `s` (and the ellipsis when cut). Every node after a
 // source comment gets a copy, so an uncapped comment would multiply the input's size.
-std::string CapSourceField(absl::string_view s) {
-  if (s.size() <= kMaxSourceBytes) return std::string(s);
-  size_t n = kMaxSourceBytes;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return absl::StrCat(s.substr(0, n), "...");
-}
+std::string CapSourceField(absl::string_view s) { return ClipUtf8(s, kMaxSourceBytes); }
 
 // `File: /path/x.py:69 in forward, code: h = self.up(x)` (FX's stack-trace summary).
 void ParseFileComment(absl::string_view s, v1::SourceLoc* loc) {
@@ -1171,8 +1165,7 @@ class FxGraphReader {
     if (result_->problems.size() >= kMaxFxProblems) return;
     std::string message = line == 0 ? std::string(what) : absl::StrCat("line ", line, ": ", what);
     if (!text.empty()) {
-      absl::StrAppend(&message, ": ", absl::CHexEscape(text.substr(0, kExcerptBytes)),
-                      text.size() > kExcerptBytes ? "..." : "");
+      absl::StrAppend(&message, ": ", EscapedExcerpt(text, kExcerptBytes));
     }
     result_->problems.push_back(std::move(message));
   }

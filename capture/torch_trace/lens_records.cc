@@ -3,10 +3,10 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/digest.h"
+#include "common/utf8.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace cl {
@@ -40,12 +40,8 @@ absl::Status Parse(LensRecord kind, absl::string_view payload, google::protobuf:
   return absl::OkStatus();
 }
 
-std::string Quote(absl::string_view s) {
-  constexpr size_t kMax = 80;
-  std::string out = absl::StrCat("\"", absl::CHexEscape(s.substr(0, kMax)), "\"");
-  if (s.size() > kMax) absl::StrAppend(&out, "...");
-  return out;
-}
+// Quotes a user string for an error message, escaping anything unprintable and capping its length.
+std::string Quote(absl::string_view s) { return absl::StrCat("\"", EscapedExcerpt(s, 80), "\""); }
 
 }  // namespace
 

@@ -528,22 +528,26 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
   v1::Extra* x = capture_.add_extras();
   x->set_kind(std::string(kind));
   x->set_compile_id(env.compile_id);
-  // The metadata, a newline and the payload, cut at the cap: copy only what is kept.
+  // The metadata, a newline and the payload, cut at the cap on a character boundary (both are
+  // valid UTF-8 by now): copy only what is kept. The cap is a budget, so no mark is added; the
+  // extra says it was truncated.
   const size_t cap = options_.extra_payload_cap;
+  const absl::string_view metadata = Utf8Prefix(r.metadata, cap);
   std::string* text = x->mutable_payload();
-  text->reserve(std::min(cap, r.metadata.size() + 1 + r.payload.size()));
-  text->append(r.metadata, 0, std::min(r.metadata.size(), cap));
-  if (r.has_payload && text->size() < cap) {
-    text->push_back('\n');
-    text->append(r.payload, 0, std::min(r.payload.size(), cap - text->size()));
+  text->assign(metadata.data(), metadata.size());
+  bool truncated = metadata.size() < r.metadata.size();
+  if (r.has_payload) {
+    if (!truncated && text->size() < cap) {
+      const absl::string_view payload = Utf8Prefix(r.payload, cap - text->size() - 1);
+      text->reserve(text->size() + 1 + payload.size());
+      text->push_back('\n');
+      text->append(payload.data(), payload.size());
+      truncated = payload.size() < r.payload.size();
+    } else {
+      truncated = true;
+    }
   }
-  if (r.metadata.size() + (r.has_payload ? 1 + r.payload.size() : 0) > text->size()) {
-    size_t cut = text->size();
-    while (cut > 0 && (static_cast<unsigned char>((*text)[cut - 1]) & 0xC0) == 0x80) --cut;  // stay valid UTF-8
-    if (cut > 0 && (static_cast<unsigned char>((*text)[cut - 1]) & 0xC0) == 0xC0) --cut;      // ...at a lead byte
-    text->resize(cut);
-    x->set_truncated(true);
-  }
+  x->set_truncated(truncated);
   extras_bytes_ += text->size();
 }
 

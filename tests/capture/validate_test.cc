@@ -1,7 +1,9 @@
 #include "capture/validate.h"
 
 #include <optional>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -151,6 +153,14 @@ TEST(ValidateTest, HostileStringsAreEscapedInMessages) {
   c.mutable_compiles(0)->set_id("<script>\n\x01");
   EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
                                            HasSubstr("\"<script>\\n\\x01\" is not a compile id")));
+}
+
+TEST(ValidateTest, LongStringsAreClippedInMessages) {
+  v1::SessionCapture c = Valid();
+  c.mutable_compiles(0)->set_id(std::string(200, 'x'));
+  const std::string quoted = absl::StrCat("\"", std::string(80, 'x'), "\u2026\"");
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr(quoted + " is not a compile id")));
 }
 
 TEST(ValidateTest, RankOutsideWorld) {
