@@ -136,6 +136,11 @@ void TraceParser::Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std
   d->set_message(std::move(message));
 }
 
+void TraceParser::Problem(ImportCounter counter, uint64_t line, std::string message) {
+  Count(counter);
+  Diagnose(InfoOf(counter).severity, line, std::move(message));
+}
+
 void TraceParser::Add(TraceRecord&& r) {
   if (!r.md5_ok) Diagnose(v1::Diagnostic::WARNING, r.line, "payload md5 does not match has_payload (kept)");
   // Payload text becomes proto strings, which must be valid UTF-8: check once here (fast, and
@@ -143,12 +148,12 @@ void TraceParser::Add(TraceRecord&& r) {
   // JSON parser checks itself.
   if (!simdjson::validate_utf8(r.payload.data(), r.payload.size())) {
     r.payload = ToValidUtf8(r.payload);
-    Count("payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)");
+    Count(ImportCounter::kInvalidUtf8Payloads);
   }
   element root;
   if (json_->parse(r.metadata).get(root) != simdjson::SUCCESS || !root.is_object()) {
-    Count("bad json");
-    Diagnose(v1::Diagnostic::WARNING, r.line, "the record's metadata is not a JSON object (skipped)");
+    Problem(ImportCounter::kBadJson, r.line,
+            "the record's metadata is not a JSON object (skipped)");
     return;
   }
   Envelope env;
@@ -166,8 +171,7 @@ void TraceParser::Add(TraceRecord&& r) {
     }
   }
   if (env.event.empty()) {
-    Count("no event");
-    Diagnose(v1::Diagnostic::WARNING, r.line, "the record names no event (skipped)");
+    Problem(ImportCounter::kNoEvent, r.line, "the record names no event (skipped)");
     return;
   }
   if (env.event != "str") {
@@ -176,12 +180,12 @@ void TraceParser::Add(TraceRecord&& r) {
     if (env.rank) {
       if (!rank_) rank_ = env.rank;
       if (*env.rank != *rank_) {
-        Count("other rank");
+        Count(ImportCounter::kOtherRank);
         return;
       }
       seen_ranked_ = true;
     } else if (seen_ranked_) {
-      Count("other rank");
+      Count(ImportCounter::kOtherRank);
       return;
     }
   }
@@ -199,7 +203,6 @@ void TraceParser::Add(TraceRecord&& r) {
     }
   }
   if (!first_) first_ = r;
-  Count("records");
   Dispatch(r, env, event_value);
 }
 
@@ -214,7 +217,7 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
         value.at(1).get_int64().get(index) == simdjson::SUCCESS) {
       strings_[index] = std::string(s);
     } else {
-      Count("bad str record");
+      Count(ImportCounter::kBadStrRecord);
     }
     return;
   }
@@ -342,8 +345,7 @@ void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::st
   if (name == "recompile_reasons" && c != nullptr) {
     element payload;
     if (json_->parse(r.payload).get(payload) != simdjson::SUCCESS) {
-      Count("bad artifact json");
-      Diagnose(v1::Diagnostic::WARNING, r.line, "recompile_reasons payload is not JSON (skipped)");
+      Problem(ImportCounter::kBadArtifactJson, r.line, "recompile_reasons payload is not JSON (skipped)");
       return;
     }
     c->clear_recompile_reasons();
@@ -387,20 +389,18 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   if (c != nullptr) graph.set_compile_id(c->id());
   graph.set_stage(stage);
   const FxParseResult parsed = ParseFxGraphText(r.payload, &graph);
-  Count("graphs");
+  Count(ImportCounter::kGraphs);
   if (parsed.skipped_lines > 0) {
-    Count("graph lines not understood");
-    Diagnose(v1::Diagnostic::WARNING, r.line,
-             absl::StrCat(event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
-                          parsed.problems.empty() ? "" : absl::StrCat(" (first: ", parsed.problems[0], ")")));
+    Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
+            absl::StrCat(event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
+                         parsed.problems.empty() ? "" : absl::StrCat(" (first: ", parsed.problems[0], ")")));
   }
   // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.
   absl::flat_hash_set<absl::string_view> names;
   for (const v1::Node& n : graph.nodes()) {
     if (!names.insert(n.name()).second) {
-      Count("graphs dropped");
-      Diagnose(v1::Diagnostic::WARNING, r.line,
-               absl::StrCat(event, ": node \"", absl::CHexEscape(n.name()), "\" is defined twice; graph dropped"));
+      Problem(ImportCounter::kGraphsDropped, r.line,
+              absl::StrCat(event, ": node \"", absl::CHexEscape(n.name()), "\" is defined twice; graph dropped"));
       return;
     }
   }
@@ -414,8 +414,7 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
 void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name) {
   element payload;
   if (json_->parse(r.payload).get(payload) != simdjson::SUCCESS) {
-    Count("bad artifact json");
-    Diagnose(v1::Diagnostic::WARNING, r.line, absl::StrCat(name, " payload is not JSON (skipped)"));
+    Problem(ImportCounter::kBadArtifactJson, r.line, absl::StrCat(name, " payload is not JSON (skipped)"));
     return;
   }
   if (name == "triton_kernel_info") {
@@ -447,21 +446,18 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
 void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
   v1::Compile* c = CompileFor(env);
   if (c == nullptr) {
-    Count("guard trees without a compile id (skipped)");
-    Diagnose(v1::Diagnostic::WARNING, r.line, "dynamo_cpp_guards_str names no compile (skipped)");
+    Problem(ImportCounter::kGuardTreesWithoutCompile, r.line, "dynamo_cpp_guards_str names no compile (skipped)");
     return;
   }
   GuardTreeSources guards = ReadGuardSources(r.payload);
   for (const GuardTreeProblem& problem : guards.problems) {
-    Count("guard tree lines not understood");
     // Payload lines follow the header line, one each.
-    Diagnose(v1::Diagnostic::WARNING, r.line + 1 + problem.line,
-             absl::StrCat("dynamo_cpp_guards_str: ", problem.what, " (skipped)"));
+    Problem(ImportCounter::kGuardTreeLinesNotUnderstood, r.line + 1 + problem.line,
+            absl::StrCat("dynamo_cpp_guards_str: ", problem.what, " (skipped)"));
   }
   if (!guards.has_tree) {
-    Count("guard trees without a guard line");
-    Diagnose(v1::Diagnostic::WARNING, r.line,
-             "dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)");
+    Problem(ImportCounter::kGuardTreesWithoutGuardLine, r.line,
+            "dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)");
     return;
   }
   c->clear_guarded_sources();
@@ -470,24 +466,21 @@ void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
 
 void TraceParser::OnLensRecord(const TraceRecord& r, absl::string_view name, element artifact) {
   if (auto encoding = json::String(artifact, "encoding"); encoding && *encoding != "json") {
-    Count("compile_lens records not valid (skipped)");
-    Diagnose(v1::Diagnostic::WARNING, r.line,
-             absl::StrCat(name, " payload is not valid: encoding is \"", absl::CHexEscape(*encoding),
-                          "\", not \"json\" (skipped)"));
+    Problem(ImportCounter::kLensRecordsNotValid, r.line,
+            absl::StrCat(name, " payload is not valid: encoding is \"", absl::CHexEscape(*encoding),
+                         "\", not \"json\" (skipped)"));
     return;
   }
   const std::optional<LensRecord> kind = LensRecordOf(name);
   std::vector<std::string> warnings;
   const absl::Status status = MergeLensRecord(*kind, r.payload, &capture_, &warnings);
   if (!status.ok()) {
-    Count("compile_lens records not valid (skipped)");
-    Diagnose(v1::Diagnostic::WARNING, r.line, std::string(status.message()));
+    Problem(ImportCounter::kLensRecordsNotValid, r.line, std::string(status.message()));
     return;
   }
   if (*kind == LensRecord::kIteration) iteration_lines_.push_back(r.line);
   for (std::string& warning : warnings) {
-    Count("compile_lens records kept with a warning");
-    Diagnose(v1::Diagnostic::WARNING, r.line, std::move(warning));
+    Problem(ImportCounter::kLensRecordsWithWarning, r.line, std::move(warning));
   }
 }
 
@@ -507,10 +500,9 @@ void TraceParser::DropDanglingIterations() {
       problem = absl::StrCat("compile \"", absl::CHexEscape(it.compile_id()), "\"");
     }
     if (!problem.empty()) {
-      Count("compile_lens iterations naming no compile of the log (skipped)");
-      Diagnose(v1::Diagnostic::WARNING, line,
-               absl::StrCat("compile_lens_iteration ", it.index(), " names ", problem,
-                            ", which this log never compiled (skipped)"));
+      Problem(ImportCounter::kLensIterationsWithoutCompile, line,
+              absl::StrCat("compile_lens_iteration ", it.index(), " names ", problem,
+                           ", which this log never compiled (skipped)"));
       continue;
     }
     if (kept != i) iterations->SwapElements(kept, i);
@@ -520,9 +512,9 @@ void TraceParser::DropDanglingIterations() {
 }
 
 void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind) {
-  Count(absl::StrCat("kept in extras: ", kind));
+  counts_.AddKeptInExtras(kind);
   if (extras_bytes_ >= options_.extras_budget) {
-    Count("extras over budget (dropped)");
+    Count(ImportCounter::kExtrasOverBudget);
     return;
   }
   v1::Extra* x = capture_.add_extras();
@@ -580,7 +572,7 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
     } else if (restarted(c)) {
       c.set_status(v1::Compile::RESTARTED);
     } else {
-      Count("compiles without compilation_metrics");
+      Count(ImportCounter::kCompilesWithoutMetrics);
     }
   }
   for (v1::Kernel& k : *capture_.mutable_kernels()) {
@@ -603,24 +595,8 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   if (rank_) s->set_rank(static_cast<int32_t>(*rank_));
 
   // The counters, as data: what was read, and every oddity.
-  auto add = [&](v1::Diagnostic::Severity sev, uint64_t n, absl::string_view what) {
-    if (n == 0) return;
-    v1::Diagnostic* d = capture_.add_diagnostics();
-    d->set_severity(sev);
-    d->set_where(options_.source_name);
-    d->set_message(absl::StrCat("import: ", n, " ", what));
-  };
-  add(v1::Diagnostic::INFO, t.records, "record(s) read");
-  add(v1::Diagnostic::WARNING, t.md5_mismatches, "payload(s) whose md5 does not match has_payload (kept)");
-  add(v1::Diagnostic::WARNING, t.unparsed_lines, "line(s) that are neither a record header nor payload (skipped)");
-  add(v1::Diagnostic::WARNING, t.orphan_payload_lines, "payload line(s) with no record expecting them (skipped)");
-  add(v1::Diagnostic::WARNING, t.long_lines, "line(s) over the line-length cap (cut)");
-  add(v1::Diagnostic::WARNING, t.truncated_payloads, "payload(s) over the payload cap (truncated)");
-  for (const auto& [name, n] : counters_) {
-    if (name == "records") continue;
-    const bool benign = absl::StartsWith(name, "kept in extras") || name == "graphs" || name == "other rank";
-    add(benign ? v1::Diagnostic::INFO : v1::Diagnostic::WARNING, n, name);
-  }
+  counts_.AddTokenizer(t);
+  counts_.AppendDiagnostics(options_.source_name, &capture_);
   return std::move(capture_);
 }
 

@@ -6,19 +6,20 @@
 // their FX text into nodes (fx_graph.h); `dynamo_cpp_guards_str` gives a compile the sources its
 // guards read (guard_tree.h); the compile_lens_* artifacts the Python package writes give
 // iterations, the divergence check and embedded sources (lens_records.h). Everything else is kept,
-// size-capped, in `extras`. Problems are counted into `diagnostics`, never fatal. One parser per
-// rank's log: records of another rank are counted and skipped, as tlparse does.
+// size-capped, in `extras`. Problems are counted (import_counters.h) into `diagnostics`, never
+// fatal, and the first few are listed by line. One parser per rank's log: records of another rank
+// are counted and skipped, as tlparse does.
 #ifndef CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 #define CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "capture/torch_trace/import_counters.h"
 #include "capture/torch_trace/tokenizer.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -64,8 +65,11 @@ class TraceParser {
   void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
   void DropDanglingIterations();
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
+  void Count(ImportCounter counter) { counts_.Add(counter); }
+  // Lists `message` as a diagnostic at `line` (while fewer than kMaxDiagnostics are listed).
   void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
-  void Count(const std::string& counter) { ++counters_[counter]; }
+  // Counts `counter` and lists `message` at `line` with the counter's severity.
+  void Problem(ImportCounter counter, uint64_t line, std::string message);
 
   const TraceParseOptions options_;
   std::unique_ptr<simdjson::dom::parser> json_;
@@ -84,7 +88,7 @@ class TraceParser {
   size_t extras_bytes_ = 0;
   std::optional<int> year_;                               // from a compilation_metrics epoch
   std::optional<TraceRecord> first_;                      // for started_at
-  std::map<std::string, uint64_t> counters_;              // sorted, for stable diagnostics
+  ImportCounts counts_;
   int diagnostics_kept_ = 0;
 };
 
