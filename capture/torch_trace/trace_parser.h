@@ -53,9 +53,24 @@ class TraceParser {
   std::optional<int64_t> rank() const { return rank_; }
 
  private:
-  struct Envelope;
-  void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
+  // What a record's JSON says about where it belongs.
+  struct Envelope {
+    std::optional<int64_t> rank, frame_id, frame_compile_id, attempt, ca_id;
+    std::string event;
+    std::string compile_id;  // empty unless the record names a whole compile
+  };
+  // trace_parser.cc: the compile a record belongs to, extras, diagnostics and Finish's checks.
   v1::Compile* CompileFor(const Envelope& env);
+  void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
+  void DropDanglingIterations();
+  void Count(ImportCounter counter) { counts_.Add(counter); }
+  // Lists `message` as a diagnostic at `line` (while fewer than kMaxDiagnostics are listed).
+  void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
+  // Counts `counter` and lists `message` at `line` with the counter's severity.
+  void Problem(ImportCounter counter, uint64_t line, std::string message);
+
+  // trace_events.cc: which handler reads which event, and the handlers.
+  void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
   void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
@@ -63,13 +78,6 @@ class TraceParser {
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGuards(const TraceRecord& r, const Envelope& env);
   void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
-  void DropDanglingIterations();
-  void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
-  void Count(ImportCounter counter) { counts_.Add(counter); }
-  // Lists `message` as a diagnostic at `line` (while fewer than kMaxDiagnostics are listed).
-  void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
-  // Counts `counter` and lists `message` at `line` with the counter's severity.
-  void Problem(ImportCounter counter, uint64_t line, std::string message);
 
   const TraceParseOptions options_;
   std::unique_ptr<simdjson::dom::parser> json_;

@@ -1,0 +1,363 @@
+// TraceParser's handlers of the events the capture model knows (trace_parser.h): which handler
+// reads which event, and what each takes from its record. The envelope, the extras and the
+// finished capture are trace_parser.cc's.
+#include "capture/torch_trace/trace_parser.h"
+
+#include <algorithm>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "capture/torch_trace/fx_graph.h"
+#include "capture/torch_trace/guard_tree.h"
+#include "capture/torch_trace/json_value.h"
+#include "capture/torch_trace/lens_records.h"
+#include "simdjson.h"
+
+namespace cl {
+namespace {
+
+using simdjson::dom::element;
+
+std::optional<v1::Graph::Stage> GraphStage(absl::string_view name) {
+  static const auto* const kStages = new std::vector<std::pair<absl::string_view, v1::Graph::Stage>>{
+      {"dynamo_output_graph", v1::Graph::DYNAMO},
+      {"aot_forward_graph", v1::Graph::AOT_FORWARD},
+      {"aot_backward_graph", v1::Graph::AOT_BACKWARD},
+      {"aot_inference_graph", v1::Graph::AOT_INFERENCE},
+      {"aot_joint_graph", v1::Graph::AOT_JOINT},
+      {"inductor_pre_grad_graph", v1::Graph::PRE_GRAD},
+      {"before_pre_grad_graph", v1::Graph::PRE_GRAD},
+      {"after_pre_grad_graph", v1::Graph::PRE_GRAD},
+      {"before_recompile_pre_grad", v1::Graph::PRE_GRAD},
+      {"after_recompile_pre_grad", v1::Graph::PRE_GRAD},
+      {"inductor_post_grad_graph", v1::Graph::POST_GRAD},
+      {"before_post_grad_graph", v1::Graph::POST_GRAD},
+      {"after_post_grad_graph", v1::Graph::POST_GRAD},
+      {"before_recompile_post_grad", v1::Graph::POST_GRAD},
+      {"after_recompile_post_grad", v1::Graph::POST_GRAD},
+  };
+  for (const auto& [event, stage] : *kStages) {
+    if (event == name) return stage;
+  }
+  return std::nullopt;
+}
+
+// "fx_graph_cache_miss" -> {"fx_graph", "miss"}; "aotautograd_cache_hit" -> {"aot_autograd", "hit"}.
+std::optional<std::pair<std::string, std::string>> CacheArtifact(absl::string_view name) {
+  for (const auto& [prefix, cache] : {std::pair<absl::string_view, absl::string_view>{"fx_graph_cache_", "fx_graph"},
+                                      {"aotautograd_cache_", "aot_autograd"}}) {
+    if (!absl::StartsWith(name, prefix)) continue;
+    const absl::string_view status = name.substr(prefix.size());
+    if (status == "hit" || status == "miss" || status == "bypass") {
+      return std::make_pair(std::string(cache), std::string(status));
+    }
+  }
+  return std::nullopt;
+}
+
+// The user frames of a graph-break payload's "User code traceback:" block.
+void ReadUserStack(absl::string_view payload, v1::GraphBreak* out) {
+  const size_t at = payload.find("User code traceback:");
+  if (at == absl::string_view::npos) return;
+  absl::string_view rest = payload.substr(at);
+  size_t pos = 0;
+  while ((pos = rest.find("File \"", pos)) != absl::string_view::npos) {
+    const size_t file_start = pos + 6;
+    const size_t file_end = rest.find("\", line ", file_start);
+    const size_t eol = rest.find('\n', file_start);
+    if (file_end == absl::string_view::npos || (eol != absl::string_view::npos && file_end > eol)) break;
+    // Stop at the compiler's own traceback, which follows a blank line.
+    const absl::string_view before = rest.substr(0, pos);
+    if (before.find("\n\n") != absl::string_view::npos) break;
+    uint32_t line = 0;
+    size_t i = file_end + 8;
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') line = line * 10 + (rest[i++] - '0');
+    std::string name;
+    if (absl::StartsWith(rest.substr(i), ", in ")) {
+      const size_t name_end = rest.find('\n', i);
+      name = std::string(rest.substr(i + 5, name_end == absl::string_view::npos ? absl::string_view::npos : name_end - i - 5));
+    }
+    v1::StackFrame* f = out->add_user_stack();
+    f->set_file(std::string(rest.substr(file_start, file_end - file_start)));
+    f->set_line(line);
+    f->set_name(name);
+    pos = i;
+  }
+}
+
+}  // namespace
+
+void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element value) {
+  const std::string& e = env.event;
+  // Every record that names a whole compile id is part of that compile, whatever its event.
+  if (e != "str") CompileFor(env);
+  if (e == "str") {
+    std::string_view s;
+    int64_t index;
+    if (value.is_array() && value.at(0).get_string().get(s) == simdjson::SUCCESS &&
+        value.at(1).get_int64().get(index) == simdjson::SUCCESS) {
+      strings_[index] = std::string(s);
+    } else {
+      Count(ImportCounter::kBadStrRecord);
+    }
+    return;
+  }
+  if (e == "dynamo_start") {
+    if (std::optional<element> stack = json::Field(value, "stack")) OnDynamoStart(env, *stack);
+    else CompileFor(env);
+    return;
+  }
+  if (e == "compilation_metrics") return OnMetrics(r, env, value);
+  if (e == "artifact") {
+    const std::string name = json::String(value, "name").value_or("");
+    if (LensRecordOf(name)) return OnLensRecord(r, name, value);
+    return OnArtifact(r, env, name);
+  }
+  if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
+  if (std::optional<v1::Graph::Stage> stage = GraphStage(e)) return OnGraph(r, env, e, *stage);
+  if (e == "dynamo_graph_break_reason") return OnArtifact(r, env, e);  // the 2024 top-level form
+  KeepExtra(r, env, e);
+}
+
+void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr || !stack.is_array()) return;
+  // The compiled frame is the last user frame: skip dynamo's own wrapper frames at the end.
+  v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
+  if (!frame->name().empty()) return;
+  simdjson::dom::array frames = json::AsArray(stack);
+  std::vector<element> items(frames.begin(), frames.end());
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    std::string file = json::String(*it, "filename").value_or("");
+    if (file.empty()) {
+      if (std::optional<int64_t> index = json::Int(*it, "filename")) {
+        auto s = strings_.find(*index);
+        if (s != strings_.end()) file = s->second;
+      }
+    }
+    if (absl::StrContains(file, "torch/_dynamo/convert_frame.py") || absl::StrContains(file, "torch/_dynamo/eval_frame.py")) {
+      continue;
+    }
+    frame->set_name(json::String(*it, "name").value_or(""));
+    frame->set_file(file);
+    frame->set_line(static_cast<uint32_t>(std::max<int64_t>(0, json::Int(*it, "line").value_or(0))));
+    return;
+  }
+}
+
+void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr) {
+    KeepExtra(r, env, "compilation_metrics");
+    return;
+  }
+  if (!m.is_object()) return;
+  google::protobuf::Struct* metrics = c->mutable_metrics();
+  for (simdjson::dom::key_value_pair kv : json::AsObject(m)) {
+    json::ToProtoValue(kv.value, &(*metrics->mutable_fields())[std::string(kv.key)]);
+  }
+  // Seconds (older torch) as microseconds, or nothing when they do not fit in an int64 of them.
+  const auto micros = [&](const char* key) -> std::optional<int64_t> {
+    const std::optional<double> seconds = json::Number(m, key);
+    if (!seconds) return std::nullopt;
+    if (std::optional<int64_t> us = json::ToInt64(*seconds * 1e6)) return us;
+    Diagnose(v1::Diagnostic::WARNING, r.line,
+             absl::StrCat("compilation_metrics.", key, " ", *seconds, " s is out of range (ignored)"));
+    return std::nullopt;
+  };
+  if (auto v = json::Int(m, "start_time_us")) c->set_start_us(*v);
+  else if (auto us = micros("start_time")) c->set_start_us(*us);
+  if (auto v = json::Int(m, "duration_us")) c->set_duration_us(std::max<int64_t>(0, *v));
+  else if (auto us = micros("entire_frame_compile_time_s")) c->set_duration_us(std::max<int64_t>(0, *us));
+  if (auto v = json::Int(m, "guard_count")) c->set_guard_count(static_cast<uint32_t>(std::max<int64_t>(0, *v)));
+  if (auto v = json::String(m, "fail_type")) c->set_fail_type(*v);
+  if (auto v = json::String(m, "fail_reason")) c->set_fail_reason(*v);
+  if (std::optional<element> restarts = json::Field(m, "restart_reasons"); restarts && restarts->is_array()) {
+    for (element item : json::AsArray(*restarts)) {
+      std::string_view s;
+      if (item.get_string().get(s) == simdjson::SUCCESS) c->add_restart_reasons(std::string(s));
+    }
+  }
+  if (c->recompile_reasons().empty()) {
+    if (auto v = json::String(m, "recompile_reason"); v && !v->empty()) c->add_recompile_reasons(*v);
+  }
+  if (!year_) {
+    if (auto s = json::Number(m, "start_time"); s && *s > 0) {
+      const std::time_t t = static_cast<std::time_t>(*s);
+      std::tm tm{};
+      gmtime_r(&t, &tm);
+      year_ = tm.tm_year + 1900;
+    }
+  }
+  if (auto v = json::String(m, "python_version"); v && capture_.session().python_version().empty()) {
+    capture_.mutable_session()->set_python_version(*v);
+  }
+  // co_name / co_filename / co_firstlineno name the compiled code object exactly.
+  v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
+  if (auto v = json::String(m, "co_name")) frame->set_name(*v);
+  if (auto v = json::String(m, "co_filename")) frame->set_file(*v);
+  if (auto v = json::Int(m, "co_firstlineno"); v && *v >= 0) frame->set_line(static_cast<uint32_t>(*v));
+}
+
+void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name) {
+  if (std::optional<v1::Graph::Stage> stage = GraphStage(name)) return OnGraph(r, env, name, *stage);
+  if (name == "inductor_runtime_and_tensor_meta" || name == "inductor_tlparse_runtime" ||
+      name == "triton_kernel_info") {
+    return OnKernels(r, env, name);
+  }
+  v1::Compile* c = CompileFor(env);
+  if (name == "recompile_reasons" && c != nullptr) {
+    element payload;
+    if (json_->parse(r.payload).get(payload) != simdjson::SUCCESS) {
+      Problem(ImportCounter::kBadArtifactJson, r.line,
+              "recompile_reasons payload is not JSON (skipped)");
+      return;
+    }
+    c->clear_recompile_reasons();
+    std::string_view s;
+    if (payload.get_string().get(s) == simdjson::SUCCESS) {
+      c->add_recompile_reasons(std::string(s));
+    } else if (payload.is_array()) {
+      for (element item : json::AsArray(payload)) {
+        if (item.get_string().get(s) == simdjson::SUCCESS) c->add_recompile_reasons(std::string(s));
+      }
+    }
+    return;
+  }
+  if (name == "dynamo_graph_break_reason" && c != nullptr) {
+    v1::GraphBreak* gb = c->add_graph_breaks();
+    const size_t tb = r.payload.find("\nUser code traceback:");
+    gb->set_reason(r.payload.substr(0, tb));
+    ReadUserStack(r.payload, gb);
+    return;
+  }
+  if (std::optional<std::pair<std::string, std::string>> cache = CacheArtifact(name); cache && c != nullptr) {
+    v1::CacheEvent* ev = c->add_cache_events();
+    ev->set_cache(cache->first);
+    ev->set_status(cache->second);
+    element payload;
+    if (json_->parse(r.payload).get(payload) == simdjson::SUCCESS) {
+      if (auto key = json::String(payload, "key")) ev->set_key(*key);
+    }
+    return;
+  }
+  KeepExtra(r, env, absl::StrCat("artifact:", name));
+}
+
+void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
+                          v1::Graph::Stage stage) {
+  v1::Compile* c = CompileFor(env);
+  std::string id = absl::StrCat(env.compile_id.empty() ? "-" : env.compile_id, "/", event);
+  if (const int n = ++graph_count_[id]; n > 1) absl::StrAppend(&id, "#", n);
+  v1::Graph graph;
+  graph.set_id(id);
+  if (c != nullptr) graph.set_compile_id(c->id());
+  graph.set_stage(stage);
+  const FxParseResult parsed = ParseFxGraphText(r.payload, &graph);
+  Count(ImportCounter::kGraphs);
+  if (parsed.skipped_lines > 0) {
+    Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
+            absl::StrCat(event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
+                         parsed.problems.empty() ? ""
+                                                 : absl::StrCat(" (first: ", parsed.problems[0], ")")));
+  }
+  // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.
+  absl::flat_hash_set<absl::string_view> names;
+  for (const v1::Node& n : graph.nodes()) {
+    if (!names.insert(n.name()).second) {
+      Problem(ImportCounter::kGraphsDropped, r.line,
+              absl::StrCat(event, ": node \"", absl::CHexEscape(n.name()),
+                           "\" is defined twice; graph dropped"));
+      return;
+    }
+  }
+  if (c != nullptr) {
+    c->add_graph_ids(id);
+    if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_")) lowered_graph_[c->id()] = id;
+  }
+  *capture_.add_graphs() = std::move(graph);
+}
+
+void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name) {
+  element payload;
+  if (json_->parse(r.payload).get(payload) != simdjson::SUCCESS) {
+    Problem(ImportCounter::kBadArtifactJson, r.line,
+            absl::StrCat(name, " payload is not JSON (skipped)"));
+    return;
+  }
+  if (name == "triton_kernel_info") {
+    if (!payload.is_object()) return;
+    for (simdjson::dom::key_value_pair kv : json::AsObject(payload)) {
+      const std::string kernel(kv.key);
+      if (kernel_index_.try_emplace(kernel, capture_.kernels_size()).second) {
+        capture_.add_kernels()->set_name(kernel);
+      }
+    }
+    return;
+  }
+  // inductor_runtime_and_tensor_meta: {"ops": [{"name", "type", "estimated_runtime_ns", "outputs"}]}
+  std::optional<element> ops = json::Field(payload, "ops");
+  if (!ops || !ops->is_array()) return;
+  for (element op : json::AsArray(*ops)) {
+    v1::Kernel* k = capture_.add_kernels();
+    k->set_name(json::String(op, "name").value_or(""));
+    if (auto ns = json::Number(op, "estimated_runtime_ns")) k->set_estimated_us(*ns / 1000.0);
+    k->set_launches(1);
+    // The graph it ran for: the compile's graph lowered last, or, when none has come yet, the one
+    // it lowers last once every graph is known (at Finish).
+    if (env.compile_id.empty()) continue;
+    auto lowered = lowered_graph_.find(env.compile_id);
+    k->set_graph_id(lowered != lowered_graph_.end() ? lowered->second : absl::StrCat("?", env.compile_id));
+  }
+}
+
+void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr) {
+    Problem(ImportCounter::kGuardTreesWithoutCompile, r.line,
+            "dynamo_cpp_guards_str names no compile (skipped)");
+    return;
+  }
+  GuardTreeSources guards = ReadGuardSources(r.payload);
+  for (const GuardTreeProblem& problem : guards.problems) {
+    // Payload lines follow the header line, one each.
+    Problem(ImportCounter::kGuardTreeLinesNotUnderstood, r.line + 1 + problem.line,
+            absl::StrCat("dynamo_cpp_guards_str: ", problem.what, " (skipped)"));
+  }
+  if (!guards.has_tree) {
+    Problem(ImportCounter::kGuardTreesWithoutGuardLine, r.line,
+            "dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)");
+    return;
+  }
+  c->clear_guarded_sources();
+  for (std::string& source : guards.sources) c->add_guarded_sources(std::move(source));
+}
+
+void TraceParser::OnLensRecord(const TraceRecord& r, absl::string_view name, element artifact) {
+  if (auto encoding = json::String(artifact, "encoding"); encoding && *encoding != "json") {
+    Problem(ImportCounter::kLensRecordsNotValid, r.line,
+            absl::StrCat(name, " payload is not valid: encoding is \"", absl::CHexEscape(*encoding),
+                         "\", not \"json\" (skipped)"));
+    return;
+  }
+  const std::optional<LensRecord> kind = LensRecordOf(name);
+  std::vector<std::string> warnings;
+  const absl::Status status = MergeLensRecord(*kind, r.payload, &capture_, &warnings);
+  if (!status.ok()) {
+    Problem(ImportCounter::kLensRecordsNotValid, r.line, std::string(status.message()));
+    return;
+  }
+  if (*kind == LensRecord::kIteration) iteration_lines_.push_back(r.line);
+  for (std::string& warning : warnings) {
+    Problem(ImportCounter::kLensRecordsWithWarning, r.line, std::move(warning));
+  }
+}
+
+}  // namespace cl
