@@ -37,6 +37,11 @@
 // The parser never fails: what it cannot read is counted in the result, and it keeps going. It
 // runs in time linear in the text, and nothing it does recurses with the input's nesting depth
 // (list arguments deeper than a fixed bound are kept as one literal).
+//
+// Its parts, each a file beside this one (in namespace cl::fx): fx_text.h, the characters;
+// fx_scan.h, the top-level scans of a statement; fx_lines.h, the logical lines; fx_meta.h, the
+// type annotations; fx_expression.h, the right-hand sides and argument values; fx_graph.cc, the
+// statements of the forward and the nodes they make.
 #ifndef CAPTURE_TORCH_TRACE_FX_GRAPH_H_
 #define CAPTURE_TORCH_TRACE_FX_GRAPH_H_
 
