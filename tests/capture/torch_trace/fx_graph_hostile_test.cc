@@ -130,6 +130,16 @@ TEST(FxGraphTest, ProblemsAreCountedAndCapped) {
   EXPECT_THAT(Names(p.graph), ElementsAre("x", "y", "output"));
 }
 
+TEST(FxGraphTest, ProblemExcerptsAreEscapedAndClipped) {
+  // 79 bytes, then an é across the 80-byte excerpt's end: it is left out whole.
+  const std::string junk =
+      absl::StrCat("this is not fx \"", std::string(63, 'x'), "\xc3\xa9", std::string(50, 'y'), "\"");
+  const Parsed p = Parse(absl::StrCat("def forward(self, x):\n    ", junk, "\n    return x\n"));
+  ASSERT_THAT(p.result.problems, SizeIs(1));
+  EXPECT_EQ(p.result.problems[0], absl::StrCat("line 2: not an FX node statement: this is not fx \\\"",
+                                               std::string(63, 'x'), "\u2026"));
+}
+
 TEST(FxGraphTest, HostileInputs) {
   const std::vector<std::string> inputs = {
       "",
