@@ -9,12 +9,15 @@
 // To add a pass: implement Pass in analyzers/<name>.{h,cc}, give it the name of the report section
 // it fills (a field of AnalysisReport whose message has `status` and `reason`), and list it in
 // analyzers/registry.cc. That list is the only place passes are registered.
+//
+// Facts about the session itself (its GPU, labels, versions) are not options: they are the
+// capture's `session`, which the client's flags override there, so that every pass and the
+// report's metadata read one value.
 #ifndef ANALYZERS_PASS_H_
 #define ANALYZERS_PASS_H_
 
 #include <atomic>
 #include <memory>
-#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -30,7 +33,6 @@ namespace v1 = ::compile_lens::v1;
 
 // Per-request settings a pass may read.
 struct PassOptions {
-  std::string gpu;  // overrides session.gpu
   // The correctness DB that rates lint findings, parsed once by the engine: the request's, else
   // the server's (cl-server --correctness_db); null when there is neither.
   std::shared_ptr<const lint::CorrectnessDb> correctness_db;

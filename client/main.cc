@@ -236,7 +236,6 @@ int Analyze(const std::string& head_path) {
   if (!in.ok()) return Fail(in.status());
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
-  options.set_gpu(absl::GetFlag(FLAGS_gpu));
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());
   if (const std::string db = absl::GetFlag(FLAGS_db); !db.empty()) {
     absl::StatusOr<std::string> text = cl::ReadFile(db);

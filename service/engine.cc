@@ -116,7 +116,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     }
   }
 
-  PassOptions pass_options{options.gpu(), default_db_};
+  PassOptions pass_options{default_db_};
   // A request's own DB wins; one that does not load refuses the request (INVALID_ARGUMENT naming
   // the line), whichever passes run. Parsed here, once, for every pass that reads it.
   if (!options.correctness_db().empty()) {

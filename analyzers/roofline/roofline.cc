@@ -90,7 +90,7 @@ std::string ShortOp(const std::string& target) {
 
 absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::RooflineSection* section = out->mutable_roofline();
-  const std::string gpu = in.options.gpu.empty() ? in.head.session().gpu() : in.options.gpu;
+  const std::string& gpu = in.head.session().gpu();  // what the metadata section shows too
   const GpuSpec* spec = gpu.empty() ? nullptr : FindGpuSpec(gpu);
   section->set_gpu(gpu);
 

@@ -2,8 +2,9 @@
 // the GPU's memory and compute roofs, the achieved rate when a time is known, and which roof
 // bounds it (DESIGN.md §5.7, reference/torch_semantics.md §7).
 //
-// The GPU is the request's (PassOptions.gpu) or else the session's, looked up in
-// analyzers/roofline/gpu_specs.h; an unknown name leaves the section OK with a note listing the known ones,
+// The GPU is the session's (session.gpu, which cl-client's --gpu overrides in the capture, as the
+// metadata section shows it), looked up in analyzers/roofline/gpu_specs.h; an unknown name leaves
+// the section OK with a note listing the known ones,
 // and kernels without roofs. Kernels come from the capture when they carry flops and bytes (their
 // dtype, and whether they are matmul-like, from the post-grad nodes they name; FP32 when none);
 // when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are

@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -82,6 +84,30 @@ TEST_F(E2eTest, ATraceAnalyzedHereOrImportedByTheServerGivesTheSameReport) {
   EXPECT_EQ(report->recompile().total(), 3u);
   EXPECT_EQ(report->metadata().gpu(), "A100-SXM-80GB");
   EXPECT_EQ(report->metadata().labels().at("model"), "hero");
+}
+
+// --gpu reaches the report by one route, the session, whichever way the session is analyzed: the
+// metadata section and the roofline show the same GPU (the flag's, over the capture's A100) and the
+// roofs are that GPU's.
+TEST_F(E2eTest, TheGpuFlagIsTheMetadatasAndTheRooflinesAlikeEveryWay) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> ways = {
+      {"in-process", {kHeroHead}},
+      {"server", {kHeroHead, "--server", address_}},
+      {"raw", {kHeadTrace, "--no-sources", "--server", address_, "--raw"}},
+  };
+  for (const auto& [way, args] : ways) {
+    std::vector<std::string> argv = {kClientBinary, "analyze"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const std::string json = TmpPath(absl::StrCat("gpu-", way, ".json"));
+    argv.insert(argv.end(), {"--gpu", "H100-SXM-80GB", "--json", json});
+    const RunResult r = RunCommand(argv);
+    ASSERT_EQ(r.exit_code, 0) << way << ": " << r.stderr_text;
+    absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(json));
+    ASSERT_TRUE(report.ok()) << way << ": " << report.status();
+    EXPECT_EQ(report->metadata().gpu(), "H100-SXM-80GB") << way;
+    EXPECT_EQ(report->roofline().gpu(), report->metadata().gpu()) << way;
+    EXPECT_DOUBLE_EQ(report->roofline().bandwidth(), 3350e9) << way;
+  }
 }
 
 TEST_F(E2eTest, ImportTraceWritesACapture) {

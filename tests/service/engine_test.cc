@@ -109,6 +109,21 @@ TEST(EngineTest, MetadataAndRawComeFromTheCapture) {
   EXPECT_EQ(r.report.raw().graph_breaks(), 0u);
 }
 
+// The GPU is the session's, one value for the metadata section and the roofline (cl-client --gpu
+// overrides it in the capture; tests/e2e has the flag's side).
+TEST(EngineTest, TheMetadataAndTheRooflineShowTheSessionsGpu) {
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  v1::SessionCapture hero = Hero();
+  hero.mutable_session()->set_gpu("H100-SXM-80GB");
+  v1::AnalyzeOptions roofline;
+  roofline.add_passes("roofline");
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(hero, nullptr, roofline, nullptr));
+  EXPECT_EQ(r.report.metadata().gpu(), "H100-SXM-80GB");
+  EXPECT_EQ(r.report.roofline().gpu(), r.report.metadata().gpu());
+  EXPECT_DOUBLE_EQ(r.report.roofline().bandwidth(), 3350e9);
+}
+
 TEST(EngineTest, UnknownPassNamesAreRefused) {
   ThreadPool pool(1, 8);
   FakePass good("good", "recompile", FakePass::Mode::kOk);

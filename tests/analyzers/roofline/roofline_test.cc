@@ -20,13 +20,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-v1::AnalysisReport RunWithGpu(const v1::SessionCapture& capture, const std::string& gpu) {
-  v1::AnalysisReport report;
-  PassOptions options;
-  options.gpu = gpu;
-  const PassInput in{capture, nullptr, options};
-  EXPECT_TRUE(RooflinePass().Run(in, &report).ok());
-  return report;
+// The pass on `capture` with its session's GPU set to `gpu`, as cl-client --gpu sets it.
+v1::AnalysisReport RunWithGpu(v1::SessionCapture capture, const std::string& gpu) {
+  capture.mutable_session()->set_gpu(gpu);
+  return testing::RunPassOk(RooflinePass(), capture);
 }
 
 // --- The spec table ------------------------------------------------------------------------
@@ -403,7 +400,7 @@ TEST(RooflinePassTest, HeroHasNoFeaturesSoEstimatesFromThePostGradGraph) {
   EXPECT_EQ(gemm.bound(), "memory");
 }
 
-TEST(RooflinePassTest, RequestGpuOverridesAndUnknownGpuIsSaid) {
+TEST(RooflinePassTest, TheSessionsGpuGivesTheRoofsAndAnUnknownOneIsSaid) {
   const v1::SessionCapture hero = testing::LoadHero("head.cls.json");
   const v1::RooflineSection h100 = RunWithGpu(hero, "H100").roofline();
   EXPECT_EQ(h100.gpu(), "H100");
