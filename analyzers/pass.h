@@ -6,9 +6,16 @@
 // each into a report of its own, and merges the sections; a pass that fails gets its section marked
 // ERROR while the rest of the report still comes back.
 //
-// To add a pass: implement Pass in analyzers/<name>.{h,cc}, give it the name of the report section
-// it fills (a field of AnalysisReport whose message has `status` and `reason`), and list it in
-// analyzers/registry.cc. That list is the only place passes are registered.
+// To add a pass: implement Pass in analyzers/<family>/<name>.{h,cc}, give it the name of the report
+// section it fills (a field of AnalysisReport whose message has `status` and `reason`), and list it
+// in analyzers/registry.cc. That list is the only place passes are registered.
+//
+// A pass that takes settings from the request (a field of AnalyzeOptions) parses them itself, in
+// Prepare, into a field of PassOptions that names it as the filler; Run reads that field. Prepare
+// runs for every registered pass before any pass runs, on the request's options over the server's
+// own (cl-server's flags, prepared the same way at its start), so an option that does not parse
+// refuses the request (INVALID_ARGUMENT naming it) whichever passes were selected, and a server
+// whose flags do not parse does not start. The lint pass's correctness DB is the example.
 //
 // Facts about the session itself (its GPU, labels, versions) are not options: they are the
 // capture's `session`, which the client's flags override there, so that every pass and the
@@ -23,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/report.pb.h"
+#include "compile_lens/v1/service.pb.h"
 
 namespace cl {
 namespace lint {
@@ -31,10 +39,11 @@ class CorrectnessDb;
 
 namespace v1 = ::compile_lens::v1;
 
-// Per-request settings a pass may read.
+// What the passes made of a request's options (Pass::Prepare), read-only while they run. Each
+// field is filled by one pass's Prepare and read by that pass alone.
 struct PassOptions {
-  // The correctness DB that rates lint findings, parsed once by the engine: the request's, else
-  // the server's (cl-server --correctness_db); null when there is neither.
+  // LintPass: the correctness DB that rates the findings, the request's (AnalyzeOptions
+  // .correctness_db), else the server's (cl-server --correctness_db); null when there is neither.
   std::shared_ptr<const lint::CorrectnessDb> correctness_db;
 };
 
@@ -57,6 +66,13 @@ class Pass {
   virtual absl::string_view Name() const = 0;
   // The AnalysisReport field this pass fills ("recompile", "ir_diff", ...).
   virtual absl::string_view Section() const = 0;
+  // Parses the settings this pass takes from `request` into its own field of `*options`, which
+  // holds what the server's options gave (or nothing) when called: a field the request leaves unset
+  // keeps that. An error refuses the request, so it names the option and what is wrong with it.
+  // Most passes take no settings and keep this default.
+  virtual absl::Status Prepare(const v1::AnalyzeOptions& request, PassOptions* options) const {
+    return absl::OkStatus();
+  }
   // Fills `out`'s section (and may append to `out->diagnostics`). An error status becomes the
   // section's ERROR reason; whatever else the pass wrote is discarded.
   virtual absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const = 0;

@@ -33,4 +33,13 @@ const Pass* FindPass(absl::string_view name) {
   return nullptr;
 }
 
+absl::StatusOr<PassOptions> PrepareOptions(const std::vector<const Pass*>& passes,
+                                           const v1::AnalyzeOptions& request,
+                                           PassOptions defaults) {
+  for (const Pass* pass : passes) {
+    if (absl::Status status = pass->Prepare(request, &defaults); !status.ok()) return status;
+  }
+  return defaults;
+}
+
 }  // namespace cl

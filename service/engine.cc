@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "analyzers/registry.h"
+#include "common/status_macros.h"
 #include "service/summary.h"
 
 namespace cl {
@@ -116,14 +117,8 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     }
   }
 
-  PassOptions pass_options{default_db_};
-  // A request's own DB wins; one that does not load refuses the request (INVALID_ARGUMENT naming
-  // the line), whichever passes run. Parsed here, once, for every pass that reads it.
-  if (!options.correctness_db().empty()) {
-    absl::StatusOr<lint::CorrectnessDb> db = lint::CorrectnessDb::Parse(options.correctness_db());
-    if (!db.ok()) return db.status();
-    pass_options.correctness_db = std::make_shared<const lint::CorrectnessDb>(*std::move(db));
-  }
+  CL_ASSIGN_OR_RETURN(const PassOptions pass_options,
+                      PrepareOptions(passes_, options, pass_defaults_));
   const PassInput input{head, base, pass_options, cancelled};
 
   auto fan = std::make_shared<FanOut>(selected.size());

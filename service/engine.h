@@ -9,7 +9,7 @@
 #define SERVICE_ENGINE_H_
 
 #include <atomic>
-#include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,7 +17,6 @@
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.pb.h"
-#include "lint/correctness_db.h"
 #include "service/thread_pool.h"
 
 namespace cl {
@@ -33,13 +32,13 @@ class Engine {
   explicit Engine(ThreadPool* pool);
   Engine(ThreadPool* pool, std::vector<const Pass*> passes);
 
-  // The correctness DB for requests that carry none (cl-server --correctness_db). Set before
-  // serving; null: none.
-  void SetDefaultCorrectnessDb(std::shared_ptr<const lint::CorrectnessDb> db) { default_db_ = std::move(db); }
+  // What the passes made of the server's own options (PrepareOptions on cl-server's flags), for
+  // the requests that leave them unset. Set before serving; by default, nothing.
+  void SetPassDefaults(PassOptions defaults) { pass_defaults_ = std::move(defaults); }
 
-  // INVALID_ARGUMENT for an unknown pass name in `options.passes` or options a pass refuses (an
-  // invalid correctness DB, whose message names the line); CANCELLED when `cancelled`
-  // flips before the report is done. Pass failures are not errors here: they are ERROR sections.
+  // INVALID_ARGUMENT for an unknown pass name in `options.passes` or options a pass refuses in its
+  // Prepare (whichever passes were selected); CANCELLED when `cancelled` flips before the report
+  // is done. Pass failures are not errors here: they are ERROR sections.
   absl::StatusOr<EngineResult> Analyze(const v1::SessionCapture& head,
                                        const v1::SessionCapture* base,
                                        const v1::AnalyzeOptions& options,
@@ -47,7 +46,7 @@ class Engine {
 
  private:
   ThreadPool* const pool_;
-  std::shared_ptr<const lint::CorrectnessDb> default_db_;
+  PassOptions pass_defaults_;
   const std::vector<const Pass*> passes_;
 };
 

@@ -15,7 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "analyzers/lint/lint.h"
-#include "lint/correctness_db.h"
+#include "analyzers/registry.h"
 #include "common/file_io.h"
 #include "service/server/server.h"
 
@@ -111,16 +111,19 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   cl::ServerOptions options;
-  // The server-wide correctness DB: an unreadable or invalid one stops the start, naming the line.
+  // The server's own options for what requests leave unset, prepared by the passes as a
+  // request's are: an unreadable or invalid correctness DB stops the start, naming the line.
   if (const std::string db = absl::GetFlag(FLAGS_correctness_db); !db.empty()) {
     absl::StatusOr<std::string> text = cl::ReadFile(db);
-    absl::StatusOr<cl::lint::CorrectnessDb> loaded =
-        text.ok() ? cl::lint::CorrectnessDb::Parse(*text) : absl::StatusOr<cl::lint::CorrectnessDb>(text.status());
-    if (!loaded.ok()) {
-      std::cerr << "cl-server: --correctness_db=" << db << ": " << loaded.status().message() << "\n";
+    cl::v1::AnalyzeOptions server_options;
+    if (text.ok()) server_options.set_correctness_db(*text);
+    absl::StatusOr<cl::PassOptions> prepared =
+        text.ok() ? cl::PrepareOptions(cl::RegisteredPasses(), server_options) : text.status();
+    if (!prepared.ok()) {
+      std::cerr << "cl-server: --correctness_db=" << db << ": " << prepared.status().message() << "\n";
       return 1;
     }
-    options.correctness_db = std::make_shared<const cl::lint::CorrectnessDb>(*std::move(loaded));
+    options.pass_defaults = *std::move(prepared);
   }
   options.listen = absl::GetFlag(FLAGS_listen);
   options.analysis_threads = absl::GetFlag(FLAGS_analysis_threads);

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
+#include "common/status_macros.h"
 #include "common/utf8.h"
 #include "lint/correctness_db.h"
 #include "lint/linter.h"
@@ -33,6 +34,13 @@ std::string ShortReason(absl::string_view reason) {
 lint::ParseCache& LintParseCache() {
   static lint::ParseCache* const cache = new lint::ParseCache(kLintCacheFiles, kLintCacheBytes);
   return *cache;
+}
+
+absl::Status LintPass::Prepare(const v1::AnalyzeOptions& request, PassOptions* options) const {
+  if (request.correctness_db().empty()) return absl::OkStatus();  // the server's, if it has one
+  CL_ASSIGN_OR_RETURN(lint::CorrectnessDb db, lint::CorrectnessDb::Parse(request.correctness_db()));
+  options->correctness_db = std::make_shared<const lint::CorrectnessDb>(std::move(db));
+  return absl::OkStatus();
 }
 
 absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {

@@ -5,7 +5,9 @@
 // roots of the compiled region), the session's torch version (version gating) and the graph
 // breaks (a finding where the capture recorded a break gets it as its `trigger`). Without a
 // correctness DB the findings are candidates; with one (the request's, else the server's) each
-// carries a severity, remedy and issue links. Parse problems become report diagnostics.
+// carries a severity, remedy and issue links. Parse problems become report diagnostics. The DB is
+// the pass's one setting: Prepare parses AnalyzeOptions.correctness_db (the text of a
+// correctness.toml) into PassOptions.correctness_db.
 //
 // The pass keeps the files it parsed (lint/parse_cache.h; by default at most 256 files and 4 MiB of
 // their text, whose trees and indexes take about 13 times that, by bench/lint_bench's one-project
@@ -32,6 +34,9 @@ class LintPass : public Pass {
  public:
   absl::string_view Name() const override { return "lint"; }
   absl::string_view Section() const override { return "lint"; }
+  // The request's correctness DB, when it carries one, replaces the server's; INVALID_ARGUMENT
+  // naming the line when it does not parse.
+  absl::Status Prepare(const v1::AnalyzeOptions& request, PassOptions* options) const override;
   // SKIPPED when the capture holds no source files.
   absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
 };

@@ -90,7 +90,7 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
   if (!auth.ok()) return auth.status();
   std::unique_ptr<AnalysisServer> s(new AnalysisServer(options, std::move(*metrics)));
   s->state_.auth = *std::move(auth);
-  s->engine_.SetDefaultCorrectnessDb(options.correctness_db);
+  s->engine_.SetPassDefaults(options.pass_defaults);
   LintParseCache().SetLimits(options.lint_cache_files, options.lint_cache_bytes);
   s->metrics_->SetLoadProbe([server = s.get(), queue = options.analysis_queue, limit = options.max_inflight] {
     return ServiceLoad{static_cast<double>(server->pool_.queued()), static_cast<double>(queue),

@@ -42,8 +42,9 @@ struct ServerOptions {
   std::string metrics_listen;
   MetricsOptions metrics;
   ServerSecurity security;  // TLS / mTLS / bearer token; all empty: plaintext, no token
-  // Rates lint findings for requests that carry no correctness DB of their own; null: none.
-  std::shared_ptr<const lint::CorrectnessDb> correctness_db;
+  // What the passes made of the server's own options (PrepareOptions; main.cc gives them
+  // --correctness_db's text), for the requests that leave those options unset.
+  PassOptions pass_defaults;
   // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
   size_t recent_sessions = 256;
   size_t recent_session_bytes = 256ull << 20;

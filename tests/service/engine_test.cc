@@ -134,6 +134,32 @@ TEST(EngineTest, UnknownPassNamesAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"nope\"; the passes are: good")));
 }
 
+// A pass that refuses its options in Prepare: every request that asks for the text rendering.
+class PickyPass : public FakePass {
+ public:
+  using FakePass::FakePass;
+  absl::Status Prepare(const v1::AnalyzeOptions& request, PassOptions* options) const override {
+    return request.render_text() ? absl::InvalidArgumentError("picky: render_text is not for me")
+                                 : absl::OkStatus();
+  }
+};
+
+// Every pass prepares its options before any pass runs, selected or not: one that refuses them
+// refuses the whole request, and none of the passes runs.
+TEST(EngineTest, APassThatRefusesItsOptionsRefusesTheRequestWhicheverPassesRun) {
+  ThreadPool pool(1, 8);
+  FakePass good("good", "recompile", FakePass::Mode::kOk);
+  PickyPass picky("picky", "lint", FakePass::Mode::kThrow);
+  Engine engine(&pool, {&good, &picky});
+  v1::AnalyzeOptions options;
+  options.add_passes("good");
+  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr), ::cl::testing::IsOk());
+  options.set_render_text(true);
+  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("picky: render_text is not for me")));
+}
+
 TEST(EngineTest, RunsWithAFullPoolOnTheCallingThread) {
   ThreadPool pool(1, 0);  // no queue at all: every helper is refused
   FakePass a("a", "recompile", FakePass::Mode::kOk), b("b", "lint", FakePass::Mode::kOk);
@@ -196,9 +222,10 @@ TEST(EngineTest, TheDefaultCorrectnessDbRatesRequestsWithoutOne) {
 
   absl::StatusOr<std::string> shipped = ReadFile(CL_SOURCE_DIR "/lint/correctness.toml");
   ASSERT_TRUE(shipped.ok()) << shipped.status();
-  absl::StatusOr<lint::CorrectnessDb> db = lint::CorrectnessDb::Parse(*shipped);
-  ASSERT_TRUE(db.ok()) << db.status();
-  engine.SetDefaultCorrectnessDb(std::make_shared<const lint::CorrectnessDb>(*std::move(db)));
+  v1::AnalyzeOptions server_options;  // what cl-server's --correctness_db makes
+  server_options.set_correctness_db(*shipped);
+  ASSERT_OK_AND_ASSIGN(PassOptions defaults, PrepareOptions(RegisteredPasses(), server_options));
+  engine.SetPassDefaults(std::move(defaults));
   ASSERT_OK_AND_ASSIGN(EngineResult rated, engine.Analyze(Hero(), nullptr, lint_only, nullptr));
   EXPECT_TRUE(rated.report.lint().escalated());
   EXPECT_EQ(rated.report.lint().findings(0).severity(), "warning");

@@ -1,7 +1,7 @@
 // The lint pass on the real hero captures (their `sources` hold examples/hero_scene.py) and on
 // captures built around it: exactly the seed's finding, the seed's HTML row, the shipped DB's
-// rating, graph-break triggers and diagnostics (the server DB and an invalid request DB are the
-// engine's: tests/service/engine_test.cc).
+// rating, how the pass prepares its DB, graph-break triggers and diagnostics (the engine's side of
+// the DB, a server's and a request's: tests/service/engine_test.cc).
 #include "analyzers/lint/lint.h"
 
 #include <memory>
@@ -31,12 +31,15 @@ std::string ShippedDb() {
   return text.ok() ? *text : "";
 }
 
+// The pass on `head` with the correctness DB `db` (its text) in the request, prepared by the pass
+// as the engine has it prepared.
 v1::AnalysisReport RunWith(const v1::SessionCapture& head, const std::string& db) {
   v1::AnalysisReport report;
+  v1::AnalyzeOptions request;
+  request.set_correctness_db(db);
   PassOptions options;
-  absl::StatusOr<lint::CorrectnessDb> parsed = lint::CorrectnessDb::Parse(db);
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  if (parsed.ok()) options.correctness_db = std::make_shared<const lint::CorrectnessDb>(*std::move(parsed));
+  const absl::Status prepared = LintPass().Prepare(request, &options);
+  EXPECT_TRUE(prepared.ok()) << prepared;
   const PassInput in{head, nullptr, options};
   const absl::Status status = LintPass().Run(in, &report);
   EXPECT_TRUE(status.ok()) << status;
@@ -123,6 +126,31 @@ TEST(LintPassTest, HeroRatedByTheShippedDb) {
   EXPECT_THAT(section, HasSubstr("<code>in_place_op_on_alias</code>: use the out-of-place op, or clone() "
                                  "before mutating"));
   EXPECT_THAT(section, Not(HasSubstr("not yet escalated")));
+}
+
+// The request's DB replaces the server's (what `options` holds when Prepare is called); a request
+// without one keeps the server's; one that does not parse is refused, naming the line.
+TEST(LintPassTest, PrepareParsesTheRequestsDbOverTheServers) {
+  v1::AnalyzeOptions server;
+  server.set_correctness_db(ShippedDb());
+  PassOptions options;
+  ASSERT_TRUE(LintPass().Prepare(server, &options).ok());
+  ASSERT_NE(options.correctness_db, nullptr);
+  const lint::CorrectnessDb* const servers = options.correctness_db.get();
+
+  ASSERT_TRUE(LintPass().Prepare(v1::AnalyzeOptions(), &options).ok());
+  EXPECT_EQ(options.correctness_db.get(), servers);
+
+  v1::AnalyzeOptions own;
+  own.set_correctness_db(ShippedDb());
+  ASSERT_TRUE(LintPass().Prepare(own, &options).ok());
+  EXPECT_NE(options.correctness_db.get(), servers);
+
+  v1::AnalyzeOptions bad;
+  bad.set_correctness_db("schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
+                         "category = \"aliasing\"\nseverity = \"critical\"\n");
+  EXPECT_THAT(LintPass().Prepare(bad, &options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 5")));
 }
 
 TEST(LintPassTest, SkippedWithoutSources) {
