@@ -74,7 +74,7 @@ void BM_HeroIngest(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 // Args: the arena's start and max block sizes; 0: protobuf's defaults (256 B to 8 KiB). cl-server's
-// calls use 16 KiB to 64 KiB (service/server/analyze_reactor.h).
+// calls use 16 KiB to 64 KiB (CallUpload, service/server/analysis_task.h).
 BENCHMARK(BM_HeroIngest)->Args({0, 0})->Args({16 << 10, 64 << 10})->Args({16 << 10, 256 << 10})->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -2,7 +2,7 @@
 // tags without parsing what they carry.
 //
 // cl-server reads each message of an Analyze stream as it arrives but parses the parts it carries
-// later, in the analysis task (service/server/analyze_reactor.h): it needs to know at once whether
+// later, in the analysis task (service/server/analysis_task.h): it needs to know at once whether
 // a message is the end marker, a second set of options, or nothing at all. The answer is the one
 // protobuf's parse gives: the last occurrence of a member with its wire type (length-delimited)
 // wins, and a member with another wire type is an unknown field. Framing is checked as the parse

@@ -5,40 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "capture/capture_io.h"
 #include "capture/stream/chunk_kind.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "common/stream_hash.h"
-#include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/proto_buffer_reader.h"
-#include "service/analysis.h"
+#include "service/server/chunk_parse.h"
 
 namespace cl {
 namespace {
-
-// What gRPC's own deserializer does (protobuf's default limits: recursion depth 100), here so that
-// the error can say which message it was and why it may have failed.
-bool ParseChunk(grpc::ByteBuffer* message, v1::AnalyzeChunk* chunk) {
-  grpc::ProtoBufferReader reader(message);
-  return chunk->ParseFromZeroCopyStream(&reader);
-}
-
-// Names the field where `message` goes wrong ("parts.parts[2].graph.nodes[7].name (byte 1234): not
-// UTF-8"), walking it again: only on this error path.
-absl::Status NotAChunk(uint64_t number, const grpc::ByteBuffer& message) {
-  grpc::Slice whole;
-  const std::string where =
-      message.DumpToSingleSlice(&whole).ok()
-          ? LocateWireProblem(absl::string_view(reinterpret_cast<const char*>(whole.begin()), whole.size()),
-                              v1::AnalyzeChunk::descriptor())
-          : "";
-  return absl::InvalidArgumentError(absl::StrCat(
-      "message ", number, " is not an AnalyzeChunk",
-      where.empty() ? " (cut short, or a string field that is not UTF-8, or nested past the parse depth)"
-                    : absl::StrCat(": ", where),
-      "; the capture was not analyzed"));
-}
 
 void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
   std::vector<grpc::Slice> slices;
@@ -50,7 +25,7 @@ void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                grpc::ByteBuffer* response)
-    : state_(state), context_(context), response_(response), assembler_(state->max_session_bytes, &arena_) {
+    : state_(state), context_(context), response_(response), upload_(state->max_session_bytes) {
   if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
     FinishWith(auth);
     return;
@@ -126,7 +101,7 @@ absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
     return absl::InvalidArgumentError("the first message of Analyze must carry the options");
   }
   has_options_ = true;
-  options_ = std::move(*chunk.mutable_options());
+  upload_.options = std::move(*chunk.mutable_options());
   return absl::OkStatus();
 }
 
@@ -142,28 +117,29 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
     case v1::AnalyzeChunk::kParts: {
       // Counted off the wire as it arrives; parsed by the analysis task.
       const size_t length = message_.Length();
-      CL_RETURN_IF_ERROR(assembler_.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
-      const uint64_t held = assembler_.bytes() + (kept_.size() + 1) * kKeptMessageCost;
+      CL_RETURN_IF_ERROR(upload_.assembler.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
+      std::vector<std::pair<uint64_t, grpc::ByteBuffer>>& kept = upload_.kept;
+      const uint64_t held = upload_.assembler.bytes() + (kept.size() + 1) * kKeptMessageCost;
       if (held > state_->max_session_bytes) {
         return absl::ResourceExhaustedError(absl::StrCat(
-            "message ", number, ": ", kept_.size() + 1, " part-carrying messages hold ", held,
+            "message ", number, ": ", kept.size() + 1, " part-carrying messages hold ", held,
             " bytes with their buffers (", kKeptMessageCost, " bytes each), over the session limit of ",
             state_->max_session_bytes, " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
       }
-      HashMessage(message_, &upload_hash_);
-      kept_.emplace_back(number, grpc::ByteBuffer());
+      HashMessage(message_, &upload_.hash);
+      kept.emplace_back(number, grpc::ByteBuffer());
       grpc::Slice copy;  // its bytes in a slice of their own, exactly as long as the message
       if (length < kCopyMessagesUnder && message_.DumpToSingleSlice(&copy).ok()) {
-        kept_.back().second = grpc::ByteBuffer(&copy, 1);
+        kept.back().second = grpc::ByteBuffer(&copy, 1);
       } else {
-        kept_.back().second.Swap(&message_);
+        kept.back().second.Swap(&message_);
       }
       return absl::OkStatus();
     }
     case v1::AnalyzeChunk::kEnd: {
       v1::AnalyzeChunk chunk;
       if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
-      end_ = chunk.end();
+      upload_.end = chunk.end();
       ended_ = true;
       return absl::OkStatus();
     }
@@ -179,59 +155,16 @@ void AnalyzeReactor::StartAnalysis() {
   if (!phase_.compare_exchange_strong(uploading, Phase::kAnalyzing)) return;  // the alarm ended the call
   upload_alarm_.Cancel();
   const bool scheduled = state_->pool->TrySchedule([this] {
-    absl::Status status = Assemble();
-    if (!status.ok()) return Refuse(status);  // the last touch of *this, as below
-    state_->metrics->RecordCaptureBytes(assembler_.bytes());
-    std::string key = RecentSessions::Key(*captures_, options_, assembler_.bytes(), upload_hash_.Finish());
-    switch (key.empty() ? RecentSessions::Claim::kNew : state_->recent->Begin(key, response_)) {
-      case RecentSessions::Claim::kDone:
-        status = absl::OkStatus();  // analyzed already: the same answer, not a second analysis
-        break;
-      case RecentSessions::Claim::kRunning:
-        status = absl::AbortedError(absl::StrCat("session ", captures_->head->session().id(),
-                                                 " is being analyzed by another call; retry shortly"));
-        break;
-      case RecentSessions::Claim::kNew:
-        status = Analyze(key);
-        break;
-    }
-    // The session is freed here, on the thread that built it, before the call ends.
-    captures_.reset();
-    arena_.Reset();
-    FinishWith(status);  // the last touch of *this: OnDone may delete it at once
+    // The task is over (and the session freed) before the call is ended.
+    const AnalysisTask::Outcome outcome =
+        AnalysisTask(*state_->engine, state_->metrics, state_->recent, &upload_)
+            .Run(cancelled_.get(), response_);
+    if (outcome.refused) return Refuse(outcome.status);  // the last touch of *this, as below
+    FinishWith(outcome.status);  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
     FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"), Rejection::kQueueFull);
   }
-}
-
-absl::Status AnalyzeReactor::Assemble() {
-  for (auto& [number, message] : kept_) {
-    auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&arena_);
-    if (!ParseChunk(&message, chunk)) return NotAChunk(number, message);
-    message.Clear();
-    CL_RETURN_IF_ERROR(assembler_.AddCountedMessage(*chunk, number));
-  }
-  kept_.clear();
-  CL_ASSIGN_OR_RETURN(captures_, assembler_.FinishInPlace(end_));
-  return absl::OkStatus();
-}
-
-absl::Status AnalyzeReactor::Analyze(const std::string& key) {
-  const absl::Time start = absl::Now();
-  absl::StatusOr<v1::AnalyzeResponse> result = RunAnalysis(*state_->engine, *captures_, options_, cancelled_.get());
-  state_->metrics->RecordAnalysis(captures_->head->session(), result, absl::Now() - start);
-  absl::Status status = result.status();
-  if (result.ok()) {
-    // Serialized once, here: the same bytes answer this call and any duplicate of it.
-    bool own_buffer = false;
-    status = FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response_, &own_buffer));
-  }
-  if (!key.empty()) {
-    if (status.ok()) state_->recent->Done(key, *response_);
-    else state_->recent->Abandon(key);
-  }
-  return status;
 }
 
 void AnalyzeReactor::Refuse(const absl::Status& status) {

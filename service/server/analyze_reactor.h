@@ -1,25 +1,23 @@
-// The reactor for one CompileLens.Analyze call.
+// The reactor for one CompileLens.Analyze call: admission, reading, and the end of the call.
 //
 // Reactions only move bytes. The options (the first message) are parsed at once; every later
 // message is told apart by its top-level tags alone (capture/stream/chunk_kind.h): the parts it
-// carries are kept as the bytes that arrived, counted against max_session_bytes, and the end marker
-// hands the call to the engine's bounded pool. There the analysis task parses the kept messages
-// onto the call's arena, in order, gives their parts to a CaptureAssembler (which checks them),
-// runs the passes, serializes the answer and frees the arena, all on one thread. (Parsed on
-// gRPC's threads and freed on another, the session's strings cost mimalloc a cross-thread free
-// each: bench/load measured 2.81 ms of server CPU a hero session that way, 2.42–2.50 this way.) Then
-// Finish() is the task's last touch of the reactor.
+// carries are kept in the call's CallUpload as the bytes that arrived, counted against
+// max_session_bytes, and the end marker hands the upload to an AnalysisTask on the engine's
+// bounded pool (analysis_task.h: the parts parsed and assembled, the recent-sessions claim, the
+// analysis, its metrics, the serialized answer). The reactor ends the call with what the task
+// returns: Finish() is the last touch of the reactor, by whichever thread gets to end the call.
 //
 // Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED), a session over
 // max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for its
 // buffer), a message whose framing is broken, that carries nothing or a second set of options
 // (INVALID_ARGUMENT), a stream that ends without the marker (INVALID_ARGUMENT, never analyzed), an
 // upload that has not ended within upload_timeout of its admission (DEADLINE_EXCEEDED: a stalled
-// or trickling client gives its max_inflight slot back). What is wrong inside a message that frames well (a string
-// that is not UTF-8, a part out of order, a dangling reference) is refused by the task, naming the
-// message or the part as before, once the end marker has come. What the call came to (refusal,
-// upload size, the analysis's outcome and findings) goes to the ServiceMetrics; the RPC metrics
-// come from the server's interceptor.
+// or trickling client gives its max_inflight slot back). What is wrong inside a message that
+// frames well (a string that is not UTF-8, a part out of order, a dangling reference) is refused by
+// the task, naming the message or the part as before, once the end marker has come. What the call
+// came to (refusal, upload size, the analysis's outcome and findings) goes to the ServiceMetrics;
+// the RPC metrics come from the server's interceptor.
 #ifndef SERVICE_SERVER_ANALYZE_REACTOR_H_
 #define SERVICE_SERVER_ANALYZE_REACTOR_H_
 
@@ -35,13 +33,12 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "capture/stream/capture_assembler.h"
-#include "common/stream_hash.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "service/engine.h"
 #include "service/metrics.h"
+#include "service/server/analysis_task.h"
 #include "service/server/recent_sessions.h"
 #include "service/server/security.h"
 #include "service/thread_pool.h"
@@ -67,7 +64,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // What a kept message costs beyond its own bytes, counted against max_session_bytes with them:
   // its ByteBuffer (a grpc_byte_buffer with inline room for 8 slices, about 350 bytes) and its
-  // entry in kept_. Without it a stream of 2-byte messages held ~170 bytes for every byte counted.
+  // entry in CallUpload::kept. Without it a stream of 2-byte messages held ~170 bytes for every
+  // byte counted.
   static constexpr uint64_t kKeptMessageCost = 512;
   // A kept message smaller than this is copied out of the slices it arrived in, which share (and
   // keep whole) gRPC's read buffers of kilobytes.
@@ -84,11 +82,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   // An error ends the call with it.
   absl::Status AcceptOptions(uint64_t number);
   absl::Status AcceptMessage(uint64_t number);
+  // Hands the upload to an AnalysisTask on the pool, which ends the call when it is done.
   void StartAnalysis();
-  // The analysis task's steps: the kept messages parsed and assembled into captures_, the
-  // captures analyzed and the answer serialized into *response_.
-  absl::Status Assemble();
-  absl::Status Analyze(const std::string& key);
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
   // Ends the call, once: the reactions, the analysis task and the upload's alarm may each try.
   void FinishWith(const absl::Status& status, std::optional<Rejection> rejection = std::nullopt);
@@ -112,33 +107,14 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
   grpc::ByteBuffer message_;  // the message being read
-  // The part-carrying messages as they arrived (their slices, not copies), with their numbers in
-  // the stream, until the analysis task parses them.
-  std::vector<std::pair<uint64_t, grpc::ByteBuffer>> kept_;
   bool admitted_ = false;
   bool has_options_ = false;
   bool ended_ = false;  // the end marker came: the stream is read
   // Read so far, the options included (atomic: the upload's alarm reads it on another thread).
   std::atomic<uint64_t> messages_{0};
-  // The kept messages' bytes, hashed as they arrive (still in cache from the socket's copy; by the
-  // analysis task they are not), for the recent-sessions key.
-  StreamHash upload_hash_;
-  // The call's memory: the analysis task parses each kept message onto it, moves its parts into
-  // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
-  // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take
-  // hundreds of allocations to hold (bench/capture_stream_bench BM_HeroIngest: 3 % of the ingest).
-  // Not larger: past 128 KiB a block is one of mimalloc's "large" objects, each in pages of its own.
-  static google::protobuf::ArenaOptions CallArenaOptions() {
-    google::protobuf::ArenaOptions options;
-    options.start_block_size = 16 << 10;
-    options.max_block_size = 64 << 10;
-    return options;
-  }
-  google::protobuf::Arena arena_{CallArenaOptions()};
-  v1::AnalyzeOptions options_;
-  v1::EndOfCapture end_;
-  CaptureAssembler assembler_;
-  std::optional<CaptureRefs> captures_;  // on arena_, while the analysis task holds them
+  // What the reactions read, for the analysis task (which frees the session's memory on its
+  // thread).
+  CallUpload upload_;
   // Shared with the analysis task, which polls it through the engine's passes.
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 };
