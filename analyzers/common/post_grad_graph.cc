@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -80,6 +81,30 @@ const v1::Node* PostGradGraph::Input(const v1::Node& node, int i) const {
 const std::vector<const v1::Node*>& PostGradGraph::Users(const v1::Node& node) const {
   auto it = users_.find(&node);
   return it == users_.end() ? NoUsers() : it->second;
+}
+
+std::vector<const v1::Node*> PostGradGraph::UsersThroughViews(const v1::Node& node) const {
+  return UsersThroughViews(node, [](const v1::Node&) { return true; });
+}
+
+std::vector<const v1::Node*> PostGradGraph::UsersThroughViews(
+    const v1::Node& node, absl::FunctionRef<bool(const v1::Node& view)> look_through) const {
+  std::vector<const v1::Node*> out;
+  std::vector<const v1::Node*> stack = {&node};
+  absl::flat_hash_set<const v1::Node*> seen = {&node};
+  while (!stack.empty()) {
+    const v1::Node* current = stack.back();
+    stack.pop_back();
+    for (const v1::Node* user : Users(*current)) {
+      if (!seen.insert(user).second) continue;
+      if (IsViewLike(*user) && look_through(*user)) {
+        stack.push_back(user);
+      } else {
+        out.push_back(user);
+      }
+    }
+  }
+  return out;
 }
 
 const v1::Node* PostGradGraph::SkipViewsUp(const v1::Node* node) const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -43,6 +44,16 @@ class PostGradGraph {
   const v1::Node* Input(const v1::Node& node, int i) const;
   // Every node that names `node` among its arguments (lists included), in graph order.
   const std::vector<const v1::Node*>& Users(const v1::Node& node) const;
+  // The users of `node` seen through views: a view-like user (IsViewLike) that `look_through`
+  // accepts is not itself in the answer, its users are, as `node`'s, recursively; every other user
+  // is, each once, in the order the walk meets them. Fusion looks through every view (the first
+  // overload); the roofline's pointwise runs only through the views inside a run, so that a view
+  // outside it is a reader outside it. A view may name several nodes (a list argument), so in an
+  // untrusted capture views can reach one node along exponentially many paths: the walk visits
+  // each node once.
+  std::vector<const v1::Node*> UsersThroughViews(const v1::Node& node) const;
+  std::vector<const v1::Node*> UsersThroughViews(
+      const v1::Node& node, absl::FunctionRef<bool(const v1::Node& view)> look_through) const;
   // Skips view-like nodes (view, reshape, permute, expand, clone, ...) upwards: the node whose
   // data `node` shows.
   const v1::Node* SkipViewsUp(const v1::Node* node) const;

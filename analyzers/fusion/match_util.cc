@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 
 namespace cl {
@@ -53,29 +52,8 @@ const v1::Node* GemmBias(const PostGradGraph& g, const v1::Node& gemm) {
   return IsCall(gemm, {"aten.addmm", "aten.baddbmm"}) ? g.Input(gemm, 0) : nullptr;
 }
 
-std::vector<const v1::Node*> UsersThroughViews(const PostGradGraph& g, const v1::Node& node) {
-  std::vector<const v1::Node*> out;
-  std::vector<const v1::Node*> stack = {&node};
-  // A view may name several nodes (a list argument), so in an untrusted capture views can reach
-  // one node along exponentially many paths: each node is visited once.
-  absl::flat_hash_set<const v1::Node*> seen = {&node};
-  while (!stack.empty()) {
-    const v1::Node* current = stack.back();
-    stack.pop_back();
-    for (const v1::Node* user : g.Users(*current)) {
-      if (!seen.insert(user).second) continue;
-      if (IsViewLike(*user)) {
-        stack.push_back(user);
-      } else {
-        out.push_back(user);
-      }
-    }
-  }
-  return out;
-}
-
 const v1::Node* ConsumingGemm(const PostGradGraph& g, const v1::Node& node) {
-  for (const v1::Node* user : UsersThroughViews(g, node)) {
+  for (const v1::Node* user : g.UsersThroughViews(node)) {
     if (!IsGemm(*user)) continue;
     const v1::Node* a = g.SkipViewsUp(GemmActivation(g, *user));
     if (a == &node) return user;

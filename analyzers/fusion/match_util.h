@@ -3,7 +3,6 @@
 #define ANALYZERS_FUSION_MATCH_UTIL_H_
 
 #include <cstdint>
-#include <vector>
 
 #include "analyzers/common/post_grad_graph.h"
 
@@ -13,10 +12,6 @@ namespace cl {
 // arg 0; null for mm/bmm).
 const v1::Node* GemmActivation(const PostGradGraph& g, const v1::Node& gemm);
 const v1::Node* GemmBias(const PostGradGraph& g, const v1::Node& gemm);
-
-// The users of `node`, looking through view-like users (a view's users count as `node`'s), each
-// once.
-std::vector<const v1::Node*> UsersThroughViews(const PostGradGraph& g, const v1::Node& node);
 
 // A GEMM that takes `node` (or a view of it) as its activation operand; null when none.
 const v1::Node* ConsumingGemm(const PostGradGraph& g, const v1::Node& node);

@@ -263,18 +263,11 @@ class PointwiseRun {
   bool empty() const { return nodes_.empty(); }
 
   // Whether a node outside the run (or the graph's output) reads `node`, directly or through
-  // views inside the run. A view may name several nodes (a list argument), so in an untrusted
-  // capture views can reach one node along exponentially many paths: each is visited once.
+  // views inside the run: a view outside the run is a reader outside it.
   bool UsedOutside(const PostGradGraph& g, const v1::Node& node) const {
-    std::vector<const v1::Node*> stack = {&node};
-    absl::flat_hash_set<const v1::Node*> seen = {&node};
-    while (!stack.empty()) {
-      const v1::Node* current = stack.back();
-      stack.pop_back();
-      for (const v1::Node* user : g.Users(*current)) {
-        if (!members_.contains(user)) return true;
-        if (IsViewLike(*user) && seen.insert(user).second) stack.push_back(user);
-      }
+    const auto inside = [this](const v1::Node& view) { return members_.contains(&view); };
+    for (const v1::Node* user : g.UsersThroughViews(node, inside)) {
+      if (!members_.contains(user)) return true;
     }
     return false;
   }
