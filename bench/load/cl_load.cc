@@ -2,11 +2,11 @@
 // streaming echo of the same bytes, in one run (bench/load/README.md has the figures).
 //
 // Each of --streams client threads loops: stream the session (AnalyzeChunk messages, serialized
-// once) over its own channel, wait for the answer, record the latency and the status code. Every
-// call carries its own session id, so the server's retry cache never answers in place of an
-// analysis. Both servers are child processes of this one (the echo is this binary with
-// --serve_echo), so their CPU time and memory are read from /proc: the cost per session is the
-// server's CPU seconds over the sessions it answered.
+// once) over its own channel, wait for the answer, record the latency and the status code
+// (load.h). Both servers are child processes of this one (the echo, echo_server.h, is this binary
+// with --serve_echo), so their CPU time and memory are read from /proc (proc_stats.h): the cost per
+// session is the server's CPU seconds over the sessions it answered. This file is the run: the
+// flags, the servers it starts, the phases and their report.
 //
 // Phases (--phases, comma-separated, in this order):
 //   echo      the echo server under the load
@@ -20,45 +20,29 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/usage_config.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "capture/capture_io.h"
-#include "capture/stream/capture_splitter.h"
-#include "capture/stream/part_packer.h"
-#include "common/status_macros.h"
-#include "compile_lens/v1/service.pb.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/generic/async_generic_service.h"
-#include "grpcpp/generic/generic_stub.h"
-#include "grpcpp/security/credentials.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server_builder.h"
-#include "grpcpp/impl/codegen/proto_utils.h"
-#include "grpcpp/support/proto_buffer_reader.h"
-#include "grpcpp/support/proto_buffer_writer.h"
-#include "grpcpp/support/byte_buffer.h"
+#include "bench/load/echo_server.h"
+#include "bench/load/load.h"
+#include "bench/load/proc_stats.h"
+#include "grpcpp/grpcpp.h"
 #include "tests/testing/subprocess.h"
 
 ABSL_FLAG(std::string, server, CL_BINARY_DIR "/service/cl-server", "the cl-server binary");
@@ -89,314 +73,15 @@ ABSL_FLAG(std::string, json, "", "also write the results here as JSON");
 ABSL_FLAG(bool, serve_echo, false, "(internal) serve the echo on --echo_listen and print the address");
 ABSL_FLAG(std::string, echo_listen, "127.0.0.1:0", "(internal) the echo server's address");
 
-namespace cl {
+namespace cl::load {
 namespace {
 
-namespace v1 = ::compile_lens::v1;
-using Clock = std::chrono::steady_clock;
-constexpr const char* kMethod = "/compile_lens.v1.CompileLens/Analyze";
-
-// ---- The echo server -----------------------------------------------------------------------
-
-// Reads every message of the stream and answers with all of their bytes in one message: what a
-// server that only receives the session, and returns as much, costs in gRPC alone.
-class EchoReactor : public grpc::ServerGenericBidiReactor {
- public:
-  // Admits every call the way cl-server does: response headers, marked, at once.
-  explicit EchoReactor(grpc::GenericCallbackServerContext* context) {
-    context->AddInitialMetadata("cl-admitted", "1");
-    StartSendInitialMetadata();
-    StartRead(&in_);
-  }
-
-  void OnReadDone(bool ok) override {
-    if (ok) {
-      std::vector<grpc::Slice> slices;
-      if (in_.Dump(&slices).ok()) {
-        for (const grpc::Slice& s : slices) received_.append(reinterpret_cast<const char*>(s.begin()), s.size());
-      }
-      StartRead(&in_);
-      return;
-    }
-    grpc::Slice slice(received_);
-    out_ = grpc::ByteBuffer(&slice, 1);
-    StartWrite(&out_);
-  }
-  void OnWriteDone(bool ok) override { Finish(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::UNAVAILABLE, "write")); }
-  void OnDone() override { delete this; }
-
- private:
-  grpc::ByteBuffer in_, out_;
-  std::string received_;
-};
-
-class EchoService : public grpc::CallbackGenericService {
-  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
-    return new EchoReactor(context);
-  }
-};
-
-int ServeEcho() {
-  EchoService service;
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_echo_listen), grpc::InsecureServerCredentials(), &port);
-  builder.RegisterCallbackGenericService(&service);
-  builder.SetMaxReceiveMessageSize(1 << 20);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr) {
-    std::cerr << "cl-load: the echo server cannot listen on " << absl::GetFlag(FLAGS_echo_listen) << "\n";
-    return 1;
-  }
-  const std::string listen = absl::GetFlag(FLAGS_echo_listen);
-  const std::string host = listen.substr(0, listen.rfind(':'));
-  // The line cl-server prints, so that one reader starts either server.
-  std::cerr << "cl-server: listening on " << host << ":" << port << std::endl;
-  server->Wait();
-  return 0;
+SessionOptions SessionFlags() {
+  return {absl::GetFlag(FLAGS_head), absl::GetFlag(FLAGS_base), absl::GetFlag(FLAGS_html),
+          absl::GetFlag(FLAGS_batch_parts)};
 }
 
-// ---- The load --------------------------------------------------------------------------------
-
-grpc::ByteBuffer Serialize(const v1::AnalyzeChunk& chunk) {
-  grpc::ByteBuffer buffer;
-  bool own = false;
-  (void)grpc::SerializationTraits<v1::AnalyzeChunk>::Serialize(chunk, &buffer, &own);
-  return buffer;
-}
-
-// The session's stream, cut once: the header part of the head capture is rewritten per call (its
-// session id), everything else is sent as serialized here.
-struct Session {
-  std::vector<v1::AnalyzeChunk> chunks;
-  std::vector<grpc::ByteBuffer> serialized;
-  size_t header = 0;  // the index of the head capture's header chunk
-  size_t bytes = 0;   // the stream's size
-
-  grpc::ByteBuffer HeaderFor(const std::string& id) const {
-    v1::AnalyzeChunk chunk = chunks[header];
-    chunk.mutable_part()->mutable_header()->mutable_session()->set_id(id);
-    return Serialize(chunk);
-  }
-};
-
-absl::StatusOr<Session> LoadSession() {
-  absl::StatusOr<v1::SessionCapture> head = ReadCaptureFile(absl::GetFlag(FLAGS_head));
-  if (!head.ok()) return head.status();
-  std::optional<v1::SessionCapture> base;
-  if (!absl::GetFlag(FLAGS_base).empty()) {
-    absl::StatusOr<v1::SessionCapture> b = ReadCaptureFile(absl::GetFlag(FLAGS_base));
-    if (!b.ok()) return b.status();
-    base = std::move(*b);
-  }
-  Session s;
-  v1::AnalyzeChunk options;
-  options.mutable_options()->set_render_html(absl::GetFlag(FLAGS_html));
-  s.chunks.push_back(options);
-  // The head's header goes alone, in its own message, so that HeaderFor rewrites a small one.
-  PartPacker packer(absl::GetFlag(FLAGS_batch_parts) ? kDefaultPartBudget : 0);
-  const auto push = [&](v1::AnalyzeChunk&& chunk) {
-    s.chunks.push_back(std::move(chunk));
-    return absl::OkStatus();
-  };
-  auto emit = [&](v1::CapturePart&& part) -> absl::Status {
-    if (!part.has_header() || part.side() != v1::HEAD) return packer.Add(std::move(part), push);
-    CL_RETURN_IF_ERROR(packer.Flush(push));
-    s.header = s.chunks.size();
-    CL_RETURN_IF_ERROR(packer.Add(std::move(part), push));
-    return packer.Flush(push);
-  };
-  if (absl::Status st = SplitCapture(*head, v1::HEAD, kDefaultPartBudget, emit); !st.ok()) return st;
-  if (base) {
-    if (absl::Status st = SplitCapture(*base, v1::BASE, kDefaultPartBudget, emit); !st.ok()) return st;
-  }
-  if (absl::Status st = packer.Flush(push); !st.ok()) return st;
-  s.chunks.emplace_back().mutable_end()->set_parts(packer.parts());
-  for (const v1::AnalyzeChunk& c : s.chunks) {
-    s.serialized.push_back(Serialize(c));
-    s.bytes += c.ByteSizeLong();
-  }
-  return s;
-}
-
-struct CallResult {
-  double seconds = 0;
-  grpc::StatusCode code = grpc::StatusCode::OK;
-  bool report = false;  // an AnalyzeResponse with a report came back (cl-server), or the echo
-};
-
-// One call, start to answer, on this thread's completion queue. After the options the client
-// waits (up to --admission_wait) for the server's response headers: marked `cl-admitted`, the call
-// was admitted and the session follows; without the mark (a trailers-only answer) it was refused,
-// and nothing more is sent. The headers are also watched for during the writes, for a server that
-// ends the call early.
-CallResult Call(grpc::GenericStub& stub, grpc::CompletionQueue& cq, const Session& session,
-                const std::string& id, bool echo) {
-  void* const kOp = reinterpret_cast<void*>(1);
-  void* const kMetadata = reinterpret_cast<void*>(2);
-  const auto start = Clock::now();
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, kMethod, &cq);
-  void* tag = nullptr;
-  bool ok = false;
-  bool metadata_pending = false, answered = false, admitted = false;
-  // Headers with a live call, marked by cl-server: admitted. A refusal ends the call with its
-  // headers (trailers only).
-  auto on_metadata = [&](bool live) {
-    metadata_pending = false;
-    answered = true;
-    admitted = live && context.GetServerInitialMetadata().count("cl-admitted") > 0;
-  };
-  // Waits for the one pending operation, noting the metadata if it arrives first.
-  auto step = [&] {
-    while (cq.Next(&tag, &ok)) {
-      if (tag != kMetadata) return ok;
-      on_metadata(ok);
-    }
-    return false;
-  };
-  call->StartCall(kOp);
-  bool sent = step();
-  if (sent) {
-    call->ReadInitialMetadata(kMetadata);
-    metadata_pending = true;
-  }
-  size_t i = 0;
-  for (; sent && !(answered && !admitted) && i < session.serialized.size(); ++i) {
-    call->Write(i == session.header ? session.HeaderFor(id) : session.serialized[i], kOp);
-    sent = step();
-    if (i == 0 && sent && metadata_pending) {
-      // The options are out: cl-server answers admission with its response headers (or refuses,
-      // trailers only). A server that sends none within the wait gets the session anyway.
-      const auto wait_until = std::chrono::system_clock::now() + absl::ToChronoNanoseconds(absl::GetFlag(FLAGS_admission_wait));
-      if (cq.AsyncNext(&tag, &ok, wait_until) == grpc::CompletionQueue::GOT_EVENT) on_metadata(ok);
-    }
-  }
-  if (sent && !(answered && !admitted)) {
-    call->WritesDone(kOp);
-    step();
-  }
-  grpc::ByteBuffer answer;
-  call->Read(&answer, kOp);
-  const bool read = step();
-  grpc::Status status;
-  call->Finish(&status, kOp);
-  step();
-  while (metadata_pending && cq.Next(&tag, &ok)) metadata_pending = tag != kMetadata;
-  CallResult r;
-  r.code = status.error_code();
-  if (!status.ok() && std::getenv("CL_LOAD_DEBUG") != nullptr) {
-    std::cerr << status.error_message() << " answered=" << answered << " sent=" << sent << " writes=" << i << "\n";
-  }
-  if (status.ok() && read) {
-    if (echo) {
-      r.report = answer.Length() == session.bytes;
-    } else {
-      v1::AnalyzeResponse response;
-      r.report = grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&answer, &response).ok() &&
-                 response.has_report();
-    }
-  }
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return r;
-}
-
-struct ProcStats {
-  double cpu_seconds = 0;
-  double rss_mib = 0;
-  double hwm_mib = 0;
-};
-
-ProcStats ReadProc(pid_t pid) {
-  ProcStats p;
-  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  // Fields after the command (which may hold spaces) start after the last ')'.
-  const size_t close = text.rfind(')');
-  if (close != std::string::npos) {
-    std::vector<std::string> f = absl::StrSplit(text.substr(close + 2), ' ');
-    double utime = 0, stime = 0;
-    if (f.size() > 12 && absl::SimpleAtod(f[11], &utime) && absl::SimpleAtod(f[12], &stime)) {
-      p.cpu_seconds = (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-    }
-  }
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  for (std::string line; std::getline(status, line);) {
-    double kib = 0;
-    absl::string_view v = line;
-    if (absl::ConsumePrefix(&v, "VmRSS:") && absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(v), " kB"), &kib)) {
-      p.rss_mib = kib / 1024;
-    } else if (absl::ConsumePrefix(&v, "VmHWM:") &&
-               absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(v), " kB"), &kib)) {
-      p.hwm_mib = kib / 1024;
-    }
-  }
-  return p;
-}
-
-double SelfCpuSeconds() { return ReadProc(getpid()).cpu_seconds; }
-
-struct LoadResult {
-  size_t calls = 0;
-  std::map<grpc::StatusCode, size_t> codes;
-  size_t reports = 0;
-  std::vector<double> ok_latencies, refused_latencies;
-  double seconds = 0;
-};
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
-}
-
-// `streams` threads calling `address` until `stop`; calls that end after `measure_from` count.
-LoadResult RunLoad(const std::string& address, const Session& session, int streams, bool echo,
-                   Clock::time_point measure_from, Clock::time_point stop, const std::string& tag) {
-  std::vector<LoadResult> per(static_cast<size_t>(streams));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < streams; ++t) {
-    threads.emplace_back([&, t] {
-      grpc::ChannelArguments args;
-      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection per stream, as per job
-      args.SetMaxSendMessageSize(1 << 20);
-      grpc::GenericStub stub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
-      grpc::CompletionQueue cq;
-      LoadResult& r = per[static_cast<size_t>(t)];
-      std::mt19937 jitter(static_cast<uint32_t>(t));
-      const double backoff = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_backoff));
-      for (uint64_t n = 0; Clock::now() < stop; ++n) {
-        const CallResult c = Call(stub, cq, session, absl::StrCat(tag, "-", t, "-", n), echo);
-        if (c.code == grpc::StatusCode::RESOURCE_EXHAUSTED) {
-          std::this_thread::sleep_for(std::chrono::duration<double>(
-              backoff * std::uniform_real_distribution<double>(0.5, 1.5)(jitter)));
-        }
-        if (Clock::now() < measure_from) continue;
-        ++r.calls;
-        ++r.codes[c.code];
-        r.reports += c.report;
-        (c.code == grpc::StatusCode::OK ? r.ok_latencies : r.refused_latencies).push_back(c.seconds);
-      }
-      cq.Shutdown();
-      void* tag_ = nullptr;
-      bool ok = false;
-      while (cq.Next(&tag_, &ok)) {
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  LoadResult all;
-  for (LoadResult& r : per) {
-    all.calls += r.calls;
-    all.reports += r.reports;
-    for (auto [code, n] : r.codes) all.codes[code] += n;
-    all.ok_latencies.insert(all.ok_latencies.end(), r.ok_latencies.begin(), r.ok_latencies.end());
-    all.refused_latencies.insert(all.refused_latencies.end(), r.refused_latencies.begin(), r.refused_latencies.end());
-  }
-  all.seconds = std::chrono::duration<double>(stop - measure_from).count();
-  return all;
-}
+Pacing PacingFlags() { return {absl::GetFlag(FLAGS_admission_wait), absl::GetFlag(FLAGS_backoff)}; }
 
 std::string CodeName(grpc::StatusCode code) {
   switch (code) {
@@ -518,7 +203,7 @@ PhaseReport Measure(const std::string& name, const Server& server, const Session
   PhaseReport p;
   p.name = name;
   p.streams = streams;
-  p.load = RunLoad(server.address, session, streams, echo, measure_from, stop, name);
+  p.load = RunLoad(server.address, session, streams, echo, measure_from, stop, name, PacingFlags());
   sampler.join();
   p.server_cpu = ReadProc(server.pid).cpu_seconds - server_before.cpu_seconds;
   p.client_cpu = SelfCpuSeconds() - client_before;
@@ -526,7 +211,7 @@ PhaseReport Measure(const std::string& name, const Server& server, const Session
 }
 
 int Run() {
-  absl::StatusOr<Session> session = LoadSession();
+  absl::StatusOr<Session> session = LoadSession(SessionFlags());
   if (!session.ok()) {
     std::cerr << "cl-load: " << session.status().message() << "\n";
     return 2;
@@ -557,7 +242,8 @@ int Run() {
       }
       // The baseline: after a short load has warmed every pool and cache, then idle.
       const LoadResult prime = RunLoad(server->address, *session, streams, false, Clock::now(),
-                                       Clock::now() + ToChrono(absl::GetFlag(FLAGS_prime)), "prime");
+                                       Clock::now() + ToChrono(absl::GetFlag(FLAGS_prime)), "prime",
+                                       PacingFlags());
       std::this_thread::sleep_for(ToChrono(absl::GetFlag(FLAGS_settle)));
       const double before = ReadProc(server->pid).rss_mib;
       std::vector<double> samples;
@@ -620,7 +306,7 @@ int Run() {
 }
 
 }  // namespace
-}  // namespace cl
+}  // namespace cl::load
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
@@ -633,6 +319,6 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage_config);
   absl::ParseCommandLine(argc, argv);
   signal(SIGPIPE, SIG_IGN);
-  if (absl::GetFlag(FLAGS_serve_echo)) return cl::ServeEcho();
-  return cl::Run();
+  if (absl::GetFlag(FLAGS_serve_echo)) return cl::load::ServeEcho(absl::GetFlag(FLAGS_echo_listen));
+  return cl::load::Run();
 }
