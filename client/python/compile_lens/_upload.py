@@ -20,7 +20,6 @@ import sys
 import time
 
 CHUNK_BYTES = 512 << 10  # raw log bytes per message; the server's limit is 1 MiB
-SCHEMA = "0.5.0"  # the capture schema this package writes (capture/schema.h reads 0.5.x)
 
 
 class UploadResult:
@@ -39,7 +38,7 @@ def _chunks(pb, f, path, session, deadline_at, read_errors):
     the end marker (nothing is analyzed) and lands in ``read_errors``: raised here, grpc would
     only say "Exception iterating requests"."""
     yield pb.service.AnalyzeChunk(options=pb.service.AnalyzeOptions(render_html=False))
-    header = pb.service.CaptureHeader(schema=SCHEMA, session=session, source_name=os.path.basename(path))
+    header = pb.service.CaptureHeader(schema=pb.schema, session=session, source_name=os.path.basename(path))
     parts = 1
     yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
     while True:
@@ -58,9 +57,14 @@ def _chunks(pb, f, path, session, deadline_at, read_errors):
 
 
 class _Protos:
+    """The generated modules, imported when an upload starts (ImportError when absent)."""
+
     def __init__(self):
         from compile_lens.v1 import capture_pb2, service_pb2, service_pb2_grpc
         self.capture, self.service, self.grpc = capture_pb2, service_pb2, service_pb2_grpc
+        # The capture schema this package writes: capture.proto's one definition, which the C++
+        # importer reads too (capture/schema.h).
+        self.schema = capture_pb2.DESCRIPTOR.GetOptions().Extensions[capture_pb2.schema_version]
 
 
 def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, at_exit=False,
@@ -81,7 +85,7 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
     try:
         import grpc
         pb = _Protos()
-    except ImportError as e:
+    except (ImportError, AttributeError) as e:  # AttributeError: modules generated before the option
         return UploadResult(False, f"cannot upload: {e} (install python3-grpcio and build the protos)")
     if log is None:
         from compile_lens import _artifacts
