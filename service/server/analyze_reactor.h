@@ -7,8 +7,7 @@
 // onto the call's arena, in order, gives their parts to a CaptureAssembler (which checks them),
 // runs the passes, serializes the answer and frees the arena, all on one thread. (Parsed on
 // gRPC's threads and freed on another, the session's strings cost mimalloc a cross-thread free
-// each: bench/load measured 2.81 ms of server CPU a hero session that way, 2.42–2.50 this way.) Then
-// Finish() is the task's last touch of the reactor.
+// each: bench/load/README.md.) Then Finish() is the task's last touch of the reactor.
 //
 // Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED), a session over
 // max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for its
@@ -67,7 +66,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // What a kept message costs beyond its own bytes, counted against max_session_bytes with them:
   // its ByteBuffer (a grpc_byte_buffer with inline room for 8 slices, about 350 bytes) and its
-  // entry in kept_. Without it a stream of 2-byte messages held ~170 bytes for every byte counted.
+  // entry in kept_. Without it a stream of tiny messages held far more than it was counted for
+  // (bench/load/README.md).
   static constexpr uint64_t kKeptMessageCost = 512;
   // A kept message smaller than this is copied out of the slices it arrived in, which share (and
   // keep whole) gRPC's read buffers of kilobytes.
@@ -126,7 +126,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
   // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take
-  // hundreds of allocations to hold (bench/capture_stream_bench BM_HeroIngest: 3 % of the ingest).
+  // hundreds of allocations to hold (bench/README.md has BM_HeroIngest's figures).
   // Not larger: past 128 KiB a block is one of mimalloc's "large" objects, each in pages of its own.
   static google::protobuf::ArenaOptions CallArenaOptions() {
     google::protobuf::ArenaOptions options;
