@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "capture/schema.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/chunk_kind.h"
@@ -18,7 +19,7 @@ namespace {
 
 v1::SessionCapture WithGraph(int nodes) {
   v1::SessionCapture c;
-  c.set_schema("0.5.0");
+  c.set_schema(SchemaVersion());
   ::cl::testing::AddChainGraph(c, "g", nodes);
   return c;
 }

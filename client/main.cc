@@ -262,7 +262,7 @@ int Analyze(const std::string& head_path) {
     cl::v1::CaptureHeader header;
     cl::v1::SessionCapture facts;
     cl::ApplyOverrides(in->overrides, &facts);
-    header.set_schema(std::string(cl::kSchemaVersion));
+    header.set_schema(cl::SchemaVersion());
     header.set_source_name(std::filesystem::path(head_path).filename().string());
     if (facts.has_session()) *header.mutable_session() = facts.session();
     absl::StatusOr<cl::v1::AnalyzeResponse> response =

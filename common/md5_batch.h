@@ -1,10 +1,11 @@
 // MD5 of many messages at once, eight at a time in SIMD lanes.
 //
-// One MD5 is a single chain of dependent 32-bit steps: OpenSSL's runs at ~4.5 cycles a byte however
-// wide the core is. A TORCH_TRACE log carries an md5 for every payload, and checking them was a
-// quarter of an import. Independent messages can share the core instead: each 32-bit lane of an
-// 8 x 32-bit vector runs the same step for a different message, and a lane that finishes takes
-// the next message, so messages of any mix of lengths keep the lanes busy until the last few.
+// One MD5 is a single chain of dependent 32-bit steps: OpenSSL's runs no faster however wide the
+// core is. A TORCH_TRACE log carries an md5 for every payload, and checking them one at a time was
+// a large part of an import (bench/README.md has the figures). Independent messages can share the
+// core instead: each 32-bit lane of an 8 x 32-bit vector runs the same step for a different
+// message, and a lane that finishes takes the next message, so messages of any mix of lengths keep
+// the lanes busy until the last few.
 // AVX2 where the CPU has it (checked once at run time), the same code on SSE2 vectors otherwise.
 #ifndef COMMON_MD5_BATCH_H_
 #define COMMON_MD5_BATCH_H_

@@ -23,8 +23,8 @@ namespace cl::lint {
 
 struct ParseLimits {
   size_t max_bytes = size_t{16} << 20;
-  // The parse's time budget; 0: 2 s plus 1 s per MiB of source (tree-sitter parses Python at
-  // about 8 MB/s, so a real file never comes near it).
+  // The parse's time budget; 0: 2 s plus 1 s per MiB of source, many times what tree-sitter takes
+  // to parse it (bench/README.md), so that a real file never comes near it.
   uint64_t timeout_micros = 0;
 };
 

@@ -17,9 +17,10 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # the HTML report is checked in real headless Chromium
   chromium
-  # the capture package's upload() and its test run on Debian's interpreter and gRPC;
+  # the capture package's upload() and its test run on Debian's interpreter and gRPC, and the
+  # package installs into a venv with Debian's setuptools and wheel (tests/python/install_test.sh);
   # debootstrap builds the torch sandbox the package's PyTorch tests run in
-  python3 python3-grpcio python3-protobuf debootstrap
+  python3 python3-grpcio python3-protobuf python3-venv python3-setuptools python3-wheel debootstrap
   # the metrics test scrapes cl-server with a real Prometheus; promtool checks and unit-tests
   # deploy/monitoring's rules (the package may start a system service on install: harmless, the
   # tests start their own on a free loopback port)

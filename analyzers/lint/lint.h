@@ -10,9 +10,9 @@
 // correctness.toml) into PassOptions.correctness_db.
 //
 // The pass keeps the files it parsed (lint/parse_cache.h; by default at most 256 files and 4 MiB of
-// their text, whose trees and indexes take about 13 times that, by bench/lint_bench's one-project
-// peak) for the sessions that send them again: its results do not change, only how often
-// tree-sitter runs. The cache is the process's (LintParseCache()): cl-server sizes it from its flags.
+// their text, whose trees and indexes take many times that: bench/README.md) for the sessions that
+// send them again: its results do not change, only how often tree-sitter runs. The cache is the
+// process's (LintParseCache()): cl-server sizes it from its flags.
 #ifndef ANALYZERS_LINT_LINT_H_
 #define ANALYZERS_LINT_LINT_H_
 

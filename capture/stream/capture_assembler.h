@@ -8,7 +8,7 @@
 // Given an arena, the captures are built on it and FinishInPlace() hands out pointers to them:
 // parts parsed on the same arena (the server reads each message onto its call's arena) are moved
 // in without a copy, and the whole session is freed at once with the arena, whichever thread that
-// is. (Without it, 28 % of cl-server's CPU under bench/load went to the allocator.)
+// is. (Without it the allocator took a large share of cl-server's CPU: bench/load/README.md.)
 #ifndef CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 #define CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "capture/schema.h"
 #include "capture/torch_trace/json_value.h"
 #include "capture/validate.h"
 #include "common/digest.h"
@@ -245,7 +246,7 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   std::sort(capture_.mutable_frames()->begin(), capture_.mutable_frames()->end(),
             [](const v1::Frame& a, const v1::Frame& b) { return a.id() < b.id(); });
 
-  capture_.set_schema("0.5.0");
+  capture_.set_schema(SchemaVersion());
   v1::Session* s = capture_.mutable_session();
   if (first_) {
     if (s->id().empty()) s->set_id(SessionIdFor(*first_));

@@ -8,8 +8,8 @@
 // checks them), claims the session in RecentSessions (a duplicate gets the first call's answer, not
 // a second analysis), runs the analysis, records it in the ServiceMetrics, serializes the answer
 // into the call's response and frees the arena, all on that thread. (Parsed on gRPC's threads and
-// freed on another, the session's strings cost mimalloc a cross-thread free each: bench/load
-// measured 2.81 ms of server CPU a hero session that way, 2.42–2.50 this way.)
+// freed on another, the session's strings cost mimalloc a cross-thread free each; the figures are in
+// bench/load/README.md.)
 //
 // The task never ends the call: Run returns the status the reactor ends it with, so that Finish
 // stays the reactor's, and the last touch of it.
@@ -43,7 +43,7 @@ struct CallUpload {
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
   // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take
-  // hundreds of allocations to hold (bench/capture_stream_bench BM_HeroIngest: 3 % of the ingest).
+  // hundreds of allocations to hold (bench/README.md has BM_HeroIngest's share).
   // Not larger: past 128 KiB a block is one of mimalloc's "large" objects, each in pages of its own.
   static google::protobuf::ArenaOptions ArenaOptions() {
     google::protobuf::ArenaOptions options;

@@ -64,8 +64,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // What a kept message costs beyond its own bytes, counted against max_session_bytes with them:
   // its ByteBuffer (a grpc_byte_buffer with inline room for 8 slices, about 350 bytes) and its
-  // entry in CallUpload::kept. Without it a stream of 2-byte messages held ~170 bytes for every
-  // byte counted.
+  // entry in CallUpload::kept. Without it a stream of tiny messages held far more than it was
+  // counted for (bench/load/README.md).
   static constexpr uint64_t kKeptMessageCost = 512;
   // A kept message smaller than this is copied out of the slices it arrived in, which share (and
   // keep whole) gRPC's read buffers of kilobytes.

@@ -51,7 +51,7 @@ struct ServerOptions {
   // Parsed source files the lint pass keeps across sessions (analyzers/lint/lint.h). The cache is the
   // process's: the last server started sets it. 0 files: keep none.
   size_t lint_cache_files = kLintCacheFiles;
-  size_t lint_cache_bytes = kLintCacheBytes;  // of source text; trees take about 13× that
+  size_t lint_cache_bytes = kLintCacheBytes;  // of source text; trees take many times that
 };
 
 class AnalysisServer {

@@ -47,6 +47,9 @@ sys.path.insert(0, ARGS.proto_dir)
 from google.protobuf import json_format  # noqa: E402
 from compile_lens.v1 import capture_pb2, service_pb2  # noqa: E402
 
+# The schema this build writes (capture.proto's option, which capture/schema.h reads too).
+SCHEMA = capture_pb2.DESCRIPTOR.GetOptions().Extensions[capture_pb2.schema_version]
+
 
 class Corpus:
     def __init__(self, out_dir):
@@ -699,7 +702,7 @@ def stream_cases(c, lite):
 
     capture = capture_pb2.SessionCapture()
     json_format.Parse(json.dumps(lite), capture)
-    header = service_pb2.CaptureHeader(schema="0.5.0", session=capture.session)
+    header = service_pb2.CaptureHeader(schema=SCHEMA, session=capture.session)
 
     def valid_parts():
         ps = [part(header=header)]
@@ -800,7 +803,7 @@ def stream_cases(c, lite):
     data = replace_marker(part(frame=fr).SerializeToString(deterministic=True), marker.encode(), b"\xff\xfe" * 6)
     add("frame_name_invalid_utf8", [opts(), ps[0], data, end(2)], "invalid_argument",
         ["message 3 is not an AnalyzeChunk: part.frame.name (byte ", "not UTF-8"])
-    data = replace_marker(part(header=service_pb2.CaptureHeader(schema="0.5.0", session=capture_pb2.Session(id=marker)))
+    data = replace_marker(part(header=service_pb2.CaptureHeader(schema=SCHEMA, session=capture_pb2.Session(id=marker)))
                           .SerializeToString(deterministic=True), marker.encode(), b"\xc0\xaf" * 6)
     add("session_id_invalid_utf8", [opts(), data, end(1)], "invalid_argument",
         ["message 2 is not an AnalyzeChunk: part.header.session.id (byte ", "not UTF-8"])

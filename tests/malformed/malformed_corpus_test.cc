@@ -37,6 +37,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
+#include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
 #include "capture/validate.h"
 #include "client/analyze_client.h"
@@ -353,7 +354,7 @@ class MalformedCorpusTest : public ::testing::Test {
           server.response->report().diagnostics_size();
     } else if (c.format == "trace") {
       v1::CaptureHeader header;
-      header.set_schema("0.5.0");
+      header.set_schema(SchemaVersion());
       header.set_source_name(c.file);
       absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemoteTrace(path, header, {}, remote_);
       Outcome server{r.status(), r.ok() ? std::optional<v1::AnalyzeResponse>(*std::move(r)) : std::nullopt};

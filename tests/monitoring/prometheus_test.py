@@ -31,6 +31,9 @@ import urllib.request
 import grpc
 from compile_lens.v1 import capture_pb2, service_pb2, service_pb2_grpc
 
+# The schema this build writes (capture.proto's option, which capture/schema.h reads too).
+SCHEMA = capture_pb2.DESCRIPTOR.GetOptions().Extensions[capture_pb2.schema_version]
+
 SOURCE_DIR = os.environ["CL_SOURCE_DIR"]
 SHARED_DIR = os.environ["CL_SHARED_DIR"]
 MONITORING = os.path.join(SOURCE_DIR, "deploy", "monitoring")
@@ -234,7 +237,7 @@ class Traffic:
     def raw_chunks(data, passes=(), end=True, parts_delta=0):
         """options, a header, `data` as raw TORCH_TRACE pieces, then (when `end`) the end marker."""
         chunks = [service_pb2.AnalyzeChunk(options=service_pb2.AnalyzeOptions(passes=list(passes)))]
-        header = service_pb2.CaptureHeader(schema="0.5.0", session=capture_pb2.Session(), source_name="bad.log")
+        header = service_pb2.CaptureHeader(schema=SCHEMA, session=capture_pb2.Session(), source_name="bad.log")
         chunks.append(service_pb2.AnalyzeChunk(part=service_pb2.CapturePart(side=service_pb2.HEAD, header=header)))
         for i in range(0, len(data), 512 << 10):
             chunks.append(service_pb2.AnalyzeChunk(

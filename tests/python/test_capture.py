@@ -96,5 +96,23 @@ class TrackingTest(unittest.TestCase):
         self.assertNotEqual(iterations[0]["state"]["globals.activation"], iterations[1]["state"]["globals.activation"])
 
 
+class PackageTest(unittest.TestCase):
+    def test_public_names_are_the_functions_themselves(self):
+        code = ("import inspect, json, compile_lens\n"
+                "print(json.dumps({n: [list(inspect.signature(getattr(compile_lens, n)).parameters),\n"
+                "                      getattr(compile_lens, n).__module__]\n"
+                "                  for n in compile_lens.__all__}))")
+        proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=PACKAGE_DIR),
+                              capture_output=True, text=True, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-4000:])
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        self.assertEqual(got["check_divergence"],
+                         [["model", "inputs", "kwargs", "layers", "stop_at_first", "bisect", "seed",
+                           "options", "record"], "compile_lens.divergence"])
+        self.assertEqual(got["track"], [["compiled", "sample_every", "name", "compile_kwargs"],
+                                        "compile_lens.tracking"])
+        self.assertEqual(got["upload"][1], "compile_lens._upload")
+
+
 if __name__ == "__main__":
     unittest.main()

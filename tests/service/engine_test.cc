@@ -100,7 +100,7 @@ TEST(EngineTest, MetadataAndRawComeFromTheCapture) {
   Engine engine(&pool, {});
   const v1::SessionCapture hero = Hero();
   ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(hero, &hero, {}, nullptr));
-  EXPECT_EQ(r.report.metadata().schema(), "0.5.0");
+  EXPECT_EQ(r.report.metadata().schema(), hero.schema());
   EXPECT_EQ(r.report.metadata().torch_version(), hero.session().torch_version());
   EXPECT_TRUE(r.report.metadata().has_base());
   EXPECT_EQ(r.report.raw().recompilations(), 3u);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/schema.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
@@ -73,7 +74,7 @@ TEST_F(ServerTest, ALogThatDoesNotReadIsReportedAsSuchNotAsACutShortStream) {
   const std::string path = ::testing::TempDir() + "/not-really.log.gz";
   ASSERT_THAT(WriteFile(path, std::string("\x1f\x8b\x08\x00\0\0\0\0\0\x03", 10) + std::string(64, '\xff')), IsOk());
   v1::CaptureHeader header;
-  header.set_schema("0.5.0");
+  header.set_schema(SchemaVersion());
   absl::StatusOr<v1::AnalyzeResponse> r =
       AnalyzeRemoteTrace(path, header, {}, Remote(server_->address(), absl::Seconds(30)));
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)));

@@ -10,40 +10,41 @@ Records what no TORCH_TRACE log contains, into that same log, as compile-lens ar
   (``compile_lens_source``);
 * ``upload(server)`` — streams the session's log to a compile-lens server, within a deadline.
 
-Run the job with ``TORCH_TRACE=<dir>`` so torch writes the log these artifacts go into. torch is
-imported lazily: ``upload`` needs only grpcio and protobuf, not torch.
+Run the job with ``TORCH_TRACE=<dir>`` so torch writes the log these artifacts go into.
+
+The names above are the functions themselves, loaded from their modules on first use: importing
+the package imports no torch, so that ``upload`` needs only grpcio and protobuf.
 """
-import os as _os
+import importlib
+import typing
 
-# Generated gRPC/protobuf modules (compile_lens.v1.*) live in the build tree; see _upload.py.
-_generated = _os.environ.get("COMPILE_LENS_PROTO_DIR") or _os.path.join(
-    _os.path.dirname(_os.path.abspath(__file__)), "..", "..", "..", "build", "python", "compile_lens")
-if _os.path.isdir(_generated):
-    __path__.append(_os.path.abspath(_generated))  # noqa: F821 (a package's own __path__)
+if typing.TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads them
+    from compile_lens._artifacts import record_sources, trace_log_path
+    from compile_lens._upload import upload
+    from compile_lens.divergence import check_divergence
+    from compile_lens.tracking import track
 
-__all__ = ["check_divergence", "track", "record_sources", "upload", "trace_log_path"]
+# Each public name, by the module that defines it.
+_PUBLIC = {
+    "check_divergence": "compile_lens.divergence",
+    "track": "compile_lens.tracking",
+    "record_sources": "compile_lens._artifacts",
+    "trace_log_path": "compile_lens._artifacts",
+    "upload": "compile_lens._upload",
+}
 
-
-def check_divergence(*args, **kwargs):
-    from compile_lens.divergence import check_divergence as impl
-    return impl(*args, **kwargs)
-
-
-def track(*args, **kwargs):
-    from compile_lens.tracking import track as impl
-    return impl(*args, **kwargs)
-
-
-def record_sources(*args, **kwargs):
-    from compile_lens._artifacts import record_sources as impl
-    return impl(*args, **kwargs)
+__all__ = list(_PUBLIC)
 
 
-def trace_log_path():
-    from compile_lens._artifacts import trace_log_path as impl
-    return impl()
+def __getattr__(name):
+    """Loads a public function on first use (PEP 562); later lookups find it in the module."""
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-def upload(*args, **kwargs):
-    from compile_lens._upload import upload as impl
-    return impl(*args, **kwargs)
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -5,10 +5,11 @@ TORCH_TRACE bytes in pieces under the server's message budget, after the options
 whose session fields (labels, host, ...) override what the log says, then the end marker. The
 server imports and analyzes it; the response's report comes back.
 
-Needs grpcio and protobuf (Debian: python3-grpcio, python3-protobuf) and the modules generated
-from proto/ at build time (build/python/compile_lens/v1; set COMPILE_LENS_PROTO_DIR when the
-package is installed elsewhere). torch is not needed: a job's teardown, or any process holding a
-finished log, can upload it. ``upload(..., at_exit=True)`` defers the upload to interpreter exit.
+Needs grpcio and protobuf (Debian: python3-grpcio, python3-protobuf) and the subpackage
+``compile_lens.v1`` generated from proto/: an installed package has it (``pip install
+client/python`` runs protoc), and so has the build tree's copy of the package (build/python, which
+the build stages whole). torch is not needed: a job's teardown, or any process holding a finished
+log, can upload it. ``upload(..., at_exit=True)`` defers the upload to interpreter exit.
 Whatever happens it never blocks longer than ``deadline`` seconds and never raises: it returns an
 UploadResult whose ``ok`` says whether the server analyzed the session.
 """
@@ -20,10 +21,15 @@ import sys
 import time
 
 CHUNK_BYTES = 512 << 10  # raw log bytes per message; the server's limit is 1 MiB
-SCHEMA = "0.5.0"  # the capture schema this package writes (capture/schema.h reads 0.5.x)
 
 
 class UploadResult:
+    """What upload() did: ``ok`` (also its truth value) says whether the server analyzed the log.
+
+    error: why not, when not ok; response: the server's AnalyzeResponse (its ``report``) when ok;
+    log: the log that was (or would have been) uploaded.
+    """
+
     def __init__(self, ok, error=None, response=None, log=None):
         self.ok, self.error, self.response, self.log = ok, error, response, log
 
@@ -39,7 +45,7 @@ def _chunks(pb, f, path, session, deadline_at, read_errors):
     the end marker (nothing is analyzed) and lands in ``read_errors``: raised here, grpc would
     only say "Exception iterating requests"."""
     yield pb.service.AnalyzeChunk(options=pb.service.AnalyzeOptions(render_html=False))
-    header = pb.service.CaptureHeader(schema=SCHEMA, session=session, source_name=os.path.basename(path))
+    header = pb.service.CaptureHeader(schema=pb.schema, session=session, source_name=os.path.basename(path))
     parts = 1
     yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
     while True:
@@ -58,20 +64,28 @@ def _chunks(pb, f, path, session, deadline_at, read_errors):
 
 
 class _Protos:
+    """The generated modules, imported when an upload starts (ImportError when absent)."""
+
     def __init__(self):
         from compile_lens.v1 import capture_pb2, service_pb2, service_pb2_grpc
         self.capture, self.service, self.grpc = capture_pb2, service_pb2, service_pb2_grpc
+        # The capture schema this package writes: capture.proto's one definition, which the C++
+        # importer reads too (capture/schema.h).
+        self.schema = capture_pb2.DESCRIPTOR.GetOptions().Extensions[capture_pb2.schema_version]
 
 
 def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, at_exit=False,
            credentials=None, token=None):
-    """Streams ``log`` (default: this process's TORCH_TRACE log) to ``server`` ("host:port").
+    """Streams ``log`` to ``server`` ("host:port", or a gRPC target such as "dns:///svc:50051")
+    for analysis; returns an UploadResult, and never raises.
 
-    labels: session labels (cluster, model, ...); project_root: the root locations are reported
-    under. deadline: seconds for the whole upload.
+    log: a TORCH_TRACE log file; default this process's own (flushed first).
+    labels: session labels (cluster, model, ...), strings to strings.
+    project_root: the root the report's source locations are given under.
+    deadline: seconds for the whole upload, connecting included; it never takes longer.
+    at_exit: register the upload to run at interpreter exit instead, and return None now.
     credentials: grpc.ChannelCredentials for TLS; default an insecure channel.
-    token: a bearer token for servers started with --token_file.
-    at_exit: register the upload to run at interpreter exit instead (returns None now).
+    token: a bearer token, for servers started with --token_file.
     """
     if at_exit:
         atexit.register(upload, server, log, labels=labels, project_root=project_root, deadline=deadline,
@@ -81,8 +95,10 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
     try:
         import grpc
         pb = _Protos()
-    except ImportError as e:
-        return UploadResult(False, f"cannot upload: {e} (install python3-grpcio and build the protos)")
+    except (ImportError, AttributeError) as e:  # AttributeError: modules generated before the option
+        return UploadResult(False, f"cannot upload: {e} (needs python3-grpcio and the package's "
+                                   "generated compile_lens.v1: pip install client/python, or "
+                                   "build/python on PYTHONPATH)")
     if log is None:
         from compile_lens import _artifacts
         _artifacts.flush_trace()

@@ -243,10 +243,15 @@ def check_divergence(model, inputs, kwargs=None, *, layers=None, stop_at_first=T
                      seed=0, options=None, record=True):
     """Compares eager and compiled, layer by layer, and attributes the first divergence.
 
-    model: an eager ``nn.Module`` (not the torch.compile'd wrapper: pass ``compiled._orig_mod``).
+    model: an eager ``nn.Module`` (a torch.compile'd one is unwrapped to its ``_orig_mod``).
     inputs: a tensor or a tuple of positional inputs; kwargs: keyword inputs.
     layers: module names to compare (default: every leaf module, then the containers).
+    stop_at_first: stop comparing at the first divergent layer.
+    bisect: run the bisector's ladder on the first divergent layer to name the cause.
+    seed: the seed the whole-model runs start from (a layer compiled on its own starts from the
+      RNG state its eager call saw).
     options: Inductor options the session compiles with (torch.compile(options=...)).
+    record: write the result to the TORCH_TRACE log (``compile_lens_divergence``).
     Runs under no_grad; compares forward outputs. Returns a DivergenceResult.
     """
     if isinstance(model, torch._dynamo.eval_frame.OptimizedModule):

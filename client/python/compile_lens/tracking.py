@@ -277,7 +277,10 @@ class Tracked:
 def track(compiled, *, sample_every=1, name="model", compile_kwargs=None):
     """Wraps what torch.compile returned so that each call is recorded (see the module docstring).
 
+    compiled: a compiled module or function (what torch.compile returned).
     sample_every: run the eager reference on every N-th call (0: never).
+    name: the prefix of the model's state keys ("model.inner._forward_hooks").
     compile_kwargs: the torch.compile arguments used (mode, options, dynamic, ...), fingerprinted.
+    Returns a Tracked: call it in place of ``compiled``; its ``iterations`` are the records written.
     """
     return Tracked(compiled, sample_every=sample_every, name=name, compile_kwargs=compile_kwargs)

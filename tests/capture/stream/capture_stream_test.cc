@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "capture/capture_io.h"
+#include "capture/schema.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
 #include "common/file_io.h"
@@ -117,7 +118,7 @@ TEST(CaptureStreamTest, NoMessageOver1MiBEvenForAHugeCapture) {
 
 // --- malformed streams ------------------------------------------------------------------------
 
-v1::CapturePart Header(v1::Side side = v1::HEAD, const std::string& schema = "0.5.0") {
+v1::CapturePart Header(v1::Side side = v1::HEAD, const std::string& schema = SchemaVersion()) {
   v1::CapturePart p;
   p.set_side(side);
   p.mutable_header()->set_schema(schema);
