@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "analyzers/recompile/graph_breaks.h"
-#include "analyzers/recompile/reason.h"
+#include <algorithm>
+
 #include "analyzers/registry.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -11,6 +11,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
@@ -60,33 +61,6 @@ std::vector<ServedMethod> ServedMethods() {
 enum Outcome { kOk, kPartial, kFailed, kCancelled, kOutcomes };
 constexpr absl::string_view kOutcomeNames[kOutcomes] = {"ok", "partial", "failed", "cancelled"};
 
-// The index of `value` in `names`, or names' size.
-template <size_t N>
-constexpr size_t IndexIn(const absl::string_view (&names)[N], absl::string_view value) {
-  for (size_t i = 0; i < N; ++i) {
-    if (names[i] == value) return i;
-  }
-  return N;
-}
-
-namespace rc = reason_category;
-constexpr absl::string_view kRecompileCategories[] = {
-    rc::kSize,       rc::kStride,   rc::kDtype,         rc::kDevice,      rc::kRequiresGrad,
-    rc::kValue,      rc::kIdentity, rc::kType,          rc::kGlobalState, rc::kSymbolicShape,
-    rc::kModuleMode, rc::kAliasing, rc::kBackendConfig, rc::kContainer,   rc::kOther,
-    rc::kUnknown};
-constexpr size_t kRecompileOther = IndexIn(kRecompileCategories, rc::kOther);
-static_assert(kRecompileOther < std::size(kRecompileCategories));
-
-namespace gbc = graph_break_category;
-constexpr absl::string_view kGraphBreakCategories[] = {
-    gbc::kDataDependentBranch, gbc::kScalarExtraction, gbc::kDynamicOutputShape, gbc::kLogging,
-    gbc::kUnsupportedCall,     gbc::kUserRequested,    gbc::kContextManager,     gbc::kException,
-    gbc::kNnModule,            gbc::kGenerator,        gbc::kFakeTensor,         gbc::kBytecode,
-    gbc::kRecompileLimit,      gbc::kFrameSkip,        gbc::kOther};
-constexpr size_t kGraphBreakOther = IndexIn(kGraphBreakCategories, gbc::kOther);
-static_assert(kGraphBreakOther < std::size(kGraphBreakCategories));
-
 // DivergenceSection.Severity of a divergent session: INFO is RNG parity, LOW expected rounding.
 enum DivergenceSeverity { kDivError, kDivLow, kDivInfo, kDivSeverities };
 constexpr absl::string_view kDivergenceSeverityNames[kDivSeverities] = {"error", "low", "info"};
@@ -98,9 +72,8 @@ constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "
                                                   "upload_timeout"};
 static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
 
-// Lint patterns come from the lint pass's catalog; the caps only guard against a runaway one.
+// Lint patterns come from the lint pass's catalog; the cap only guards against a runaway one.
 constexpr size_t kMaxLintPatterns = 64;
-constexpr size_t kMaxLintSeverities = 8;
 constexpr char kLintCandidate[] = "candidate";  // a finding the correctness DB did not rate
 
 // ---- Buckets -----------------------------------------------------------------------------------
@@ -127,12 +100,36 @@ prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const ch
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
 
-// A category's index; a category this build does not list (a newer analyzer) counts as "other".
-template <size_t N>
-size_t CategoryIndex(const absl::string_view (&names)[N], absl::string_view value, size_t other) {
-  const size_t i = IndexIn(names, value);
-  return i < N ? i : other;
-}
+// One series per value of a category enum, labeled {category="<word>"}, but for the values a
+// report never counts under; those, and numbers this build does not know (a newer analyzer's),
+// count as the enum's OTHER.
+class CategoryCounters {
+ public:
+  CategoryCounters(prometheus::Family<Counter>& family, const Labels& fleet,
+                   const google::protobuf::EnumDescriptor& categories, std::vector<int> uncounted,
+                   int other) {
+    for (int i = 0; i < categories.value_count(); ++i) {
+      const google::protobuf::EnumValueDescriptor* value = categories.value(i);
+      const int number = value->number();
+      if (std::find(uncounted.begin(), uncounted.end(), number) != uncounted.end()) continue;
+      if (static_cast<size_t>(number) >= by_number_.size()) by_number_.resize(number + 1);
+      Labels labels = fleet;
+      labels.emplace("category", std::string(Word(value)));
+      by_number_[number] = &family.Add(labels);
+    }
+    other_ = by_number_.at(other);
+  }
+
+  void Add(int category, double n) {
+    const bool known = category >= 0 && static_cast<size_t>(category) < by_number_.size() &&
+                       by_number_[category] != nullptr;
+    (known ? by_number_[category] : other_)->Increment(n);
+  }
+
+ private:
+  std::vector<Counter*> by_number_;  // null where uncounted
+  Counter* other_ = nullptr;
+};
 
 // A pass failed: some section of the report is ERROR. Sections are the report's message fields
 // with a SectionStatus `status`, so a new section needs no change here.
@@ -159,8 +156,8 @@ absl::string_view GoCodeName(int code) {
 // The series of one fleet-label tuple, all made together the first time the tuple is seen.
 struct ServiceMetrics::FleetSeries {
   std::array<Counter*, kOutcomes> sessions{};
-  std::array<Counter*, std::size(kRecompileCategories)> recompiles{};
-  std::array<Counter*, std::size(kGraphBreakCategories)> graph_breaks{};
+  std::unique_ptr<CategoryCounters> recompiles;
+  std::unique_ptr<CategoryCounters> graph_breaks;
   Counter* divergence_checked = nullptr;
   std::array<Counter*, kDivSeverities> divergent{};
   std::array<Counter*, kVerdicts> stale{};
@@ -240,8 +237,7 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                             "Analyze calls being served (uploading or analyzing).")),
       inflight_limit_(GaugeFamily(*registry_, "compile_lens_sessions_inflight_limit",
                                   "Analyze calls served at once before calls are refused (--max_inflight).")),
-      lint_patterns_(kMaxLintPatterns),
-      lint_severities_(kMaxLintSeverities) {
+      lint_patterns_(kMaxLintPatterns) {
   CreateRpcSeries();
   for (const Pass* pass : RegisteredPasses()) {
     const std::string name(pass->Name());
@@ -296,12 +292,14 @@ ServiceMetrics::FleetSeries& ServiceMetrics::Fleet(const v1::Session& session) {
     return labels;
   };
   for (size_t i = 0; i < kOutcomes; ++i) slot->sessions[i] = &sessions_analyzed_.Add(with("outcome", kOutcomeNames[i]));
-  for (size_t i = 0; i < slot->recompiles.size(); ++i) {
-    slot->recompiles[i] = &recompiles_.Add(with("category", kRecompileCategories[i]));
-  }
-  for (size_t i = 0; i < slot->graph_breaks.size(); ++i) {
-    slot->graph_breaks[i] = &graph_breaks_.Add(with("category", kGraphBreakCategories[i]));
-  }
+  // UNSPECIFIED is never a report's category; CACHE_LIMIT is a suggestion's, not a guard's.
+  slot->recompiles = std::make_unique<CategoryCounters>(
+      recompiles_, fleet, *v1::RecompileCategory::Value_descriptor(),
+      std::vector<int>{v1::RecompileCategory::UNSPECIFIED, v1::RecompileCategory::CACHE_LIMIT},
+      v1::RecompileCategory::OTHER);
+  slot->graph_breaks = std::make_unique<CategoryCounters>(
+      graph_breaks_, fleet, *v1::GraphBreakCategory::Value_descriptor(),
+      std::vector<int>{v1::GraphBreakCategory::UNSPECIFIED}, v1::GraphBreakCategory::OTHER);
   slot->divergence_checked = &divergence_checked_.Add(fleet);
   for (size_t i = 0; i < kDivSeverities; ++i) {
     slot->divergent[i] = &divergent_sessions_.Add(with("severity", kDivergenceSeverityNames[i]));
@@ -310,9 +308,13 @@ ServiceMetrics::FleetSeries& ServiceMetrics::Fleet(const v1::Session& session) {
   return *slot;
 }
 
-prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern, absl::string_view severity) {
-  std::pair<std::string, std::string> key(lint_patterns_.Map(pattern.empty() ? kOverflowLabelValue : pattern),
-                                          lint_severities_.Map(severity.empty() ? kLintCandidate : severity));
+prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern,
+                                                v1::LintFinding::Severity severity) {
+  // Severities are the report's few words; patterns come from the findings, so they are capped.
+  const absl::string_view rated = Word(severity);
+  std::pair<std::string, std::string> key(
+      lint_patterns_.Map(pattern.empty() ? kOverflowLabelValue : pattern),
+      rated.empty() ? kLintCandidate : std::string(rated));
   absl::MutexLock lock(&mu_);
   prometheus::Counter*& slot = lint_[key];
   if (slot == nullptr) slot = &lint_findings_.Add({{"pattern", key.first}, {"severity", key.second}});
@@ -344,10 +346,10 @@ void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::Stat
 
   if (report.recompile().status() == v1::OK) {
     for (const v1::RecompileCluster& c : report.recompile().clusters()) {
-      fleet.recompiles[CategoryIndex(kRecompileCategories, c.category(), kRecompileOther)]->Increment(c.count());
+      fleet.recompiles->Add(c.category(), c.count());
     }
     for (const v1::GraphBreakSummary& gb : report.recompile().graph_breaks()) {
-      fleet.graph_breaks[CategoryIndex(kGraphBreakCategories, gb.category(), kGraphBreakOther)]->Increment(gb.count());
+      fleet.graph_breaks->Add(gb.category(), gb.count());
     }
   }
   const v1::DivergenceSection& divergence = report.divergence();
@@ -366,7 +368,9 @@ void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::Stat
     }
   }
   if (report.lint().status() == v1::OK) {
-    for (const v1::LintFinding& f : report.lint().findings()) LintSeries(f.pattern(), f.severity()).Increment();
+    for (const v1::LintFinding& f : report.lint().findings()) {
+      LintSeries(f.pattern(), f.severity()).Increment();
+    }
   }
 }
 

@@ -34,6 +34,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "compile_lens/v1/capture.pb.h"
+#include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.pb.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
@@ -109,7 +110,7 @@ class ServiceMetrics final : public prometheus::Collectable {
 
   void CreateRpcSeries();
   FleetSeries& Fleet(const v1::Session& session) ABSL_LOCKS_EXCLUDED(mu_);
-  prometheus::Counter& LintSeries(absl::string_view pattern, absl::string_view severity)
+  prometheus::Counter& LintSeries(absl::string_view pattern, v1::LintFinding::Severity severity)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<prometheus::Registry> registry_;
@@ -152,7 +153,6 @@ class ServiceMetrics final : public prometheus::Collectable {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::vector<std::string>, std::unique_ptr<FleetSeries>> fleet_ ABSL_GUARDED_BY(mu_);
   BoundedLabelValues lint_patterns_;
-  BoundedLabelValues lint_severities_;
   absl::flat_hash_map<std::pair<std::string, std::string>, prometheus::Counter*> lint_ ABSL_GUARDED_BY(mu_);
   absl::AnyInvocable<ServiceLoad() const> load_probe_ ABSL_GUARDED_BY(mu_);
 };

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzers/recompile/graph_breaks.h"
@@ -22,11 +21,12 @@
 #include "capture/validate.h"
 #include "common/utf8.h"
 #include "google/protobuf/struct.pb.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
 
-namespace cat = reason_category;
+using Category = v1::RecompileCategory;
 using ::google::protobuf::Struct;
 using ::google::protobuf::Value;
 
@@ -165,7 +165,7 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
 
 struct Cluster {
   uint32_t frame_id = 0;
-  std::string category;
+  Category::Value category = Category::UNSPECIFIED;
   std::string axis;
   GuardFailure example;  // the first primary failure: variable, dim, rule, check
   uint32_t count = 0;
@@ -279,51 +279,51 @@ Advice AdviseGlobalState(const Cluster& c) {
 Advice Advise(const Cluster& c, const FrameStats& frame) {
   const GuardFailure& f = c.example;
   const std::string var = Named(f.variable);
-  if (c.category == cat::kSize) return AdviseSize(c, frame);
-  if (c.category == cat::kGlobalState) return AdviseGlobalState(c);
-  if (c.category == cat::kStride) {
+  if (c.category == Category::SIZE) return AdviseSize(c, frame);
+  if (c.category == Category::GLOBAL_STATE) return AdviseGlobalState(c);
+  if (c.category == Category::STRIDE) {
     return {absl::StrCat(var, " arrives with different strides on dim ", f.dim,
                          " (a transposed, sliced or channels_last view) — call `.contiguous()` "
                          "(or use one memory format) before the compiled call.")};
   }
-  if (c.category == cat::kDtype) {
+  if (c.category == Category::DTYPE) {
     return {absl::StrCat(var, " changes dtype (", absl::StrJoin(c.transitions, ", "),
                          ") — cast it once at the boundary (e.g. `",
                          f.variable.empty() ? "x" : f.variable, ".to(", TorchDtype(f.expected),
                          ")`) or keep autocast consistent; if every dtype is intended, each "
                          "costs its own cache entry.")};
   }
-  if (c.category == cat::kDevice) {
+  if (c.category == Category::DEVICE) {
     return {absl::StrCat(var,
                          f.rule == "device_index" ? " arrives on different device indices"
                                                   : " arrives on a different device type",
                          " — move inputs to one device before the call; with several GPUs in "
                          "one process expect one cache entry per device.")};
   }
-  if (c.category == cat::kRequiresGrad) {
+  if (c.category == Category::REQUIRES_GRAD) {
     return {absl::StrCat(var,
                          " is passed with and without `requires_grad` — compile separate "
                          "callables for training and inference, or keep `requires_grad` "
                          "consistent (under `torch.no_grad()` this recompile is avoidable).")};
   }
-  if (c.category == cat::kValue && f.rule == "length") {
+  if (c.category == Category::VALUE && f.rule == "length") {
     return {absl::StrCat(Code(c.axis),
                          " changes between calls — pass one stacked or padded tensor instead of "
                          "a list whose length varies.")};
   }
-  if (c.category == cat::kValue && f.rule == "obj_id") {
+  if (c.category == Category::VALUE && f.rule == "obj_id") {
     return {absl::StrCat(var,
                          " flips between True / False / None — each value is its own graph: "
                          "pass it as a tensor, or branch outside the compiled function.")};
   }
-  if (c.category == cat::kValue) {
+  if (c.category == Category::VALUE) {
     return {absl::StrCat(var,
                          " is a Python constant that changes between calls — wrap it in a "
                          "tensor (`torch.tensor(value)`) so one graph serves every value; for "
                          "ints let automatic dynamic make it a SymInt, for floats set "
                          "`torch._dynamo.config.specialize_float = False`.")};
   }
-  if (c.category == cat::kIdentity) {
+  if (c.category == Category::IDENTITY) {
     if (f.rule == "data_ptr") {
       return {absl::StrCat(var,
                            "'s storage changed between calls — reuse one buffer (copy into "
@@ -334,14 +334,14 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          "(hoist lambdas, `functools.partial` and per-call module or processor "
                          "objects out of the loop).")};
   }
-  if (c.category == cat::kType) {
+  if (c.category == Category::TYPE) {
     return {absl::StrCat(
         var, " changes Python type",
         c.transitions.empty() ? "" : absl::StrCat(" (", absl::StrJoin(c.transitions, ", "), ")"),
         " — pass the same type every time (e.g. always a tensor); for a "
         "submodule of several classes, compile each class separately.")};
   }
-  if (c.category == cat::kSymbolicShape) {
+  if (c.category == Category::SYMBOLIC_SHAPE) {
     if (f.rule == "dynamic_marker") {
       return {absl::StrCat(var,
                            " is marked dynamic on some calls and not others — call "
@@ -358,18 +358,18 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          ") — remove the branch on the size or use `torch._dynamo.mark_unbacked` "
                          "on the dims that can be 0 or 1.")};
   }
-  if (c.category == cat::kModuleMode) {
+  if (c.category == Category::MODULE_MODE) {
     return {absl::StrCat(var,
                          " flips between calls (train / eval) — two cache entries are "
                          "expected; do not toggle it inside the inner loop, or compile "
                          "separate train and eval callables.")};
   }
-  if (c.category == cat::kAliasing) {
+  if (c.category == Category::ALIASING) {
     return {absl::StrCat("inputs ", var,
                          " alias each other in some calls only — do not pass the "
                          "same tensor twice; `.clone()` one argument.")};
   }
-  if (c.category == cat::kBackendConfig) {
+  if (c.category == Category::BACKEND_CONFIG) {
     if (f.variable == "dynamo_config") {
       return {
           "`torch._dynamo.config` changed between calls — set dynamo config once, before "
@@ -382,7 +382,7 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
         "a new backend object reaches `torch.compile` on each call — build the compiled "
         "callable once, or reuse one backend callable."};
   }
-  if (c.category == cat::kContainer) {
+  if (c.category == Category::CONTAINER) {
     if (f.rule == "module_state") {
       return {absl::StrCat(var,
                            "'s attributes are mutated between calls — set module state "
@@ -398,7 +398,7 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
 }
 
 std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_frames) {
-  std::string evidence = absl::StrCat(c.category, " cluster");
+  std::string evidence = absl::StrCat(Word(c.category), " cluster");
   if (!c.axis.empty()) absl::StrAppend(&evidence, " on ", c.axis);
   if (several_frames) absl::StrAppend(&evidence, " in ", Code(frame.name));
   absl::StrAppend(&evidence, " — ", c.count, " recompile(s)");
@@ -408,7 +408,7 @@ std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_fra
     absl::StrAppend(&evidence, " (guarded values ", absl::StrJoin(c.guarded_values, ", "), ")");
   }
   // The fact that makes a single size recompile a problem rather than automatic dynamic.
-  if (c.category == cat::kSize && c.count == 1 && frame.has_config &&
+  if (c.category == Category::SIZE && c.count == 1 && frame.has_config &&
       frame.config.automatic_dynamic_shapes.has_value()) {
     absl::StrAppend(&evidence, "; dynamo_config automatic_dynamic_shapes=",
                     *frame.config.automatic_dynamic_shapes ? "True" : "False");
@@ -557,7 +557,7 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
 
   // Parse every recompile and file its primary reason under a cluster.
   std::vector<Cluster> clusters;
-  std::map<std::tuple<uint32_t, std::string, std::string>, size_t> cluster_index;
+  std::map<std::tuple<uint32_t, Category::Value, std::string>, size_t> cluster_index;
   std::set<std::pair<uint32_t, uint32_t>> recompiles;  // (frame, frame_compile_id)
   uint32_t unrecognised = 0;
   std::string first_unrecognised;
@@ -582,17 +582,18 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
         parsed->set_expected(f.expected);
         parsed->set_actual(f.actual);
         parsed->set_raw(reason);
-        if (f.category == cat::kOther) {
+        if (f.category == Category::OTHER) {
           if (unrecognised == 0) first_unrecognised = reason;
           ++unrecognised;
         }
       }
     }
     const uint32_t first_entry = frame.entries.empty() ? 0 : *frame.entries.begin();
-    absl::flat_hash_set<std::string> filed;  // one count per cluster per recompile
+    // One count per cluster per recompile.
+    std::set<std::pair<Category::Value, std::string>> filed;
     for (const GuardFailure& f : bullets[PrimaryBullet(bullets, first_entry)]) {
       const std::string axis = f.Axis();
-      if (!filed.insert(absl::StrCat(f.category, "\n", axis)).second) continue;
+      if (!filed.emplace(f.category, axis).second) continue;
       auto [it, inserted] =
           cluster_index.try_emplace({compile.frame_id(), f.category, axis}, clusters.size());
       if (inserted) {
@@ -636,12 +637,12 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   // Clusters, largest first; their suggestions in the same order, expected behaviour last.
   std::stable_sort(clusters.begin(), clusters.end(),
                    [](const Cluster& a, const Cluster& b) { return a.count > b.count; });
-  std::set<std::string> categories;
+  std::set<Category::Value> categories;
   std::vector<v1::Suggestion> info;
   LimitHits limits = FindLimitHits(capture, frames);
   for (const v1::CacheLimitHit& hit : limits.hits) {
     v1::Suggestion* s = section->add_suggestions();
-    s->set_category("cache_limit");
+    s->set_category(Category::CACHE_LIMIT);
     s->set_text(absl::StrCat(Code(hit.frame()), " reached ", Code(hit.limit()),
                              ": later guard failures run it eagerly — fix the dominant recompile "
                              "cause below; raise `torch._dynamo.config.",
