@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include <algorithm>
-
 #include "analyzers/registry.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -55,19 +53,6 @@ std::vector<ServedMethod> ServedMethods() {
   return methods;
 }
 
-// compile_lens_sessions_analyzed_total{outcome}: the report came back with every section OK or
-// SKIPPED (ok) or with a pass's section ERROR (partial); no report (failed); the caller gave up
-// (cancelled).
-enum Outcome { kOk, kPartial, kFailed, kCancelled, kOutcomes };
-constexpr absl::string_view kOutcomeNames[kOutcomes] = {"ok", "partial", "failed", "cancelled"};
-
-// DivergenceSection.Severity of a divergent session: INFO is RNG parity, LOW expected rounding.
-enum DivergenceSeverity { kDivError, kDivLow, kDivInfo, kDivSeverities };
-constexpr absl::string_view kDivergenceSeverityNames[kDivSeverities] = {"error", "low", "info"};
-
-enum StaleVerdict { kStale, kSuspicious, kVerdicts };
-constexpr absl::string_view kVerdictNames[kVerdicts] = {"stale", "suspicious"};
-
 constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid",
                                                   "upload_timeout"};
 static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
@@ -100,68 +85,11 @@ prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const ch
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
 
-// One series per value of a category enum, labeled {category="<word>"}, but for the values a
-// report never counts under; those, and numbers this build does not know (a newer analyzer's),
-// count as the enum's OTHER.
-class CategoryCounters {
- public:
-  CategoryCounters(prometheus::Family<Counter>& family, const Labels& fleet,
-                   const google::protobuf::EnumDescriptor& categories, std::vector<int> uncounted,
-                   int other) {
-    for (int i = 0; i < categories.value_count(); ++i) {
-      const google::protobuf::EnumValueDescriptor* value = categories.value(i);
-      const int number = value->number();
-      if (std::find(uncounted.begin(), uncounted.end(), number) != uncounted.end()) continue;
-      if (static_cast<size_t>(number) >= by_number_.size()) by_number_.resize(number + 1);
-      Labels labels = fleet;
-      labels.emplace("category", std::string(Word(value)));
-      by_number_[number] = &family.Add(labels);
-    }
-    other_ = by_number_.at(other);
-  }
-
-  void Add(int category, double n) {
-    const bool known = category >= 0 && static_cast<size_t>(category) < by_number_.size() &&
-                       by_number_[category] != nullptr;
-    (known ? by_number_[category] : other_)->Increment(n);
-  }
-
- private:
-  std::vector<Counter*> by_number_;  // null where uncounted
-  Counter* other_ = nullptr;
-};
-
-// A pass failed: some section of the report is ERROR. Sections are the report's message fields
-// with a SectionStatus `status`, so a new section needs no change here.
-bool HasErrorSection(const v1::AnalysisReport& report) {
-  const google::protobuf::Reflection* reflection = report.GetReflection();
-  const google::protobuf::Descriptor* descriptor = report.GetDescriptor();
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
-    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE || field->is_repeated()) continue;
-    const google::protobuf::FieldDescriptor* status = field->message_type()->FindFieldByName("status");
-    if (status == nullptr || status->enum_type() != v1::SectionStatus_descriptor()) continue;
-    const google::protobuf::Message& section = reflection->GetMessage(report, field);
-    if (section.GetReflection()->GetEnumValue(section, status) == v1::ERROR) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 absl::string_view GoCodeName(int code) {
   return code >= 0 && static_cast<size_t>(code) < kGrpcCodes ? kGoCodeNames[code] : "Unknown";
 }
-
-// The series of one fleet-label tuple, all made together the first time the tuple is seen.
-struct ServiceMetrics::FleetSeries {
-  std::array<Counter*, kOutcomes> sessions{};
-  std::unique_ptr<CategoryCounters> recompiles;
-  std::unique_ptr<CategoryCounters> graph_breaks;
-  Counter* divergence_checked = nullptr;
-  std::array<Counter*, kDivSeverities> divergent{};
-  std::array<Counter*, kVerdicts> stale{};
-};
 
 absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(const MetricsOptions& options) {
   if (options.max_label_values < 1) {
@@ -191,28 +119,28 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
       grpc_handling_seconds_(HistogramFamily(
           *registry_, "grpc_server_handling_seconds",
           "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.")),
-      // compile_lens_*: what the analyses found, under the fleet labels.
-      sessions_analyzed_(CounterFamily(
-          *registry_, "compile_lens_sessions_analyzed_total",
-          "Sessions analyzed, by outcome: ok, partial (a pass failed; its section is ERROR), failed (no report), "
-          "cancelled (the caller gave up).")),
-      recompiles_(CounterFamily(
-          *registry_, "compile_lens_recompiles_total",
-          "Recompiles found in analyzed sessions, by the category of their guard failure (the report's recompile "
-          "clusters; a recompile whose reason fails checks of several categories counts under each).")),
-      graph_breaks_(CounterFamily(*registry_, "compile_lens_graph_breaks_total",
-                                  "Graph breaks found in analyzed sessions, by category.")),
-      divergence_checked_(CounterFamily(
-          *registry_, "compile_lens_divergence_checked_sessions_total",
-          "Analyzed sessions that carried an eager-vs-compiled divergence check (compile_lens.check_divergence).")),
-      divergent_sessions_(CounterFamily(
-          *registry_, "compile_lens_divergent_sessions_total",
-          "Analyzed sessions whose compiled model diverged from eager, by severity: error, low (expected "
-          "low-precision rounding), info (RNG parity).")),
-      stale_cache_findings_(CounterFamily(
-          *registry_, "compile_lens_stale_cache_findings_total",
-          "Cache-stability findings in analyzed sessions, by verdict: stale (state changed, no recompile, output "
-          "diverged) or suspicious (changed state no guard reads).")),
+      // compile_lens_*: what the analyses found, under the fleet labels (FleetCounters).
+      fleet_families_{
+          CounterFamily(*registry_, "compile_lens_sessions_analyzed_total",
+                        "Sessions analyzed, by outcome: ok, partial (a pass failed; its section is "
+                        "ERROR), failed (no report), cancelled (the caller gave up)."),
+          CounterFamily(*registry_, "compile_lens_recompiles_total",
+                        "Recompiles found in analyzed sessions, by the category of their guard "
+                        "failure (the report's recompile clusters; a recompile whose reason fails "
+                        "checks of several categories counts under each)."),
+          CounterFamily(*registry_, "compile_lens_graph_breaks_total",
+                        "Graph breaks found in analyzed sessions, by category."),
+          CounterFamily(*registry_, "compile_lens_divergence_checked_sessions_total",
+                        "Analyzed sessions that carried an eager-vs-compiled divergence check "
+                        "(compile_lens.check_divergence)."),
+          CounterFamily(*registry_, "compile_lens_divergent_sessions_total",
+                        "Analyzed sessions whose compiled model diverged from eager, by severity: "
+                        "error, low (expected low-precision rounding), info (RNG parity)."),
+          CounterFamily(*registry_, "compile_lens_stale_cache_findings_total",
+                        "Cache-stability findings in analyzed sessions, by verdict: stale (state "
+                        "changed, no recompile, output diverged) or suspicious (changed state no "
+                        "guard reads)."),
+      },
       lint_findings_(CounterFamily(*registry_, "compile_lens_lint_findings_total",
                                    "Lint findings in analyzed sessions, by pattern and severity (candidate: not "
                                    "rated by a correctness DB).")),
@@ -278,33 +206,15 @@ const RpcSeries* ServiceMetrics::Rpc(absl::string_view full_method) const {
   return it == rpc_.end() ? nullptr : &it->second;
 }
 
-ServiceMetrics::FleetSeries& ServiceMetrics::Fleet(const v1::Session& session) {
+FleetCounters& ServiceMetrics::Fleet(const v1::Session& session) {
   std::vector<std::string> values = fleet_labels_->Resolve(session.labels());
   absl::MutexLock lock(&mu_);
-  std::unique_ptr<FleetSeries>& slot = fleet_[values];
-  if (slot != nullptr) return *slot;
-  slot = std::make_unique<FleetSeries>();
-  Labels fleet;
-  for (size_t i = 0; i < values.size(); ++i) fleet.emplace(fleet_labels_->keys()[i], values[i]);
-  auto with = [&fleet](const char* key, absl::string_view value) {
-    Labels labels = fleet;
-    labels.emplace(key, std::string(value));
-    return labels;
-  };
-  for (size_t i = 0; i < kOutcomes; ++i) slot->sessions[i] = &sessions_analyzed_.Add(with("outcome", kOutcomeNames[i]));
-  // UNSPECIFIED is never a report's category; CACHE_LIMIT is a suggestion's, not a guard's.
-  slot->recompiles = std::make_unique<CategoryCounters>(
-      recompiles_, fleet, *v1::RecompileCategory::Value_descriptor(),
-      std::vector<int>{v1::RecompileCategory::UNSPECIFIED, v1::RecompileCategory::CACHE_LIMIT},
-      v1::RecompileCategory::OTHER);
-  slot->graph_breaks = std::make_unique<CategoryCounters>(
-      graph_breaks_, fleet, *v1::GraphBreakCategory::Value_descriptor(),
-      std::vector<int>{v1::GraphBreakCategory::UNSPECIFIED}, v1::GraphBreakCategory::OTHER);
-  slot->divergence_checked = &divergence_checked_.Add(fleet);
-  for (size_t i = 0; i < kDivSeverities; ++i) {
-    slot->divergent[i] = &divergent_sessions_.Add(with("severity", kDivergenceSeverityNames[i]));
+  std::unique_ptr<FleetCounters>& slot = fleet_[values];
+  if (slot == nullptr) {
+    Labels fleet;
+    for (size_t i = 0; i < values.size(); ++i) fleet.emplace(fleet_labels_->keys()[i], values[i]);
+    slot = std::make_unique<FleetCounters>(fleet_families_, fleet);
   }
-  for (size_t i = 0; i < kVerdicts; ++i) slot->stale[i] = &stale_cache_findings_.Add(with("verdict", kVerdictNames[i]));
   return *slot;
 }
 
@@ -330,42 +240,16 @@ void ServiceMetrics::RecordCaptureBytes(uint64_t bytes) { capture_series_->Obser
 void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::StatusOr<v1::AnalyzeResponse>& result,
                                     absl::Duration elapsed) {
   analysis_series_->Observe(absl::ToDoubleSeconds(elapsed));
-  FleetSeries& fleet = Fleet(session);
+  FleetCounters& fleet = Fleet(session);
   if (!result.ok()) {
-    const absl::StatusCode code = result.status().code();
-    const bool gave_up = code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded;
-    fleet.sessions[gave_up ? kCancelled : kFailed]->Increment();
+    fleet.CountFailure(result.status().code());
     return;
   }
   const v1::AnalysisReport& report = result->report();
-  fleet.sessions[HasErrorSection(report) ? kPartial : kOk]->Increment();
+  fleet.CountReport(report);
   for (const v1::PassTiming& timing : result->timings()) {
     auto it = pass_series_.find(timing.pass());
     if (it != pass_series_.end()) it->second->Observe(timing.seconds());
-  }
-
-  if (report.recompile().status() == v1::OK) {
-    for (const v1::RecompileCluster& c : report.recompile().clusters()) {
-      fleet.recompiles->Add(c.category(), c.count());
-    }
-    for (const v1::GraphBreakSummary& gb : report.recompile().graph_breaks()) {
-      fleet.graph_breaks->Add(gb.category(), gb.count());
-    }
-  }
-  const v1::DivergenceSection& divergence = report.divergence();
-  if (divergence.status() == v1::OK) {
-    fleet.divergence_checked->Increment();
-    if (!divergence.first_divergent_layer().empty()) {
-      const DivergenceSeverity severity = divergence.severity() == v1::DivergenceSection::INFO  ? kDivInfo
-                                          : divergence.severity() == v1::DivergenceSection::LOW ? kDivLow
-                                                                                                : kDivError;
-      fleet.divergent[severity]->Increment();
-    }
-  }
-  if (report.cache_stability().status() == v1::OK) {
-    for (const v1::CacheStabilityFinding& f : report.cache_stability().findings()) {
-      fleet.stale[f.verdict() == v1::CacheStabilityFinding::STALE ? kStale : kSuspicious]->Increment();
-    }
   }
   if (report.lint().status() == v1::OK) {
     for (const v1::LintFinding& f : report.lint().findings()) {
