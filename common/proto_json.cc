@@ -14,8 +14,6 @@
 namespace cl {
 namespace {
 
-constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
-
 google::protobuf::util::TypeResolver* GeneratedTypes() {
   static google::protobuf::util::TypeResolver* const kResolver =
       google::protobuf::util::NewTypeResolverForDescriptorPool(
@@ -36,8 +34,10 @@ std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
   return out;
 }
 
-absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
-                                                const google::protobuf::util::JsonPrintOptions& options) {
+absl::StatusOr<std::string> ToDeterministicJson(
+    const google::protobuf::Message& message,
+    const google::protobuf::util::JsonPrintOptions& options,
+    google::protobuf::util::TypeResolver* types) {
   const std::string wire = DeterministicBytes(message);
   // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then is
   // the message walked again to tell which.
@@ -47,7 +47,8 @@ absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message&
   std::string json;
   CL_RETURN_IF_ERROR(FromProtobufStatus(
       google::protobuf::util::BinaryToJsonString(
-          GeneratedTypes(), absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()),
+          types != nullptr ? types : GeneratedTypes(),
+          absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()),
           wire, &json, options),
       absl::StrCat(message.GetTypeName(), " to JSON")));
   return json;

@@ -13,16 +13,25 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
 
 namespace cl {
+
+// The prefix of the type URLs the JSON conversions name types by ("type.googleapis.com/<name>").
+inline constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
 
 // `message`'s wire bytes with map entries sorted by key (protobuf's default order is its hash
 // order, random per map): equal messages give equal bytes. Protobuf serializes nothing past 2 GiB:
 // a message that large gives "".
 std::string DeterministicBytes(const google::protobuf::MessageLite& message);
 
-absl::StatusOr<std::string> ToDeterministicJson(const google::protobuf::Message& message,
-                                                const google::protobuf::util::JsonPrintOptions& options);
+// `message` as proto3 JSON, printed from DeterministicBytes through `types`: the generated pool as
+// protobuf describes it when null, or a resolver that describes the same types otherwise (the
+// report's, proto/report_words.h, which names enum values by their words).
+absl::StatusOr<std::string> ToDeterministicJson(
+    const google::protobuf::Message& message,
+    const google::protobuf::util::JsonPrintOptions& options,
+    google::protobuf::util::TypeResolver* types = nullptr);
 
 }  // namespace cl
 

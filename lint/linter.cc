@@ -89,7 +89,7 @@ void Rate(const PatternSpec& spec, const RawFinding& raw, const std::string& tor
     notes.push_back(torch.empty() ? "the capture names no torch version: not version-gated"
                                   : absl::StrCat("torch version \"", torch, "\" not understood: not version-gated"));
   }
-  f.severity = std::string(SeverityName(severity));
+  f.severity = severity;
   f.title = spec.title;
   f.category = spec.category;
   f.confidence = spec.confidence;

@@ -43,7 +43,7 @@ struct Finding {
   bool assumed_compiled = false;
   std::string remedy;
   // Rated (a DB was given):
-  std::string severity;
+  Severity severity = Severity::kNone;
   std::string title;
   std::string category;
   std::string version_note;

@@ -54,20 +54,6 @@ std::optional<Scope> ParseScope(absl::string_view name) {
   return std::nullopt;
 }
 
-absl::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "info";
-    case Severity::kNone:
-      break;
-  }
-  return "";
-}
-
 std::optional<Severity> ParseSeverity(absl::string_view name) {
   if (name == "error") return Severity::kError;
   if (name == "warning") return Severity::kWarning;

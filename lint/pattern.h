@@ -42,8 +42,8 @@ std::vector<std::string> DetectorKindNames();
 enum class Scope { kCompiledRegion, kAnywhere, kOutsideCompiledRegion };
 std::optional<Scope> ParseScope(absl::string_view name);
 
+// Ordered: a greater severity is the more serious. kNone: not rated.
 enum class Severity { kNone, kInfo, kWarning, kError };
-absl::string_view SeverityName(Severity s);  // "" for kNone
 std::optional<Severity> ParseSeverity(absl::string_view name);
 // One step down (error → warning → info); info and none stay.
 Severity Lower(Severity s);

@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "analyzers/recompile/graph_breaks.h"
-#include "analyzers/recompile/reason.h"
 #include "analyzers/registry.h"
 #include "compile_lens/v1/report.pb.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -11,6 +9,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
@@ -54,53 +53,12 @@ std::vector<ServedMethod> ServedMethods() {
   return methods;
 }
 
-// compile_lens_sessions_analyzed_total{outcome}: the report came back with every section OK or
-// SKIPPED (ok) or with a pass's section ERROR (partial); no report (failed); the caller gave up
-// (cancelled).
-enum Outcome { kOk, kPartial, kFailed, kCancelled, kOutcomes };
-constexpr absl::string_view kOutcomeNames[kOutcomes] = {"ok", "partial", "failed", "cancelled"};
-
-// The index of `value` in `names`, or names' size.
-template <size_t N>
-constexpr size_t IndexIn(const absl::string_view (&names)[N], absl::string_view value) {
-  for (size_t i = 0; i < N; ++i) {
-    if (names[i] == value) return i;
-  }
-  return N;
-}
-
-namespace rc = reason_category;
-constexpr absl::string_view kRecompileCategories[] = {
-    rc::kSize,       rc::kStride,   rc::kDtype,         rc::kDevice,      rc::kRequiresGrad,
-    rc::kValue,      rc::kIdentity, rc::kType,          rc::kGlobalState, rc::kSymbolicShape,
-    rc::kModuleMode, rc::kAliasing, rc::kBackendConfig, rc::kContainer,   rc::kOther,
-    rc::kUnknown};
-constexpr size_t kRecompileOther = IndexIn(kRecompileCategories, rc::kOther);
-static_assert(kRecompileOther < std::size(kRecompileCategories));
-
-namespace gbc = graph_break_category;
-constexpr absl::string_view kGraphBreakCategories[] = {
-    gbc::kDataDependentBranch, gbc::kScalarExtraction, gbc::kDynamicOutputShape, gbc::kLogging,
-    gbc::kUnsupportedCall,     gbc::kUserRequested,    gbc::kContextManager,     gbc::kException,
-    gbc::kNnModule,            gbc::kGenerator,        gbc::kFakeTensor,         gbc::kBytecode,
-    gbc::kRecompileLimit,      gbc::kFrameSkip,        gbc::kOther};
-constexpr size_t kGraphBreakOther = IndexIn(kGraphBreakCategories, gbc::kOther);
-static_assert(kGraphBreakOther < std::size(kGraphBreakCategories));
-
-// DivergenceSection.Severity of a divergent session: INFO is RNG parity, LOW expected rounding.
-enum DivergenceSeverity { kDivError, kDivLow, kDivInfo, kDivSeverities };
-constexpr absl::string_view kDivergenceSeverityNames[kDivSeverities] = {"error", "low", "info"};
-
-enum StaleVerdict { kStale, kSuspicious, kVerdicts };
-constexpr absl::string_view kVerdictNames[kVerdicts] = {"stale", "suspicious"};
-
 constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid",
                                                   "upload_timeout"};
 static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
 
-// Lint patterns come from the lint pass's catalog; the caps only guard against a runaway one.
+// Lint patterns come from the lint pass's catalog; the cap only guards against a runaway one.
 constexpr size_t kMaxLintPatterns = 64;
-constexpr size_t kMaxLintSeverities = 8;
 constexpr char kLintCandidate[] = "candidate";  // a finding the correctness DB did not rate
 
 // ---- Buckets -----------------------------------------------------------------------------------
@@ -127,44 +85,11 @@ prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const ch
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
 
-// A category's index; a category this build does not list (a newer analyzer) counts as "other".
-template <size_t N>
-size_t CategoryIndex(const absl::string_view (&names)[N], absl::string_view value, size_t other) {
-  const size_t i = IndexIn(names, value);
-  return i < N ? i : other;
-}
-
-// A pass failed: some section of the report is ERROR. Sections are the report's message fields
-// with a SectionStatus `status`, so a new section needs no change here.
-bool HasErrorSection(const v1::AnalysisReport& report) {
-  const google::protobuf::Reflection* reflection = report.GetReflection();
-  const google::protobuf::Descriptor* descriptor = report.GetDescriptor();
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
-    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE || field->is_repeated()) continue;
-    const google::protobuf::FieldDescriptor* status = field->message_type()->FindFieldByName("status");
-    if (status == nullptr || status->enum_type() != v1::SectionStatus_descriptor()) continue;
-    const google::protobuf::Message& section = reflection->GetMessage(report, field);
-    if (section.GetReflection()->GetEnumValue(section, status) == v1::ERROR) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 absl::string_view GoCodeName(int code) {
   return code >= 0 && static_cast<size_t>(code) < kGrpcCodes ? kGoCodeNames[code] : "Unknown";
 }
-
-// The series of one fleet-label tuple, all made together the first time the tuple is seen.
-struct ServiceMetrics::FleetSeries {
-  std::array<Counter*, kOutcomes> sessions{};
-  std::array<Counter*, std::size(kRecompileCategories)> recompiles{};
-  std::array<Counter*, std::size(kGraphBreakCategories)> graph_breaks{};
-  Counter* divergence_checked = nullptr;
-  std::array<Counter*, kDivSeverities> divergent{};
-  std::array<Counter*, kVerdicts> stale{};
-};
 
 absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(const MetricsOptions& options) {
   if (options.max_label_values < 1) {
@@ -194,28 +119,28 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
       grpc_handling_seconds_(HistogramFamily(
           *registry_, "grpc_server_handling_seconds",
           "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.")),
-      // compile_lens_*: what the analyses found, under the fleet labels.
-      sessions_analyzed_(CounterFamily(
-          *registry_, "compile_lens_sessions_analyzed_total",
-          "Sessions analyzed, by outcome: ok, partial (a pass failed; its section is ERROR), failed (no report), "
-          "cancelled (the caller gave up).")),
-      recompiles_(CounterFamily(
-          *registry_, "compile_lens_recompiles_total",
-          "Recompiles found in analyzed sessions, by the category of their guard failure (the report's recompile "
-          "clusters; a recompile whose reason fails checks of several categories counts under each).")),
-      graph_breaks_(CounterFamily(*registry_, "compile_lens_graph_breaks_total",
-                                  "Graph breaks found in analyzed sessions, by category.")),
-      divergence_checked_(CounterFamily(
-          *registry_, "compile_lens_divergence_checked_sessions_total",
-          "Analyzed sessions that carried an eager-vs-compiled divergence check (compile_lens.check_divergence).")),
-      divergent_sessions_(CounterFamily(
-          *registry_, "compile_lens_divergent_sessions_total",
-          "Analyzed sessions whose compiled model diverged from eager, by severity: error, low (expected "
-          "low-precision rounding), info (RNG parity).")),
-      stale_cache_findings_(CounterFamily(
-          *registry_, "compile_lens_stale_cache_findings_total",
-          "Cache-stability findings in analyzed sessions, by verdict: stale (state changed, no recompile, output "
-          "diverged) or suspicious (changed state no guard reads).")),
+      // compile_lens_*: what the analyses found, under the fleet labels (FleetCounters).
+      fleet_families_{
+          CounterFamily(*registry_, "compile_lens_sessions_analyzed_total",
+                        "Sessions analyzed, by outcome: ok, partial (a pass failed; its section is "
+                        "ERROR), failed (no report), cancelled (the caller gave up)."),
+          CounterFamily(*registry_, "compile_lens_recompiles_total",
+                        "Recompiles found in analyzed sessions, by the category of their guard "
+                        "failure (the report's recompile clusters; a recompile whose reason fails "
+                        "checks of several categories counts under each)."),
+          CounterFamily(*registry_, "compile_lens_graph_breaks_total",
+                        "Graph breaks found in analyzed sessions, by category."),
+          CounterFamily(*registry_, "compile_lens_divergence_checked_sessions_total",
+                        "Analyzed sessions that carried an eager-vs-compiled divergence check "
+                        "(compile_lens.check_divergence)."),
+          CounterFamily(*registry_, "compile_lens_divergent_sessions_total",
+                        "Analyzed sessions whose compiled model diverged from eager, by severity: "
+                        "error, low (expected low-precision rounding), info (RNG parity)."),
+          CounterFamily(*registry_, "compile_lens_stale_cache_findings_total",
+                        "Cache-stability findings in analyzed sessions, by verdict: stale (state "
+                        "changed, no recompile, output diverged) or suspicious (changed state no "
+                        "guard reads)."),
+      },
       lint_findings_(CounterFamily(*registry_, "compile_lens_lint_findings_total",
                                    "Lint findings in analyzed sessions, by pattern and severity (candidate: not "
                                    "rated by a correctness DB).")),
@@ -240,8 +165,7 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                             "Analyze calls being served (uploading or analyzing).")),
       inflight_limit_(GaugeFamily(*registry_, "compile_lens_sessions_inflight_limit",
                                   "Analyze calls served at once before calls are refused (--max_inflight).")),
-      lint_patterns_(kMaxLintPatterns),
-      lint_severities_(kMaxLintSeverities) {
+      lint_patterns_(kMaxLintPatterns) {
   CreateRpcSeries();
   for (const Pass* pass : RegisteredPasses()) {
     const std::string name(pass->Name());
@@ -282,37 +206,25 @@ const RpcSeries* ServiceMetrics::Rpc(absl::string_view full_method) const {
   return it == rpc_.end() ? nullptr : &it->second;
 }
 
-ServiceMetrics::FleetSeries& ServiceMetrics::Fleet(const v1::Session& session) {
+FleetCounters& ServiceMetrics::Fleet(const v1::Session& session) {
   std::vector<std::string> values = fleet_labels_->Resolve(session.labels());
   absl::MutexLock lock(&mu_);
-  std::unique_ptr<FleetSeries>& slot = fleet_[values];
-  if (slot != nullptr) return *slot;
-  slot = std::make_unique<FleetSeries>();
-  Labels fleet;
-  for (size_t i = 0; i < values.size(); ++i) fleet.emplace(fleet_labels_->keys()[i], values[i]);
-  auto with = [&fleet](const char* key, absl::string_view value) {
-    Labels labels = fleet;
-    labels.emplace(key, std::string(value));
-    return labels;
-  };
-  for (size_t i = 0; i < kOutcomes; ++i) slot->sessions[i] = &sessions_analyzed_.Add(with("outcome", kOutcomeNames[i]));
-  for (size_t i = 0; i < slot->recompiles.size(); ++i) {
-    slot->recompiles[i] = &recompiles_.Add(with("category", kRecompileCategories[i]));
+  std::unique_ptr<FleetCounters>& slot = fleet_[values];
+  if (slot == nullptr) {
+    Labels fleet;
+    for (size_t i = 0; i < values.size(); ++i) fleet.emplace(fleet_labels_->keys()[i], values[i]);
+    slot = std::make_unique<FleetCounters>(fleet_families_, fleet);
   }
-  for (size_t i = 0; i < slot->graph_breaks.size(); ++i) {
-    slot->graph_breaks[i] = &graph_breaks_.Add(with("category", kGraphBreakCategories[i]));
-  }
-  slot->divergence_checked = &divergence_checked_.Add(fleet);
-  for (size_t i = 0; i < kDivSeverities; ++i) {
-    slot->divergent[i] = &divergent_sessions_.Add(with("severity", kDivergenceSeverityNames[i]));
-  }
-  for (size_t i = 0; i < kVerdicts; ++i) slot->stale[i] = &stale_cache_findings_.Add(with("verdict", kVerdictNames[i]));
   return *slot;
 }
 
-prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern, absl::string_view severity) {
-  std::pair<std::string, std::string> key(lint_patterns_.Map(pattern.empty() ? kOverflowLabelValue : pattern),
-                                          lint_severities_.Map(severity.empty() ? kLintCandidate : severity));
+prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern,
+                                                v1::LintFinding::Severity severity) {
+  // Severities are the report's few words; patterns come from the findings, so they are capped.
+  const absl::string_view rated = Word(severity);
+  std::pair<std::string, std::string> key(
+      lint_patterns_.Map(pattern.empty() ? kOverflowLabelValue : pattern),
+      rated.empty() ? kLintCandidate : std::string(rated));
   absl::MutexLock lock(&mu_);
   prometheus::Counter*& slot = lint_[key];
   if (slot == nullptr) slot = &lint_findings_.Add({{"pattern", key.first}, {"severity", key.second}});
@@ -328,45 +240,21 @@ void ServiceMetrics::RecordCaptureBytes(uint64_t bytes) { capture_series_->Obser
 void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::StatusOr<v1::AnalyzeResponse>& result,
                                     absl::Duration elapsed) {
   analysis_series_->Observe(absl::ToDoubleSeconds(elapsed));
-  FleetSeries& fleet = Fleet(session);
+  FleetCounters& fleet = Fleet(session);
   if (!result.ok()) {
-    const absl::StatusCode code = result.status().code();
-    const bool gave_up = code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded;
-    fleet.sessions[gave_up ? kCancelled : kFailed]->Increment();
+    fleet.CountFailure(result.status().code());
     return;
   }
   const v1::AnalysisReport& report = result->report();
-  fleet.sessions[HasErrorSection(report) ? kPartial : kOk]->Increment();
+  fleet.CountReport(report);
   for (const v1::PassTiming& timing : result->timings()) {
     auto it = pass_series_.find(timing.pass());
     if (it != pass_series_.end()) it->second->Observe(timing.seconds());
   }
-
-  if (report.recompile().status() == v1::OK) {
-    for (const v1::RecompileCluster& c : report.recompile().clusters()) {
-      fleet.recompiles[CategoryIndex(kRecompileCategories, c.category(), kRecompileOther)]->Increment(c.count());
-    }
-    for (const v1::GraphBreakSummary& gb : report.recompile().graph_breaks()) {
-      fleet.graph_breaks[CategoryIndex(kGraphBreakCategories, gb.category(), kGraphBreakOther)]->Increment(gb.count());
-    }
-  }
-  const v1::DivergenceSection& divergence = report.divergence();
-  if (divergence.status() == v1::OK) {
-    fleet.divergence_checked->Increment();
-    if (!divergence.first_divergent_layer().empty()) {
-      const DivergenceSeverity severity = divergence.severity() == v1::DivergenceSection::INFO  ? kDivInfo
-                                          : divergence.severity() == v1::DivergenceSection::LOW ? kDivLow
-                                                                                                : kDivError;
-      fleet.divergent[severity]->Increment();
-    }
-  }
-  if (report.cache_stability().status() == v1::OK) {
-    for (const v1::CacheStabilityFinding& f : report.cache_stability().findings()) {
-      fleet.stale[f.verdict() == v1::CacheStabilityFinding::STALE ? kStale : kSuspicious]->Increment();
-    }
-  }
   if (report.lint().status() == v1::OK) {
-    for (const v1::LintFinding& f : report.lint().findings()) LintSeries(f.pattern(), f.severity()).Increment();
+    for (const v1::LintFinding& f : report.lint().findings()) {
+      LintSeries(f.pattern(), f.severity()).Increment();
+    }
   }
 }
 

@@ -8,7 +8,8 @@
 // - compile_lens_*: what the analyses found across the fleet (recompiles and graph breaks by
 //   category, divergent sessions, stale-cache findings, lint findings), how the service behaves
 //   (outcomes, pass and analysis durations, capture sizes, in-flight sessions, queue, rejections).
-//   The reactor feeds them after each call; passes never touch metrics.
+//   The reactor feeds them after each call; passes never touch metrics. What a report counts for
+//   under its session's fleet labels is service/fleet_counters.h.
 //
 // Every series is created once and then only incremented through a kept handle: at start-up for
 // every label combination known then (RPC methods × codes, passes, categories, outcomes of
@@ -41,6 +42,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "service/fleet_counters.h"
 #include "service/fleet_labels.h"
 
 namespace cl {
@@ -104,12 +106,11 @@ class ServiceMetrics final : public prometheus::Collectable {
   std::vector<prometheus::MetricFamily> Collect() const override ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  struct FleetSeries;
   ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels);
 
   void CreateRpcSeries();
-  FleetSeries& Fleet(const v1::Session& session) ABSL_LOCKS_EXCLUDED(mu_);
-  prometheus::Counter& LintSeries(absl::string_view pattern, absl::string_view severity)
+  FleetCounters& Fleet(const v1::Session& session) ABSL_LOCKS_EXCLUDED(mu_);
+  prometheus::Counter& LintSeries(absl::string_view pattern, v1::LintFinding::Severity severity)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<prometheus::Registry> registry_;
@@ -121,12 +122,7 @@ class ServiceMetrics final : public prometheus::Collectable {
   prometheus::Family<prometheus::Counter>& grpc_msg_received_;
   prometheus::Family<prometheus::Counter>& grpc_msg_sent_;
   prometheus::Family<prometheus::Histogram>& grpc_handling_seconds_;
-  prometheus::Family<prometheus::Counter>& sessions_analyzed_;
-  prometheus::Family<prometheus::Counter>& recompiles_;
-  prometheus::Family<prometheus::Counter>& graph_breaks_;
-  prometheus::Family<prometheus::Counter>& divergence_checked_;
-  prometheus::Family<prometheus::Counter>& divergent_sessions_;
-  prometheus::Family<prometheus::Counter>& stale_cache_findings_;
+  const FleetFamilies fleet_families_;
   prometheus::Family<prometheus::Counter>& lint_findings_;
   prometheus::Family<prometheus::Histogram>& pass_seconds_;
   prometheus::Family<prometheus::Histogram>& analysis_seconds_;
@@ -150,9 +146,9 @@ class ServiceMetrics final : public prometheus::Collectable {
 
   // Made on first sight, bounded by FleetLabels and by the lint caps.
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::vector<std::string>, std::unique_ptr<FleetSeries>> fleet_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::vector<std::string>, std::unique_ptr<FleetCounters>> fleet_
+      ABSL_GUARDED_BY(mu_);
   BoundedLabelValues lint_patterns_;
-  BoundedLabelValues lint_severities_;
   absl::flat_hash_map<std::pair<std::string, std::string>, prometheus::Counter*> lint_ ABSL_GUARDED_BY(mu_);
   absl::AnyInvocable<ServiceLoad() const> load_probe_ ABSL_GUARDED_BY(mu_);
 };

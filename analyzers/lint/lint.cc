@@ -17,11 +17,18 @@
 namespace cl {
 namespace {
 
-int SeverityRank(const std::string& s) {
-  if (s == "error") return 0;
-  if (s == "warning") return 1;
-  if (s == "info") return 2;
-  return 3;
+v1::LintFinding::Severity ReportSeverity(lint::Severity severity) {
+  switch (severity) {
+    case lint::Severity::kError:
+      return v1::LintFinding::ERROR;
+    case lint::Severity::kWarning:
+      return v1::LintFinding::WARNING;
+    case lint::Severity::kInfo:
+      return v1::LintFinding::INFO;
+    case lint::Severity::kNone:
+      break;
+  }
+  return v1::LintFinding::UNRATED;
 }
 
 // The first line of a graph-break reason, short enough for a table cell.
@@ -87,10 +94,10 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   section->set_lines_scanned(static_cast<uint32_t>(std::min<uint64_t>(result.lines, UINT32_MAX)));
   section->set_suppressed(result.suppressed);
   if (db != nullptr) {
-    std::stable_sort(result.findings.begin(), result.findings.end(),
-                     [](const lint::Finding& a, const lint::Finding& b) {
-                       return SeverityRank(a.severity) < SeverityRank(b.severity);
-                     });
+    // The most serious first; unrated findings (patterns the DB does not list) last.
+    std::stable_sort(
+        result.findings.begin(), result.findings.end(),
+        [](const lint::Finding& a, const lint::Finding& b) { return a.severity > b.severity; });
   }
   for (lint::Finding& f : result.findings) {
     v1::LintFinding* finding = section->add_findings();
@@ -100,7 +107,7 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
       finding->set_trigger(absl::StrCat("graph break: ", ShortReason(it->second)));
     }
     finding->set_confidence("ast_match");
-    finding->set_severity(f.severity);
+    finding->set_severity(ReportSeverity(f.severity));
     for (std::string& link : f.links) finding->add_links(std::move(link));
     finding->set_snippet(std::move(f.snippet));
     finding->set_message(std::move(f.message));

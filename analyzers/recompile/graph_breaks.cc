@@ -19,127 +19,127 @@ namespace cl {
 namespace {
 
 namespace v1 = ::compile_lens::v1;
-namespace gbc = graph_break_category;
+using Category = v1::GraphBreakCategory;
 
 re2::StringPiece Piece(absl::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 
 struct CategoryRule {
-  const char* category;
+  Category::Value category;
   const char* pattern;  // RE2, searched in the reason, the explanation and the debug context
 };
 
 // §2.2, most specific first: a reason can mention several things ("data dependent operator:
 // ...; to enable, set capture_scalar_outputs") and the first rule names its cause.
 constexpr CategoryRule kCategoryRules[] = {
-    {gbc::kRecompileLimit,
+    {Category::RECOMPILE_LIMIT,
      R"re((?i)recompile limit exceeded|hit config\.\w*(?:cache_size|recompile)_limit)re"},
-    {gbc::kUserRequested,
+    {Category::USER_REQUESTED,
      R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break)re"},
-    {gbc::kDataDependentBranch,
+    {Category::DATA_DEPENDENT_BRANCH,
      R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable)re"},
-    {gbc::kScalarExtraction,
+    {Category::SCALAR_EXTRACTION,
      R"re((?i)Tensor\.item|_local_scalar_dense|data dependent operator|capture_scalar_outputs|\.tolist\(|aten\.equal)re"},
-    {gbc::kDynamicOutputShape,
+    {Category::DYNAMIC_OUTPUT_SHAPE,
      R"re((?i)dynamic shape operator|capture_dynamic_output_shape_ops|\bnonzero\b)re"},
-    {gbc::kLogging, R"re(\bprint\b|\blogging\b|\blogger\b|_?warnings\.warn)re"},
-    {gbc::kContextManager, R"re((?i)context manager|GenericContextWrappingVariable)re"},
-    {gbc::kFakeTensor,
+    {Category::LOGGING, R"re(\bprint\b|\blogging\b|\blogger\b|_?warnings\.warn)re"},
+    {Category::CONTEXT_MANAGER, R"re((?i)context manager|GenericContextWrappingVariable)re"},
+    {Category::FAKE_TENSOR,
      R"re(NotImplementedError|UnsupportedFakeTensorException|FakeTensor|(?i:fake kernel|meta kernel|register_fake)|Backend compiler exception)re"},
-    {gbc::kException, R"re((?i)observed exception|\bexception\b)re"},
-    {gbc::kNnModule, R"re(nn\.Module|NNModuleVariable|(?i:RNN, GRU, or LSTM)|allow_rnn)re"},
-    {gbc::kGenerator, R"re((?i)generator|iterator|comprehension)re"},
-    {gbc::kBytecode, R"re((?i)bytecode|sort with non-constant keys)re"},
-    {gbc::kUnsupportedCall,
+    {Category::EXCEPTION, R"re((?i)observed exception|\bexception\b)re"},
+    {Category::NN_MODULE, R"re(nn\.Module|NNModuleVariable|(?i:RNN, GRU, or LSTM)|allow_rnn)re"},
+    {Category::GENERATOR, R"re((?i)generator|iterator|comprehension)re"},
+    {Category::BYTECODE, R"re((?i)bytecode|sort with non-constant keys)re"},
+    {Category::UNSUPPORTED_CALL,
      R"re((?i)marked as skipped|skipfiles|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
 };
 
 // Registry ids (torch/_dynamo/graph_break_registry.json) for structured messages whose wording
 // the specific rules above miss.
-const absl::flat_hash_map<std::string, std::string>& CategoryByGbId() {
-  static const auto* const kById = new absl::flat_hash_map<std::string, std::string>{
-      {"GB0170", gbc::kDataDependentBranch},
-      {"GB0124", gbc::kScalarExtraction},
-      {"GB0033", gbc::kScalarExtraction},
-      {"GB0037", gbc::kDynamicOutputShape},
-      {"GB0007", gbc::kUnsupportedCall},
-      {"GB0008", gbc::kUnsupportedCall},
-      {"GB0147", gbc::kUnsupportedCall},
-      {"GB0156", gbc::kUnsupportedCall},
-      {"GB0059", gbc::kUnsupportedCall},
-      {"GB0025", gbc::kUserRequested},
-      {"GB0142", gbc::kContextManager},
-      {"GB0066", gbc::kContextManager},
-      {"GB0088", gbc::kException},
-      {"GB0119", gbc::kNnModule},
-      {"GB0161", gbc::kNnModule},
-      {"GB0014", gbc::kNnModule},
-      {"GB0003", gbc::kGenerator},
-      {"GB0087", gbc::kFakeTensor},
-      {"GB0219", gbc::kFakeTensor},
-      {"GB0082", gbc::kBytecode},
-      {"GB0207", gbc::kBytecode},
+const absl::flat_hash_map<std::string, Category::Value>& CategoryByGbId() {
+  static const auto* const kById = new absl::flat_hash_map<std::string, Category::Value>{
+      {"GB0170", Category::DATA_DEPENDENT_BRANCH},
+      {"GB0124", Category::SCALAR_EXTRACTION},
+      {"GB0033", Category::SCALAR_EXTRACTION},
+      {"GB0037", Category::DYNAMIC_OUTPUT_SHAPE},
+      {"GB0007", Category::UNSUPPORTED_CALL},
+      {"GB0008", Category::UNSUPPORTED_CALL},
+      {"GB0147", Category::UNSUPPORTED_CALL},
+      {"GB0156", Category::UNSUPPORTED_CALL},
+      {"GB0059", Category::UNSUPPORTED_CALL},
+      {"GB0025", Category::USER_REQUESTED},
+      {"GB0142", Category::CONTEXT_MANAGER},
+      {"GB0066", Category::CONTEXT_MANAGER},
+      {"GB0088", Category::EXCEPTION},
+      {"GB0119", Category::NN_MODULE},
+      {"GB0161", Category::NN_MODULE},
+      {"GB0014", Category::NN_MODULE},
+      {"GB0003", Category::GENERATOR},
+      {"GB0087", Category::FAKE_TENSOR},
+      {"GB0219", Category::FAKE_TENSOR},
+      {"GB0082", Category::BYTECODE},
+      {"GB0207", Category::BYTECODE},
   };
   return *kById;
 }
 
-std::string RemedyFor(absl::string_view category) {
-  static const auto* const kRemedies = new absl::flat_hash_map<std::string, std::string>{
-      {gbc::kDataDependentBranch,
+std::string RemedyFor(Category::Value category) {
+  static const auto* const kRemedies = new absl::flat_hash_map<Category::Value, std::string>{
+      {Category::DATA_DEPENDENT_BRANCH,
        "Replace the tensor-dependent `if` with `torch.cond` or `torch.where`, or compute the "
        "condition outside the compiled region."},
-      {gbc::kScalarExtraction,
+      {Category::SCALAR_EXTRACTION,
        "Keep `.item()` / `.tolist()` / `float(t)` out of the hot path, or set "
        "`torch._dynamo.config.capture_scalar_outputs = True` (env "
        "`TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1`)."},
-      {gbc::kDynamicOutputShape,
+      {Category::DYNAMIC_OUTPUT_SHAPE,
        "Set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`, or replace "
        "`nonzero` / boolean-mask indexing with `torch.where` or a padded static size."},
-      {gbc::kLogging,
+      {Category::LOGGING,
        "Move print / logging / warnings out of the compiled region, guard them with "
        "`torch.compiler.is_compiling()`, or add the function to "
        "`torch._dynamo.config.reorderable_logging_functions`."},
-      {gbc::kUnsupportedCall,
+      {Category::UNSUPPORTED_CALL,
        "Wrap the call as a `torch.library.custom_op`, mark it `torch.compiler.allow_in_graph` "
        "if it is traceable, or move it outside the compiled region."},
-      {gbc::kUserRequested,
+      {Category::USER_REQUESTED,
        "An explicit `torch._dynamo.graph_break()`: intentional; remove it if the split is not "
        "needed."},
-      {gbc::kContextManager,
+      {Category::CONTEXT_MANAGER,
        "Move the unsupported context manager outside the compiled region, or use one Dynamo "
        "supports inside it."},
-      {gbc::kException,
+      {Category::EXCEPTION,
        "The traced code raises: fix it (it likely fails eagerly too) or handle the exception "
        "inside the compiled region."},
-      {gbc::kNnModule,
+      {Category::NN_MODULE,
        "Call `super().__init__()` in every module and keep unsupported objects out of module "
        "attributes; for RNN / GRU / LSTM set `torch._dynamo.config.allow_rnn = True`."},
-      {gbc::kGenerator,
+      {Category::GENERATOR,
        "Create generators and iterators inside the compiled region, or use plain loops "
        "(comprehensions trace fully on Python 3.12+)."},
-      {gbc::kFakeTensor,
+      {Category::FAKE_TENSOR,
        "Register a fake (meta) kernel for the custom op with `torch.library.register_fake`, or "
        "report the failure to the backend."},
-      {gbc::kBytecode, "Restructure the code around the Python feature Dynamo cannot trace."},
-      {gbc::kRecompileLimit,
+      {Category::BYTECODE, "Restructure the code around the Python feature Dynamo cannot trace."},
+      {Category::RECOMPILE_LIMIT,
        "The frame hit the recompile limit and now runs eagerly: fix the dominant recompile "
        "cause (see the recompile summary); raising `torch._dynamo.config.recompile_limit` is a "
        "last resort."},
-      {gbc::kFrameSkip,
+      {Category::FRAME_SKIP,
        "The whole frame fell back to eager: fix the graph break inside it (run with "
        "`TORCH_LOGS=graph_breaks` to see it)."},
-      {gbc::kOther,
+      {Category::OTHER,
        "Run with `TORCH_LOGS=graph_breaks` to see the full reason and user stack, and check the "
        "graph-break registry for its gb_type."},
   };
   auto it = kRemedies->find(category);
-  return it != kRemedies->end() ? it->second : kRemedies->at(gbc::kOther);
+  return it != kRemedies->end() ? it->second : kRemedies->at(Category::OTHER);
 }
 
 // Specific wording first, then the registry id, then the generic "unsupported" wording that
 // many unrelated messages share (the last rule of kCategoryRules).
-std::string Categorize(absl::string_view text, absl::string_view gb_id) {
+Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
   static const auto* const kRules = [] {
-    auto* rules = new std::vector<std::pair<const char*, std::unique_ptr<RE2>>>();
+    auto* rules = new std::vector<std::pair<Category::Value, std::unique_ptr<RE2>>>();
     for (const CategoryRule& rule : kCategoryRules) {
       rules->emplace_back(rule.category, std::make_unique<RE2>(rule.pattern));
     }
@@ -150,7 +150,7 @@ std::string Categorize(absl::string_view text, absl::string_view gb_id) {
   }
   if (auto it = CategoryByGbId().find(gb_id); it != CategoryByGbId().end()) return it->second;
   if (RE2::PartialMatch(Piece(text), *kRules->back().second)) return kRules->back().first;
-  return gbc::kOther;
+  return Category::OTHER;
 }
 
 // The reason's first line without the exception-class and repr() wrapping torch adds around
@@ -240,8 +240,8 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
 
   out.category = Categorize(out.reason + context, out.gb_id);
   // A reason too terse for the rules may still say what it is further down the message.
-  if (out.category == gbc::kOther) out.category = Categorize(message, out.gb_id);
-  if (out.category == gbc::kOther && out.frame_skipped) out.category = gbc::kFrameSkip;
+  if (out.category == Category::OTHER) out.category = Categorize(message, out.gb_id);
+  if (out.category == Category::OTHER && out.frame_skipped) out.category = Category::FRAME_SKIP;
   out.remedy = RemedyFor(out.category);
   return out;
 }

@@ -21,31 +21,12 @@
 
 namespace cl {
 
-// `GraphBreakSummary.category` values (§2.2), stable lowercase names.
-namespace graph_break_category {
-inline constexpr char kDataDependentBranch[] = "data_dependent_branch";  // `if tensor:`
-inline constexpr char kScalarExtraction[] = "scalar_extraction";         // .item(), float(t)
-inline constexpr char kDynamicOutputShape[] = "dynamic_output_shape";    // nonzero, masks
-inline constexpr char kLogging[] = "logging";                            // print, logging, warn
-inline constexpr char kUnsupportedCall[] = "unsupported_call";           // skipped / C functions
-inline constexpr char kUserRequested[] = "user_requested";  // torch._dynamo.graph_break()
-inline constexpr char kContextManager[] = "context_manager";
-inline constexpr char kException[] = "exception";
-inline constexpr char kNnModule[] = "nn_module";
-inline constexpr char kGenerator[] = "generator";     // generators, iterators
-inline constexpr char kFakeTensor[] = "fake_tensor";  // no fake/meta kernel
-inline constexpr char kBytecode[] = "bytecode";
-inline constexpr char kRecompileLimit[] = "recompile_limit";
-inline constexpr char kFrameSkip[] = "frame_skip";  // the frame was skipped, cause not given
-inline constexpr char kOther[] = "other";
-}  // namespace graph_break_category
-
 // One graph break reason, parsed.
 struct ParsedGraphBreak {
-  std::string reason;          // the reason's first line; the gb_type for structured messages
-  std::string gb_id;           // "GB0170" when the text links to the graph-break registry
-  std::string category;        // a graph_break_category constant
-  std::string remedy;          // what to change, for the category
+  std::string reason;  // the reason's first line; the gb_type for structured messages
+  std::string gb_id;   // "GB0170" when the text links to the graph-break registry
+  v1::GraphBreakCategory::Value category = v1::GraphBreakCategory::UNSPECIFIED;  // §2.2
+  std::string remedy;  // what to change, for the category
   bool frame_skipped = false;  // the whole frame fell back to eager
   // The user frame the text names (the header's "at f:l", or the last user traceback line).
   std::string file;

@@ -17,7 +17,7 @@
 namespace cl {
 namespace {
 
-namespace cat = reason_category;
+using Category = v1::RecompileCategory;
 
 re2::StringPiece Piece(absl::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 
@@ -55,59 +55,61 @@ class Match {
 // `expected` and `actual` where the text has them; Refine() below handles each rule's specifics.
 struct RuleSpec {
   const char* rule;
-  const char* category;
+  Category::Value category;
   bool whole;
   const char* pattern;
 };
 
 constexpr RuleSpec kRuleSpecs[] = {
-    {"size", cat::kSize, true,
+    {"size", Category::SIZE, true,
      R"re((?:tensor '(?P<var>.+?)' )?size mismatch at index (?P<axis>\d+)\. expected (?P<expected>-?\d+), actual (?P<actual>-?\d+))re"},
     // Old torchdynamo wrote "strides mismatch".
-    {"stride", cat::kStride, true,
+    {"stride", Category::STRIDE, true,
      R"re((?:tensor '(?P<var>.+?)' )?strides? mismatch at index (?P<axis>\d+)\. expected (?P<expected>-?\d+), actual (?P<actual>-?\d+))re"},
-    {"rank", cat::kSize, true,
+    {"rank", Category::SIZE, true,
      R"re(tensor '(?P<var>.+?)' rank mismatch\. expected (?P<expected>\d+), actual (?P<actual>\d+))re"},
-    {"dtype", cat::kDtype, true,
+    {"dtype", Category::DTYPE, true,
      R"re(tensor '(?P<var>.+?)' dtype mismatch\. expected (?P<expected>\w+), actual (?P<actual>\w+))re"},
-    {"device_index", cat::kDevice, true,
+    {"device_index", Category::DEVICE, true,
      R"re(tensor '(?P<var>.+?)' Tensor device index mismatch\. Expected device index to be (?P<expected>-?\d+), actual (?P<actual>-?\d+))re"},
-    {"dispatch_key", cat::kDevice, true,
+    {"dispatch_key", Category::DEVICE, true,
      R"re(tensor '(?P<var>.+?)' dispatch key set mismatch\.(?: expected (?P<expected>DispatchKeySet\([^)]*\)), actual (?P<actual>DispatchKeySet\([^)]*\)))?)re"},
-    {"requires_grad", cat::kRequiresGrad, true,
+    {"requires_grad", Category::REQUIRES_GRAD, true,
      R"re(tensor '(?P<var>.+?)' requires_grad mismatch\. expected requires_grad=(?P<expected>[01]))re"},
     // Three texts over the versions; the old two carry a stray quote from the C++ source.
-    {"tensor_type", cat::kType, true,
+    {"tensor_type", Category::TYPE, true,
      R"re(expected type of '(?P<var>.+?)' to be (?:a tensor type, ' but found|(?P<expected><class '[^']+'>), but found) (?P<actual><class '[^']+'>))re"},
-    {"type_id", cat::kType, true,
+    {"type_id", Category::TYPE, true,
      R"re(___check_type_id\((?P<var>.+?), (?P<id>\d+)\)(?:, type=(?P<expected><class '[^']+'>))?)re"},
-    {"obj_id", cat::kIdentity, true,
+    {"obj_id", Category::IDENTITY, true,
      R"re(___check_obj_id\((?P<var>.+?), (?P<id>\d+)\)(?:, type=(?P<expected><class '[^']+'>))?)re"},
-    {"global_state", cat::kGlobalState, true, R"re(GLOBAL_STATE changed:\s*(?P<var>[\w ]*?)\s*)re"},
-    {"global_flag", cat::kGlobalState, true,
+    {"global_state", Category::GLOBAL_STATE, true,
+     R"re(GLOBAL_STATE changed:\s*(?P<var>[\w ]*?)\s*)re"},
+    {"global_flag", Category::GLOBAL_STATE, true,
      R"re((?P<negated>not )?(?P<var>___check_global_state|___is_grad_enabled|___are_deterministic_algorithms_enabled|___is_torch_function_enabled|___check_torch_function_mode_stack)\(\))re"},
-    {"default_device", cat::kGlobalState, true,
+    {"default_device", Category::GLOBAL_STATE, true,
      R"re(utils_device\.CURRENT_DEVICE == (?P<expected>.+))re"},
-    {"backend", cat::kBackendConfig, true,
+    {"backend", Category::BACKEND_CONFIG, true,
      R"re(\(?(?:___skip_backend_check\(\) or ___current_backend\(\) == ___lookup_backend\(\d+\)|___check_current_backend\(\d+\)|___compile_config_hash\(\) == '(?P<expected>\w+)'|not ___needs_nopython\(\))\)?|BACKEND_MATCH failure.*)re"},
-    {"aliasing", cat::kAliasing, true,
+    {"aliasing", Category::ALIASING, true,
      R"re(Duplicate tensors? found.*|check_overlapping\(.*\)|(?P<a>[\w.\[\]']+) is (?P<b>[\w.\[\]']+))re"},
-    {"length", cat::kValue, true,
+    {"length", Category::VALUE, true,
      R"re((?:len|___tuple_iterator_len)\((?P<var>.+?)\) == (?P<expected>\d+))re"},
-    {"dynamic_marker", cat::kSymbolicShape, true,
+    {"dynamic_marker", Category::SYMBOLIC_SHAPE, true,
      R"re((?:not )?hasattr\((?P<var>.+?), '_dynamo_dynamic_indices'\)(?: == (?P<expected>True|False))?)re"},
-    {"symbolic", cat::kSymbolicShape, false,
+    {"symbolic", Category::SYMBOLIC_SHAPE, false,
      R"re(\.size\(\)\[\d+\]|\.stride\(\)\[\d+\]|\.storage_offset\(\)|\b(?:Eq|Ne|Mod|FloorDiv|PythonMod|Max|Min)\()re"},
-    {"container_keys", cat::kContainer, false,
+    {"container_keys", Category::CONTAINER, false,
      R"re(___dict_contains\(|^set\(.*\.keys\(\)\) == |^set\.__contains__\(|^not \S+$)re"},
-    {"hasattr", cat::kContainer, true,
+    {"hasattr", Category::CONTAINER, true,
      R"re((?:not )?hasattr\((?P<var>.+?), '(?P<expected>[^']+)'\))re"},
-    {"module_state", cat::kContainer, false, R"re(^__nn_module_guard_\d+\((?P<var>[^,)]+))re"},
-    {"transform_state", cat::kGlobalState, false,
+    {"module_state", Category::CONTAINER, false, R"re(^__nn_module_guard_\d+\((?P<var>[^,)]+))re"},
+    {"transform_state", Category::GLOBAL_STATE, false,
      R"re(^torch\._functorch\.pyfunctorch\.compare_functorch_state\()re"},
-    {"data_ptr", cat::kIdentity, true, R"re((?P<var>.+?)\.data_ptr\(\) == (?P<expected>\d+))re"},
-    {"value", cat::kValue, true, R"re((?P<var>.+?) == (?P<expected>.+))re"},
-    {"unknown", cat::kUnknown, true, R"re(|Unexpected recompilation.*)re"},
+    {"data_ptr", Category::IDENTITY, true,
+     R"re((?P<var>.+?)\.data_ptr\(\) == (?P<expected>\d+))re"},
+    {"value", Category::VALUE, true, R"re((?P<var>.+?) == (?P<expected>.+))re"},
+    {"unknown", Category::UNKNOWN, true, R"re(|Unexpected recompilation.*)re"},
 };
 
 struct Rule {
@@ -160,8 +162,8 @@ std::vector<std::string> DispatchKeys(absl::string_view set) {
 // type; otherwise (ADInplaceOrView from inference_mode, Python / Functionalize / FuncTorch keys
 // from modes and subclasses) the tensor was created under different global state. Old builds
 // print no key sets; a device-type change is by far the most common cause then.
-std::string DispatchKeyCategory(absl::string_view expected, absl::string_view actual) {
-  if (expected.empty() || actual.empty()) return cat::kDevice;
+Category::Value DispatchKeyCategory(absl::string_view expected, absl::string_view actual) {
+  if (expected.empty() || actual.empty()) return Category::DEVICE;
   static const LazyRE2 kBackendKey = {
       R"re((?:Sparse|SparseCsr|Quantized|Nested|Autograd|AutocastAutograd)?(?:CPU|CUDA|HIP|Meta|HPU|XPU|MPS|PrivateUse1|Lazy|XLA|MTIA|IPU|VE|MAIA))re"};
   const std::vector<std::string> a = DispatchKeys(expected);
@@ -169,9 +171,9 @@ std::string DispatchKeyCategory(absl::string_view expected, absl::string_view ac
   std::vector<std::string> diff;
   std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(diff));
   for (const std::string& key : diff) {
-    if (RE2::FullMatch(key, *kBackendKey)) return cat::kDevice;
+    if (RE2::FullMatch(key, *kBackendKey)) return Category::DEVICE;
   }
-  return cat::kGlobalState;
+  return Category::GLOBAL_STATE;
 }
 
 // Fills in what each rule's pattern cannot express on its own.
@@ -187,9 +189,9 @@ void Refine(const Match& m, GuardFailure* f) {
   } else if (rule == "obj_id") {
     // Bools and None are ID-matched, so a flag flip shows up as an identity guard.
     if (EndsWithTraining(f->variable)) {
-      f->category = cat::kModuleMode;
+      f->category = Category::MODULE_MODE;
     } else if (f->expected == "<class 'bool'>" || f->expected == "<class 'NoneType'>") {
-      f->category = cat::kValue;
+      f->category = Category::VALUE;
     }
   } else if (rule == "global_state") {
     std::vector<absl::string_view> fields = absl::StrSplit(f->variable, ' ', absl::SkipEmpty());
@@ -253,7 +255,7 @@ void Refine(const Match& m, GuardFailure* f) {
   } else if (rule == "transform_state") {
     f->variable = "functorch";
   } else if (rule == "value" && EndsWithTraining(f->variable)) {
-    f->category = cat::kModuleMode;
+    f->category = Category::MODULE_MODE;
   }
 }
 
@@ -360,8 +362,8 @@ GuardFailure ClassifyGuardCheck(absl::string_view check) {
     Refine(*m, &f);
     return f;
   }
-  f.rule = cat::kOther;
-  f.category = cat::kOther;
+  f.rule = "other";
+  f.category = Category::OTHER;
   return f;
 }
 

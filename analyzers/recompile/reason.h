@@ -18,35 +18,17 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "compile_lens/v1/report.pb.h"
 
 namespace cl {
 
-// The top-level categories of the report (`ParsedReason.category`, `RecompileCluster.category`).
-// They are a user contract: dashboards group by them. The §1.5 rule each one collects is in
-// `GuardFailure::rule`.
-namespace reason_category {
-inline constexpr char kSize[] = "size";                   // static dim size or rank changed
-inline constexpr char kStride[] = "stride";               // a dim's stride changed
-inline constexpr char kDtype[] = "dtype";                 // tensor dtype changed
-inline constexpr char kDevice[] = "device";               // device index, or backend dispatch keys
-inline constexpr char kRequiresGrad[] = "requires_grad";  // requires_grad flipped
-inline constexpr char kValue[] = "value";                 // Python constant / length / bool flag
-inline constexpr char kIdentity[] = "identity";           // a different object (ID_MATCH, data_ptr)
-inline constexpr char kType[] = "type";                   // a different Python type
-inline constexpr char kGlobalState[] = "global_state";  // grad mode, autocast, default device, ...
-inline constexpr char kSymbolicShape[] = "symbolic_shape";  // a dynamic-shape guard failed
-inline constexpr char kModuleMode[] = "module_mode";        // `.training` flipped (train/eval)
-inline constexpr char kAliasing[] = "aliasing";             // inputs alias / overlap differently
-inline constexpr char kBackendConfig[] = "backend_config";  // backend object or dynamo config
-inline constexpr char kContainer[] = "container";           // dict keys, set membership, attributes
-inline constexpr char kOther[] = "other";                   // not recognised (raw text kept)
-inline constexpr char kUnknown[] = "unknown";               // torch gave no usable text
-}  // namespace reason_category
+namespace v1 = ::compile_lens::v1;
 
 // One failing guard check against one cache entry.
 struct GuardFailure {
   std::string entry_id;  // the cache entry whose guard failed ("0/0"), when the text names it
-  std::string category;  // a reason_category constant
+  // The report's category (report.proto; dashboards group by it), which collects several rules.
+  v1::RecompileCategory::Value category = v1::RecompileCategory::UNSPECIFIED;
   // The §1.5 rule that matched: "size", "rank", "stride", "dtype", "device_index",
   // "dispatch_key", "requires_grad", "tensor_type", "type_id", "obj_id", "global_state",
   // "global_flag", "default_device", "backend", "aliasing", "length", "dynamic_marker",

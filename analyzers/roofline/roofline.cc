@@ -39,7 +39,8 @@ bool Classify(const GpuSpec* spec, bool matmul, v1::RooflineKernel* k) {
   const double attainable = std::min(peak, k->intensity() * spec->bandwidth);
   if (k->achieved() > attainable) return false;
   k->set_attainable(attainable);
-  k->set_bound(k->intensity() < RidgePoint(peak, *spec) ? "memory" : "compute");
+  k->set_bound(k->intensity() < RidgePoint(peak, *spec) ? v1::RooflineKernel::MEMORY
+                                                         : v1::RooflineKernel::COMPUTE);
   return true;
 }
 
@@ -126,7 +127,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       k->set_bytes(kernel.bytes());
       if (kernel.measured_us() > 0) {
         k->set_time_us(kernel.measured_us());
-        k->set_time_source("measured");
+        k->set_time_source(v1::RooflineKernel::MEASURED);
       }
       // Without a dtype, the FP32 roof: the conservative one, unless the kernel beat it.
       const CapturedKind kind = KindOf(graph_of(kernel), kernel);
@@ -171,7 +172,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
         if (cost.matmul && gemm_dtype.empty()) gemm_dtype = cost.dtype;
         if (time_us) {
           k->set_time_us(*time_us);
-          k->set_time_source("estimated");
+          k->set_time_source(v1::RooflineKernel::ESTIMATED);
         }
         if (!Classify(spec, cost.matmul, k)) above_roof.push_back(k->name());
       }

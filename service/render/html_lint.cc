@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 
@@ -91,7 +92,7 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
     w.Tag("</td><td><code>").Text(OrDash(finding.trigger())).Tag("</code></td><td>");
     w.Text(OrDash(finding.confidence())).Tag("</td>");
     if (section.escalated()) {
-      w.Tag("<td>").Text(OrDash(finding.severity())).Tag("</td><td>");
+      w.Tag("<td>").Text(OrDash(Word(finding.severity()))).Tag("</td><td>");
       WriteLinks(finding, w);
       w.Tag("</td>");
     }

@@ -2,6 +2,7 @@
 // to change, and the related cache-size-limit hits and graph breaks.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"
@@ -37,7 +38,7 @@ void WriteClusters(const v1::RecompileSection& section, HtmlWriter& w) {
     const v1::RecompileCluster& cluster = section.clusters(i);
     // A size or stride guard names its dimension ("x[0]"); any other guard names its variable.
     const std::string& axis = cluster.axis().empty() ? cluster.variable() : cluster.axis();
-    w.Tag("<tr><td>").Text(OrDash(cluster.category())).Tag("</td><td>");
+    w.Tag("<tr><td>").Text(OrDash(Word(cluster.category()))).Tag("</td><td>");
     w.Text(absl::StrCat(cluster.count())).Tag("</td><td><code>").Text(OrDash(axis));
     w.Tag("</code></td><td>").Text(OrDash(absl::StrJoin(cluster.transitions(), ", ")));
     w.Tag("</td></tr>\n");
@@ -100,7 +101,7 @@ void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
     const v1::GraphBreakSummary& brk = section.graph_breaks(i);
     w.Tag("<tr><td>").Text(OrDash(brk.reason()));
     if (brk.frame_skipped()) w.Tag(" <span class=\"warn\">(the whole frame ran eager)</span>");
-    w.Tag("</td><td>").Text(OrDash(brk.category())).Tag("</td><td>");
+    w.Tag("</td><td>").Text(OrDash(Word(brk.category()))).Tag("</td><td>");
     w.Text(absl::StrCat(brk.count())).Tag("</td><td>");
     if (!brk.frame().empty()) w.Tag("<code>").Text(brk.frame()).Tag("</code> ");
     WriteCodeLocation(brk.location(), w);

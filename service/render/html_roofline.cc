@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "common/number_format.h"
@@ -30,7 +31,7 @@ void WriteKernelRow(const v1::RooflineKernel& kernel, HtmlWriter& w) {
   w.Text(Bytes(kernel.bytes())).Tag("</td><td>");
   w.Text(absl::StrCat(FormatFixed(kernel.intensity(), 2), " FLOP/B")).Tag("</td><td>");
   w.Text(Rate(kernel.achieved())).Tag("</td><td>").Text(Rate(kernel.attainable()));
-  w.Tag("</td><td>").Text(OrDash(kernel.bound())).Tag("</td></tr>\n");
+  w.Tag("</td><td>").Text(OrDash(Word(kernel.bound()))).Tag("</td></tr>\n");
 }
 
 }  // namespace

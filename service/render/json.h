@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/report.pb.h"
+#include "google/protobuf/message.h"
 
 namespace cl {
 
@@ -16,6 +17,10 @@ namespace v1 = ::compile_lens::v1;
 // Proto field names, every field printed (a contract path exists even when its value is zero or
 // empty), indented. Fails only if protobuf cannot print the message.
 absl::StatusOr<std::string> RenderJson(const v1::AnalysisReport& report);
+
+// One part of the report (a section, a finding) printed as RenderJson prints it within the
+// report, enum words included; its strings must be valid UTF-8 (RenderJson repairs them first).
+absl::StatusOr<std::string> RenderReportJson(const google::protobuf::Message& message);
 
 // Reads RenderJson's output back. Unknown fields are ignored, so a report from a newer server
 // still loads; malformed JSON is INVALID_ARGUMENT.

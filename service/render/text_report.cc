@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/report_words.h"
 #include "service/render/location_format.h"
 #include "common/number_format.h"
 #include "service/render/terminal_writer.h"
@@ -134,7 +135,8 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     for (int i = 0; i < std::min(s.clusters().size(), kMaxItems); ++i) {
       const v1::RecompileCluster& c = s.clusters(i);
       const std::string& axis = c.axis().empty() ? c.variable() : c.axis();
-      t.Text(absl::StrCat("; ", c.category(), " ", axis, ": ", absl::StrJoin(c.transitions(), ", ")));
+      t.Text(absl::StrCat("; ", Word(c.category()), " ", axis, ": ",
+                          absl::StrJoin(c.transitions(), ", ")));
     }
   }
   t.EndLine();
@@ -246,7 +248,9 @@ void WriteLint(const v1::LintSection& s, TerminalWriter& t) {
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
     const v1::LintFinding& f = s.findings(i);
     t.Text(absl::StrCat("  ", f.pattern(), " at ", Where(f.location()), " (", f.confidence()));
-    if (s.escalated() && !f.severity().empty()) t.Text(absl::StrCat(", ", f.severity()));
+    if (s.escalated() && f.severity() != v1::LintFinding::UNRATED) {
+      t.Text(absl::StrCat(", ", Word(f.severity())));
+    }
     t.Text(")");
     if (!f.snippet().empty()) t.Text(absl::StrCat(": ", f.snippet()));
     t.EndLine();
@@ -299,7 +303,9 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
     const v1::RooflineKernel& k = s.kernels(i);
     t.Text(absl::StrCat("  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",
-                        k.bound().empty() ? "bound unknown" : absl::StrCat(k.bound(), "-bound"),
+                        k.bound() == v1::RooflineKernel::BOUND_UNKNOWN
+                            ? "bound unknown"
+                            : absl::StrCat(Word(k.bound()), "-bound"),
                         k.estimated() ? " (estimate)" : ""));
     t.EndLine();
   }

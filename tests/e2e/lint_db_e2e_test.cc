@@ -76,7 +76,7 @@ TEST(LintDbE2eTest, ClientDbInProcessAndRemote) {
   const v1::AnalysisReport report = Report(TmpPath("db-remote.json"));
   EXPECT_TRUE(report.lint().escalated());
   ASSERT_EQ(report.lint().findings_size(), 1);
-  EXPECT_EQ(report.lint().findings(0).severity(), "warning");
+  EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::WARNING);
   EXPECT_EQ(report.lint().findings(0).links(0), "https://github.com/pytorch/pytorch/issues/94777");
   EXPECT_THAT(remote.stdout_text, HasSubstr("lint: 1 pattern(s), rated\n"
                                             "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match, "
@@ -113,7 +113,7 @@ TEST(LintDbE2eTest, ServerDbRatesRequestsWithoutOneAndARequestDbWins) {
   v1::AnalysisReport report = Report(TmpPath("srv.json"));
   EXPECT_TRUE(report.lint().escalated());
   ASSERT_EQ(report.lint().findings_size(), 1);
-  EXPECT_EQ(report.lint().findings(0).severity(), "warning");
+  EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::WARNING);
 
   ASSERT_TRUE(WriteFile(TmpPath("info.toml"), kInfoDb).ok());
   const RunResult own = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address, "--db", TmpPath("info.toml"),
@@ -121,7 +121,7 @@ TEST(LintDbE2eTest, ServerDbRatesRequestsWithoutOneAndARequestDbWins) {
   ASSERT_EQ(own.exit_code, 0) << own.stderr_text;
   report = Report(TmpPath("own.json"));
   ASSERT_EQ(report.lint().findings_size(), 1);
-  EXPECT_EQ(report.lint().findings(0).severity(), "info");
+  EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::INFO);
 }
 
 TEST(LintDbE2eTest, AnInvalidServerDbStopsTheStart) {

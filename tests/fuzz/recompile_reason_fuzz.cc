@@ -4,7 +4,6 @@
 // prefix strip only ever removes a prefix; a cache-limit message always names its limit.
 #include <cstddef>
 #include <cstdint>
-#include <set>
 #include <string>
 
 #include "analyzers/recompile/reason.h"
@@ -12,14 +11,13 @@
 
 namespace {
 
-namespace cat = cl::reason_category;
+using ::compile_lens::v1::RecompileCategory;
 
-bool KnownCategory(const std::string& c) {
-  static const std::set<std::string> kCategories = {
-      cat::kSize,     cat::kStride,         cat::kDtype,      cat::kDevice,   cat::kRequiresGrad, cat::kValue,
-      cat::kIdentity, cat::kType,           cat::kGlobalState, cat::kSymbolicShape, cat::kModuleMode,
-      cat::kAliasing, cat::kBackendConfig,  cat::kContainer,  cat::kOther,    cat::kUnknown};
-  return kCategories.contains(c);
+// A category a guard failure may have: any the report defines but UNSPECIFIED (unset) and
+// CACHE_LIMIT (a suggestion's).
+bool KnownCategory(RecompileCategory::Value c) {
+  return RecompileCategory::Value_IsValid(c) && c != RecompileCategory::UNSPECIFIED &&
+         c != RecompileCategory::CACHE_LIMIT;
 }
 
 }  // namespace

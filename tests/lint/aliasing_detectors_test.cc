@@ -34,7 +34,7 @@ def f(x):
   EXPECT_THAT(f.message, HasSubstr("in-place `mul_` on `z`, which shares storage with `y`"));
   EXPECT_THAT(f.message, HasSubstr("`y` is read again at line 8"));
   EXPECT_FALSE(f.assumed_compiled);
-  EXPECT_EQ(f.severity, "");  // no DB: a candidate
+  EXPECT_EQ(f.severity, Severity::kNone);  // no DB: a candidate
 }
 
 // pytorch#94777: x.log_() after y = log(x); y changed under compile.

@@ -150,8 +150,8 @@ TEST(DbRatingTest, SeverityEscalationAndLinks) {
   options.torch_version = "2.6.0+debian";
   const LintResult r = LintCode(kTwoAliases, options);
   ASSERT_EQ(r.findings.size(), 2u);
-  EXPECT_EQ(r.findings[0].severity, "warning");  // a view: the default
-  EXPECT_EQ(r.findings[1].severity, "error");    // an expand view: escalate_if producer_in
+  EXPECT_EQ(r.findings[0].severity, Severity::kWarning);  // a view: the default
+  EXPECT_EQ(r.findings[1].severity, Severity::kError);    // an expand view: escalate_if producer_in
   EXPECT_EQ(r.findings[0].title, "In-place op on a view/alias whose storage is used again");
   EXPECT_EQ(r.findings[0].category, "aliasing");
   EXPECT_DOUBLE_EQ(r.findings[0].confidence, 0.7);
@@ -169,14 +169,18 @@ TEST(DbRatingTest, VersionGatingDowngradesToInfo) {
   LintOptions options;
   options.db = &*db;
   for (const auto& [version, severity, note] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"2.4.1", "error", ""},
-           {"2.5.0a0+git1234", "error", ""},
-           {"2.5.0", "info", "fixed in torch 2.5 (the capture ran 2.5.0): downgraded to info"},
-           {"2.6.0+debian", "info", "fixed in torch 2.5 (the capture ran 2.6.0+debian): downgraded to info"},
-           {"2.0.1", "info", "torch 2.0.1 is outside the affected versions (>=2.1,<2.9): downgraded to info"},
-           {"", "error", "the capture names no torch version: not version-gated"},
-           {"nightly", "error", "torch version \"nightly\" not understood: not version-gated"}}) {
+       std::vector<std::tuple<std::string, Severity, std::string>>{
+           {"2.4.1", Severity::kError, ""},
+           {"2.5.0a0+git1234", Severity::kError, ""},
+           {"2.5.0", Severity::kInfo,
+            "fixed in torch 2.5 (the capture ran 2.5.0): downgraded to info"},
+           {"2.6.0+debian", Severity::kInfo,
+            "fixed in torch 2.5 (the capture ran 2.6.0+debian): downgraded to info"},
+           {"2.0.1", Severity::kInfo,
+            "torch 2.0.1 is outside the affected versions (>=2.1,<2.9): downgraded to info"},
+           {"", Severity::kError, "the capture names no torch version: not version-gated"},
+           {"nightly", Severity::kError,
+            "torch version \"nightly\" not understood: not version-gated"}}) {
     options.torch_version = version;
     const LintResult r = LintCode(kTwoAliases, options);
     ASSERT_FALSE(r.findings.empty()) << version;
@@ -206,9 +210,9 @@ m = torch.compile(M())
                                 options);
   ASSERT_EQ(r.findings.size(), 3u);
   EXPECT_EQ(r.findings[0].pattern, "module_attr_mutation");
-  EXPECT_EQ(r.findings[0].severity, "error");  // torch <2.4
-  EXPECT_EQ(r.findings[1].severity, "info");   // data-dependent, not in a loop
-  EXPECT_EQ(r.findings[2].severity, "warning");  // in a loop
+  EXPECT_EQ(r.findings[0].severity, Severity::kError);    // torch <2.4
+  EXPECT_EQ(r.findings[1].severity, Severity::kInfo);     // data-dependent, not in a loop
+  EXPECT_EQ(r.findings[2].severity, Severity::kWarning);  // in a loop
   options.torch_version = "2.6.0";
   EXPECT_EQ(LintCode(R"py(import torch
 class M(torch.nn.Module):
@@ -221,7 +225,7 @@ m = torch.compile(M())
                      options)
                 .findings[0]
                 .severity,
-            "warning");
+            Severity::kWarning);
 }
 
 TEST(DbRatingTest, AssumedCompiledFilesAreLoweredOneStep) {
@@ -237,7 +241,7 @@ TEST(DbRatingTest, AssumedCompiledFilesAreLoweredOneStep) {
                                 options);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_TRUE(r.findings[0].assumed_compiled);
-  EXPECT_EQ(r.findings[0].severity, "warning");  // error, lowered one step
+  EXPECT_EQ(r.findings[0].severity, Severity::kWarning);  // error, lowered one step
   EXPECT_THAT(r.findings[0].version_note, HasSubstr("scanned as if compiled, severity lowered one step"));
 }
 
@@ -269,7 +273,7 @@ def f(x):
   const Finding* f = FindingFor(r, "no_sleep_in_compiled");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->line, 5u);
-  EXPECT_EQ(f->severity, "warning");
+  EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_EQ(f->message, "`time.sleep` stalls the compiled region");
 }
 

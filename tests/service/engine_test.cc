@@ -228,14 +228,14 @@ TEST(EngineTest, TheDefaultCorrectnessDbRatesRequestsWithoutOne) {
   engine.SetPassDefaults(std::move(defaults));
   ASSERT_OK_AND_ASSIGN(EngineResult rated, engine.Analyze(Hero(), nullptr, lint_only, nullptr));
   EXPECT_TRUE(rated.report.lint().escalated());
-  EXPECT_EQ(rated.report.lint().findings(0).severity(), "warning");
+  EXPECT_EQ(rated.report.lint().findings(0).severity(), v1::LintFinding::WARNING);
 
   v1::AnalyzeOptions mine = lint_only;
   mine.set_correctness_db(
       "schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\ncategory = \"aliasing\"\n"
       "severity = \"info\"\n[pattern.detect]\nkind = \"inplace_on_alias\"\n");
   ASSERT_OK_AND_ASSIGN(EngineResult own, engine.Analyze(Hero(), nullptr, mine, nullptr));
-  EXPECT_EQ(own.report.lint().findings(0).severity(), "info");
+  EXPECT_EQ(own.report.lint().findings(0).severity(), v1::LintFinding::INFO);
 }
 
 TEST(EngineTest, TheRegistryHasTheRecompilePass) {

@@ -38,17 +38,17 @@ v1::AnalyzeResponse Findings() {
   v1::AnalysisReport& report = *r.mutable_report();
   v1::RecompileSection& rc = *report.mutable_recompile();
   rc.set_status(v1::OK);
-  auto cluster = [&rc](const char* category, uint32_t count) {
+  auto cluster = [&rc](v1::RecompileCategory::Value category, uint32_t count) {
     v1::RecompileCluster* c = rc.add_clusters();
     c->set_category(category);
     c->set_count(count);
   };
-  cluster("size", 3);
-  cluster("size", 2);  // a second cluster (another frame or axis) of the same category
-  cluster("dtype", 1);
-  cluster("a-category-from-a-newer-build", 4);
+  cluster(v1::RecompileCategory::SIZE, 3);
+  cluster(v1::RecompileCategory::SIZE, 2);  // another frame or axis, the same category
+  cluster(v1::RecompileCategory::DTYPE, 1);
+  cluster(static_cast<v1::RecompileCategory::Value>(99), 4);  // a category from a newer build
   v1::GraphBreakSummary* gb = rc.add_graph_breaks();
-  gb->set_category("logging");
+  gb->set_category(v1::GraphBreakCategory::LOGGING);
   gb->set_count(2);
   report.mutable_divergence()->set_status(v1::OK);
   report.mutable_divergence()->set_first_divergent_layer("blocks.0.norm");
@@ -63,7 +63,7 @@ v1::AnalyzeResponse Findings() {
   lint.add_findings()->set_pattern("mutable_default_hook");
   v1::LintFinding* rated = lint.add_findings();
   rated->set_pattern("mutable_default_hook");
-  rated->set_severity("error");
+  rated->set_severity(v1::LintFinding::ERROR);
   v1::PassTiming* t = r.add_timings();
   t->set_pass("recompile");
   t->set_seconds(0.25);
@@ -116,6 +116,29 @@ TEST(ServiceMetricsTest, EverySeriesKnownAtStartUpReadsZero) {
   EXPECT_THAT(m.Get("compile_lens_sessions_inflight"), Optional(0.0));
   // Lint patterns come from the lint pass's findings: none before the first.
   EXPECT_EQ(m.Series("compile_lens_lint_findings_total"), 0u);
+}
+
+// The category series are the report's category enums, labeled with their words: the label values
+// deploy/monitoring's rules and dashboards read.
+TEST(ServiceMetricsTest, CategorySeriesAreTheReportWords) {
+  MetricsReader m(Make()->Collect());
+  auto with = [](const char* category) {
+    return std::map<std::string, std::string>{
+        {"cluster", ""}, {"model", ""}, {"category", category}};
+  };
+  for (const char* category :
+       {"size", "stride", "dtype", "device", "requires_grad", "value", "identity", "type",
+        "global_state", "symbolic_shape", "module_mode", "aliasing", "backend_config", "container",
+        "other", "unknown"}) {
+    EXPECT_THAT(m.Get("compile_lens_recompiles_total", with(category)), Optional(0.0)) << category;
+  }
+  for (const char* category :
+       {"data_dependent_branch", "scalar_extraction", "dynamic_output_shape", "logging",
+        "unsupported_call", "user_requested", "context_manager", "exception", "nn_module",
+        "generator", "fake_tensor", "bytecode", "recompile_limit", "frame_skip", "other"}) {
+    EXPECT_THAT(m.Get("compile_lens_graph_breaks_total", with(category)), Optional(0.0))
+        << category;
+  }
 }
 
 TEST(ServiceMetricsTest, AnalysisIsCountedUnderItsFleetLabels) {

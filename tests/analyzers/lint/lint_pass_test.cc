@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lint/correctness_db.h"
+#include "proto/report_words.h"
 #include "service/render/html.h"
 #include "service/render/render.h"
 #include "tests/testing/captures.h"
@@ -67,7 +68,7 @@ TEST(LintPassTest, HeroHasExactlyTheInPlaceOpOnAlias) {
     EXPECT_EQ(f.location().line(), 96u);
     EXPECT_EQ(f.trigger(), "");
     EXPECT_EQ(f.confidence(), "ast_match");
-    EXPECT_EQ(f.severity(), "");
+    EXPECT_EQ(f.severity(), v1::LintFinding::UNRATED);
     EXPECT_EQ(f.links_size(), 0);
     EXPECT_EQ(f.snippet(), "z.mul_(0.5)");
     EXPECT_EQ(f.function(), "Scene.forward");
@@ -112,7 +113,7 @@ TEST(LintPassTest, HeroRatedByTheShippedDb) {
   EXPECT_EQ(s.db_updated(), "2026-11-29");
   ASSERT_EQ(s.findings_size(), 1);
   const v1::LintFinding& f = s.findings(0);
-  EXPECT_EQ(f.severity(), "warning");  // a view, not an expand: the pattern's default
+  EXPECT_EQ(Word(f.severity()), "warning");  // a view, not an expand: the pattern's default
   EXPECT_EQ(f.category(), "aliasing");
   EXPECT_EQ(f.remedy(), "use the out-of-place op, or clone() before mutating");
   EXPECT_DOUBLE_EQ(f.confidence_score(), 0.7);

@@ -8,6 +8,7 @@
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/report_words.h"
 #include "tests/analyzers/torch_trace_scan.h"
 #include "tests/testing/status_matchers.h"
 
@@ -41,7 +42,7 @@ TEST(ParseGraphBreakTest, ReadsTheTorch26Payloads) {
   EXPECT_EQ(user.reason,
             "skip function graph_break in file "
             "/usr/lib/python3/dist-packages/torch/_dynamo/decorators.py");
-  EXPECT_EQ(user.category, "user_requested");
+  EXPECT_EQ(Word(user.category), "user_requested");
   EXPECT_EQ(user.file, "/opt/scenes/breaks2.py");
   EXPECT_EQ(user.line, 10u);
   EXPECT_EQ(user.function, "step");
@@ -49,7 +50,7 @@ TEST(ParseGraphBreakTest, ReadsTheTorch26Payloads) {
 
   ParsedGraphBreak jump = ParseGraphBreak(breaks[1].second);
   EXPECT_EQ(jump.reason, "Data-dependent jump");
-  EXPECT_EQ(jump.category, "data_dependent_branch");
+  EXPECT_EQ(Word(jump.category), "data_dependent_branch");
   EXPECT_EQ(jump.line, 11u);
   EXPECT_EQ(jump.function, "torch_dynamo_resume_in_step_at_10");
 
@@ -57,7 +58,7 @@ TEST(ParseGraphBreakTest, ReadsTheTorch26Payloads) {
   EXPECT_EQ(item.reason,
             "data dependent operator: aten._local_scalar_dense.default; to enable, set "
             "torch._dynamo.config.capture_scalar_outputs = True");
-  EXPECT_EQ(item.category, "scalar_extraction");
+  EXPECT_EQ(Word(item.category), "scalar_extraction");
   EXPECT_EQ(item.line, 15u);
   EXPECT_THAT(item.remedy, ::testing::HasSubstr("capture_scalar_outputs"));
 }
@@ -75,15 +76,15 @@ TEST(SummarizeGraphBreaksTest, DeduplicatesTheFixtureByReasonAndUserLine) {
   ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
   ASSERT_EQ(summaries.size(), 3u);
   // The repeated break first.
-  EXPECT_EQ(summaries[0].category(), "scalar_extraction");
+  EXPECT_EQ(Word(summaries[0].category()), "scalar_extraction");
   EXPECT_EQ(summaries[0].count(), 2u);
   EXPECT_EQ(summaries[0].location().file(), "breaks2.py");
   EXPECT_EQ(summaries[0].location().line(), 15u);
   EXPECT_EQ(summaries[0].frame(), "torch_dynamo_resume_in_step_at_11");
-  EXPECT_EQ(summaries[1].category(), "user_requested");
+  EXPECT_EQ(Word(summaries[1].category()), "user_requested");
   EXPECT_EQ(summaries[1].location().line(), 10u);
   EXPECT_EQ(summaries[1].frame(), "step");
-  EXPECT_EQ(summaries[2].category(), "data_dependent_branch");
+  EXPECT_EQ(Word(summaries[2].category()), "data_dependent_branch");
   EXPECT_EQ(summaries[2].count(), 1u);
 }
 
@@ -128,9 +129,9 @@ TEST(SummarizeGraphBreaksTest, SkippedFramesComeFirstAndCancelStops) {
   ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
   ASSERT_EQ(summaries.size(), 2u);
   EXPECT_TRUE(summaries[0].frame_skipped());
-  EXPECT_EQ(summaries[0].category(), "frame_skip");
+  EXPECT_EQ(Word(summaries[0].category()), "frame_skip");
   EXPECT_EQ(summaries[0].location().file(), "/a.py");
-  EXPECT_EQ(summaries[1].category(), "scalar_extraction");
+  EXPECT_EQ(Word(summaries[1].category()), "scalar_extraction");
   EXPECT_EQ(summaries[1].count(), 3u);
 
   std::atomic<bool> cancelled{true};
@@ -156,7 +157,7 @@ TEST_P(GraphBreakMessageTest, Categorises) {
   const Message& m = GetParam();
   ParsedGraphBreak parsed = ParseGraphBreak(m.text);
   EXPECT_EQ(parsed.reason, m.reason);
-  EXPECT_EQ(parsed.category, m.category);
+  EXPECT_EQ(Word(parsed.category), m.category);
   EXPECT_EQ(parsed.gb_id, m.gb_id);
   EXPECT_EQ(parsed.frame_skipped, m.frame_skipped);
   EXPECT_FALSE(parsed.remedy.empty());

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
@@ -15,7 +17,7 @@ using ::testing::SizeIs;
 
 // What one check of a reason should parse into.
 struct Expect {
-  const char* category;
+  const char* category;  // its word, as the report prints it
   const char* variable;
   const char* axis;
   const char* expected;
@@ -33,7 +35,7 @@ std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name;
 
 void ExpectFailure(const GuardFailure& f, const Expect& want, const std::string& text) {
   SCOPED_TRACE(text);
-  EXPECT_EQ(f.category, want.category) << "rule " << f.rule;
+  EXPECT_EQ(Word(f.category), want.category) << "rule " << f.rule;
   EXPECT_EQ(f.variable, want.variable);
   EXPECT_EQ(f.Axis(), want.axis);
   EXPECT_EQ(f.expected, want.expected);
@@ -329,8 +331,8 @@ INSTANTIATE_TEST_SUITE_P(LogPrefixes, SingleCheckTest, ::testing::ValuesIn(kPref
 std::vector<std::string> Summaries(const std::vector<GuardFailure>& failures) {
   std::vector<std::string> out;
   for (const GuardFailure& f : failures) {
-    out.push_back(f.entry_id + " " + f.category + " " + f.Axis() + " " + f.expected + "->" +
-                  f.actual);
+    out.push_back(absl::StrCat(f.entry_id, " ", Word(f.category), " ", f.Axis(), " ",
+                               f.expected, "->", f.actual));
   }
   return out;
 }
@@ -425,7 +427,7 @@ TEST(ParseRecompileReasonTest, UnbalancedQuotesStillSplit) {
 TEST(ParseRecompileReasonTest, GarbageKeepsTheCheckText) {
   std::vector<GuardFailure> failures = ParseRecompileReason("0/4: ¯\\_(ツ)_/¯ no idea");
   ASSERT_THAT(failures, SizeIs(1));
-  EXPECT_EQ(failures[0].category, "other");
+  EXPECT_EQ(failures[0].category, v1::RecompileCategory::OTHER);
   EXPECT_EQ(failures[0].check, "¯\\_(ツ)_/¯ no idea");
   EXPECT_EQ(failures[0].entry_id, "0/4");
 }

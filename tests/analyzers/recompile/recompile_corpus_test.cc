@@ -15,6 +15,7 @@
 #include "analyzers/recompile/reason.h"
 #include "common/file_io.h"
 #include "gtest/gtest.h"
+#include "proto/report_words.h"
 #include "tests/analyzers/torch_trace_scan.h"
 
 namespace cl {
@@ -50,18 +51,20 @@ struct Tally {
 
 void CheckReason(const std::string& reason, const std::string& where, Tally* tally) {
   for (const GuardFailure& f : ParseRecompileReason(reason)) {
-    ++tally->recompile_categories[f.category];
-    if ((f.category == reason_category::kOther || f.category == reason_category::kUnknown) &&
-        !IsKnownUncategorised(reason)) {
-      tally->failures.push_back(where + ": recompile reason \"" + reason + "\" → " + f.category);
+    const std::string category(Word(f.category));
+    ++tally->recompile_categories[category];
+    const bool uncategorised = f.category == v1::RecompileCategory::OTHER ||
+                               f.category == v1::RecompileCategory::UNKNOWN;
+    if (uncategorised && !IsKnownUncategorised(reason)) {
+      tally->failures.push_back(where + ": recompile reason \"" + reason + "\" → " + category);
     }
   }
 }
 
 void CheckGraphBreak(const std::string& text, const std::string& where, Tally* tally) {
   const ParsedGraphBreak parsed = ParseGraphBreak(text);
-  ++tally->graph_break_categories[parsed.category];
-  if (parsed.category == graph_break_category::kOther && !IsKnownUncategorised(text)) {
+  ++tally->graph_break_categories[std::string(Word(parsed.category))];
+  if (parsed.category == v1::GraphBreakCategory::OTHER && !IsKnownUncategorised(text)) {
     tally->failures.push_back(where + ": graph break \"" + parsed.reason + "\" → other");
   }
 }

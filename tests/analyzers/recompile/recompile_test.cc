@@ -8,9 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
 #include "common/file_io.h"
+#include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "proto/report_words.h"
 #include "tests/testing/golden.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
@@ -36,15 +38,15 @@ v1::SessionCapture LoadCapture(const std::string& path) {
   return capture;
 }
 
-// The section as the JSON report prints it (original field names, every field).
+// The section as the JSON report prints it (original field names, every field, enum words).
 std::string SectionJson(const v1::RecompileSection& section) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
-  std::string json;
-  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(section, &json, options).ok());
-  return json;
+  absl::StatusOr<std::string> json = ToDeterministicJson(section, options, ReportTypes());
+  EXPECT_TRUE(json.ok()) << json.status();
+  return json.ok() ? *json : "";
 }
 
 v1::RecompileSection RunPass(const v1::SessionCapture& capture,
@@ -85,7 +87,7 @@ TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
   EXPECT_EQ(section.frame().recompiles(), 3u);
   ASSERT_EQ(section.clusters_size(), 1);
   const v1::RecompileCluster& cluster = section.clusters(0);
-  EXPECT_EQ(cluster.category(), "size");
+  EXPECT_EQ(Word(cluster.category()), "size");
   EXPECT_EQ(cluster.count(), 3u);
   EXPECT_EQ(cluster.variable(), "x");
   EXPECT_EQ(cluster.axis(), "x[0]");
@@ -129,24 +131,24 @@ TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
   EXPECT_EQ(section.reasons_size(), 6);
   EXPECT_EQ(section.frame().location().file(), "dynamic.py");
   ASSERT_EQ(section.clusters_size(), 3);
-  EXPECT_EQ(section.clusters(0).category(), "size");
+  EXPECT_EQ(Word(section.clusters(0).category()), "size");
   EXPECT_THAT(Transitions(section.clusters(0)), ElementsAre("4→8"));
-  EXPECT_EQ(section.clusters(1).category(), "global_state");
+  EXPECT_EQ(Word(section.clusters(1).category()), "global_state");
   EXPECT_EQ(section.clusters(1).axis(), "grad_mode");
   // 0/3's bullet against the first entry (0/0) is the dtype change, not the newest grad_mode one.
-  EXPECT_EQ(section.clusters(2).category(), "dtype");
+  EXPECT_EQ(Word(section.clusters(2).category()), "dtype");
   EXPECT_EQ(section.clusters(2).axis(), "x");
   EXPECT_THAT(Transitions(section.clusters(2)), ElementsAre("Float→BFloat16"));
 
   // One automatic-dynamic size recompile is expected behaviour: listed last, as information.
   ASSERT_EQ(section.suggestions_size(), 3);
-  EXPECT_EQ(section.suggestions(0).category(), "global_state");
+  EXPECT_EQ(Word(section.suggestions(0).category()), "global_state");
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch.no_grad()"));
-  EXPECT_EQ(section.suggestions(1).category(), "dtype");
+  EXPECT_EQ(Word(section.suggestions(1).category()), "dtype");
   EXPECT_THAT(section.suggestions(1).text(), HasSubstr("`x.to(torch.float32)`"));
   EXPECT_EQ(section.suggestions(1).evidence(),
             "dtype cluster on x — 1 recompile(s) (values Float→BFloat16)");
-  EXPECT_EQ(section.suggestions(2).category(), "size");
+  EXPECT_EQ(Word(section.suggestions(2).category()), "size");
   EXPECT_THAT(section.suggestions(2).text(), HasSubstr("automatic dynamic"));
   EXPECT_THAT(section.suggestions(2).evidence(), HasSubstr("automatic_dynamic_shapes=True"));
 }
@@ -169,7 +171,7 @@ TEST(RecompilePassTest, NewestBulletExplainsWhenNoneNamesTheFirstEntry) {
   AddCompile(&capture, 0, 2, {"L['lr'] == 0.02", "L['lr'] == 0.01"});
   const v1::RecompileSection section = RunPass(capture);
   ASSERT_EQ(section.clusters_size(), 1);
-  EXPECT_EQ(section.clusters(0).category(), "value");
+  EXPECT_EQ(Word(section.clusters(0).category()), "value");
   EXPECT_EQ(section.clusters(0).count(), 2u);
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch.tensor(value)"));
   EXPECT_EQ(section.suggestions(0).evidence(),
@@ -240,7 +242,7 @@ TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
             "torch reported hitting cache_size_limit (8) in compile 0/1 fail_reason; last reason: "
             "0/7: tensor 'x' size mismatch at index 0. expected 8, actual 9");
   // The limit is the most impactful fact, so its suggestion comes first.
-  EXPECT_EQ(section.suggestions(0).category(), "cache_limit");
+  EXPECT_EQ(Word(section.suggestions(0).category()), "cache_limit");
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch._dynamo.config.cache_size_limit"));
 }
 
@@ -394,12 +396,12 @@ TEST(RecompilePassTest, GarbageReasonsAreOtherWithTheRawTextKept) {
   const v1::RecompileSection section = RunPass(capture, &report);
   EXPECT_EQ(section.total(), 1u);
   ASSERT_EQ(section.reasons_size(), 2);
-  EXPECT_EQ(section.reasons(0).category(), "other");
+  EXPECT_EQ(Word(section.reasons(0).category()), "other");
   EXPECT_EQ(section.reasons(0).raw(), "0/0: \x01\x02 definitely not torch");
   EXPECT_EQ(section.reasons(0).entry_id(), "0/0");
-  EXPECT_EQ(section.reasons(1).category(), "unknown");
+  EXPECT_EQ(Word(section.reasons(1).category()), "unknown");
   ASSERT_EQ(section.clusters_size(), 1);
-  EXPECT_EQ(section.clusters(0).category(), "other");
+  EXPECT_EQ(Word(section.clusters(0).category()), "other");
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("TORCH_LOGS=recompiles_verbose"));
   ASSERT_EQ(report.diagnostics_size(), 1);
   EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("1 recompile reason(s) not recognised"));

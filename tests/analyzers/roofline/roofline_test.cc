@@ -12,6 +12,7 @@
 #include "capture/torch_trace/importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/report_words.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/run_pass.h"
 
@@ -315,13 +316,13 @@ TEST(RooflinePassTest, KernelsOnEachSideOfTheRidge) {
   const v1::RooflineSection& s = report.roofline();
   ASSERT_EQ(s.status(), v1::OK);
   ASSERT_EQ(s.kernels_size(), 2);
-  EXPECT_EQ(s.kernels(0).bound(), "memory");
+  EXPECT_EQ(Word(s.kernels(0).bound()), "memory");
   EXPECT_DOUBLE_EQ(s.kernels(0).intensity(), 1);
   EXPECT_DOUBLE_EQ(s.kernels(0).attainable(), 2039e9);
   EXPECT_DOUBLE_EQ(s.kernels(0).achieved(), 1e12);  // 1e9 FLOP in 1 ms
-  EXPECT_EQ(s.kernels(0).time_source(), "measured");
+  EXPECT_EQ(Word(s.kernels(0).time_source()), "measured");
   EXPECT_FALSE(s.kernels(0).estimated());
-  EXPECT_EQ(s.kernels(1).bound(), "compute");
+  EXPECT_EQ(Word(s.kernels(1).bound()), "compute");
   EXPECT_DOUBLE_EQ(s.kernels(1).attainable(), 19.5e12);
   EXPECT_EQ(s.kernels(1).achieved(), 0);  // no time
 }
@@ -364,7 +365,7 @@ TEST(RooflinePassTest, CapturedKernelTakesItsDtypeFromItsSourceNodes) {
   EXPECT_DOUBLE_EQ(k.achieved(), 2.0 * 4096 * 4096 * 4096 / 1e-3);
   EXPECT_DOUBLE_EQ(k.attainable(), 312e12);  // the bf16 tensor-core roof
   EXPECT_LE(k.achieved(), k.attainable());
-  EXPECT_EQ(k.bound(), "compute");
+  EXPECT_EQ(Word(k.bound()), "compute");
   EXPECT_DOUBLE_EQ(s.peak_flops(), 312e12);
 }
 
@@ -375,7 +376,7 @@ TEST(RooflinePassTest, KernelFasterThanItsRoofGetsNoRoof) {
   const v1::RooflineKernel& k = s.kernels(0);
   EXPECT_GT(k.achieved(), 100e12);
   EXPECT_EQ(k.attainable(), 0);
-  EXPECT_EQ(k.bound(), "");
+  EXPECT_EQ(k.bound(), v1::RooflineKernel::BOUND_UNKNOWN);
   EXPECT_GT(k.intensity(), 0);
   EXPECT_THAT(s.note(), HasSubstr("1 kernel(s) ran faster than the roof of their dtype"));
   EXPECT_THAT(s.note(), HasSubstr(": triton_tem_fused_mm_0."));
@@ -397,7 +398,7 @@ TEST(RooflinePassTest, HeroHasNoFeaturesSoEstimatesFromThePostGradGraph) {
   EXPECT_EQ(gemm.op(), "aten.addmm.default");
   EXPECT_EQ(gemm.flops(), 2.0 * 16 * 256 * 64);
   EXPECT_EQ(gemm.bytes(), (16 * 64 + 64 * 256 + 16 * 256 + 16 * 256) * 4.0);
-  EXPECT_EQ(gemm.bound(), "memory");
+  EXPECT_EQ(Word(gemm.bound()), "memory");
 }
 
 TEST(RooflinePassTest, TheSessionsGpuGivesTheRoofsAndAnUnknownOneIsSaid) {
@@ -411,7 +412,7 @@ TEST(RooflinePassTest, TheSessionsGpuGivesTheRoofsAndAnUnknownOneIsSaid) {
   EXPECT_THAT(unknown.note(), HasSubstr("H100-SXM-80GB"));
   EXPECT_EQ(unknown.peak_flops(), 0);
   ASSERT_GT(unknown.kernels_size(), 0);
-  EXPECT_EQ(unknown.kernels(0).bound(), "");
+  EXPECT_EQ(unknown.kernels(0).bound(), v1::RooflineKernel::BOUND_UNKNOWN);
   EXPECT_GT(unknown.kernels(0).intensity(), 0);
 }
 
@@ -433,7 +434,7 @@ TEST(RooflinePassTest, InductorRuntimeEstimatesGiveLibraryCallsATime) {
   k->set_estimated_us(2);
   const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), hero).roofline();
   ASSERT_GT(s.kernels_size(), 0);
-  EXPECT_EQ(s.kernels(0).time_source(), "estimated");
+  EXPECT_EQ(Word(s.kernels(0).time_source()), "estimated");
   EXPECT_DOUBLE_EQ(s.kernels(0).achieved(), 2.0 * 16 * 256 * 64 / 2e-6);
   EXPECT_THAT(s.note(), HasSubstr("1 kernel(s) carry only Inductor's runtime estimates"));
 }
@@ -455,10 +456,10 @@ TEST(RooflinePassTest, MultiRankRuntimeFixture) {
   EXPECT_EQ(mm.op(), "aten.mm.default");
   EXPECT_EQ(mm.dtype(), "f16");
   EXPECT_EQ(mm.flops(), 2.0 * 1024 * 1024 * 1024);
-  EXPECT_EQ(mm.time_source(), "estimated");
+  EXPECT_EQ(Word(mm.time_source()), "estimated");
   EXPECT_NEAR(mm.time_us(), 6885.84, 0.01);
   EXPECT_NEAR(mm.achieved(), mm.flops() / (mm.time_us() * 1e-6), 1);
-  EXPECT_EQ(mm.bound(), "compute");  // 341 FLOP/B > the H100's fp16 ridge, 295
+  EXPECT_EQ(Word(mm.bound()), "compute");  // 341 FLOP/B > the H100's fp16 ridge, 295
 }
 
 }  // namespace

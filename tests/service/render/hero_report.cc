@@ -45,7 +45,7 @@ v1::AnalysisReport HeroReport() {
   recompile->mutable_frame()->set_recompiles(3);
   *recompile->add_frames() = recompile->frame();
   v1::RecompileCluster* cluster = recompile->add_clusters();
-  cluster->set_category("size");
+  cluster->set_category(v1::RecompileCategory::SIZE);
   cluster->set_count(3);
   cluster->set_variable("x");
   cluster->set_axis("x[0]");
@@ -58,7 +58,7 @@ v1::AnalysisReport HeroReport() {
       "`torch._dynamo.mark_dynamic(x, 0)` (or compile with `dynamic=True`).");
   suggestion->set_evidence(
       "size cluster on x[0] — 3 recompile(s) (values 16→32, 16→64, 16→128)");
-  suggestion->set_category("size");
+  suggestion->set_category(v1::RecompileCategory::SIZE);
 
   report.mutable_cache_stability()->set_status(v1::OK);
 

@@ -102,7 +102,7 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
   hit->set_evidence("8 cache entries for forward");
   v1::GraphBreakSummary* brk = report.mutable_recompile()->add_graph_breaks();
   brk->set_reason("Unsupported: call_function print");
-  brk->set_category("unsupported_builtin");
+  brk->set_category(v1::GraphBreakCategory::UNSUPPORTED_CALL);
   brk->set_count(2);
   brk->set_frame("step");
   brk->mutable_location()->set_file("/abs/train.py");
@@ -114,7 +114,7 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
                               "{repo}/examples/hero_scene.py:86 recompile_limit 8 8 cache entries "
                               "for forward"));
   EXPECT_THAT(text, HasSubstr("Graph breaks (1) reason category count where remedy Unsupported: "
-                              "call_function print (the whole frame ran eager) unsupported_builtin "
+                              "call_function print (the whole frame ran eager) unsupported_call "
                               "2 step /abs/train.py:12 move the print out of the compiled region"));
 }
 
@@ -122,11 +122,11 @@ TEST(HtmlSectionsTest, EscalatedLintShowsSeverityAndLinks) {
   v1::AnalysisReport report = testing::HeroReport();
   report.mutable_lint()->set_escalated(true);
   v1::LintFinding* finding = report.mutable_lint()->mutable_findings(0);
-  finding->set_severity("high");
+  finding->set_severity(v1::LintFinding::ERROR);
   finding->add_links("https://github.com/pytorch/pytorch/issues/1");
   const std::string section = Section(RenderHtml(report), "lint");
   EXPECT_THAT(section, HasSubstr("<th>severity</th><th>links</th>"));
-  EXPECT_THAT(section, HasSubstr("<td>high</td><td><a rel=\"noreferrer\" "
+  EXPECT_THAT(section, HasSubstr("<td>error</td><td><a rel=\"noreferrer\" "
                                  "href=\"https://github.com/pytorch/pytorch/issues/1\">"));
   EXPECT_THAT(section, Not(HasSubstr("not yet escalated")));
 }
@@ -139,7 +139,7 @@ TEST(HtmlSectionsTest, RooflineKernelsAndEstimates) {
   k->set_bytes(4.0 * (16 * 64 + 64 * 256 + 16 * 256));
   k->set_intensity(k->flops() / k->bytes());
   k->set_attainable(19.5e12);
-  k->set_bound("memory");
+  k->set_bound(v1::RooflineKernel::MEMORY);
   k->set_estimated(true);
   // Only estimates: the section still says nothing measured, then shows the estimates.
   std::string text = SectionText(report, "roofline");

@@ -35,7 +35,8 @@ TEST(JsonTest, ContractPathsArePresent) {
        {"\"metadata\"", "\"session_id\": \"00000000-0000-4000-8000-00000000he50\"",
         "\"torch_version\": \"2.12.0\"", "\"ir_diff\"", "\"match_coverage\": 1",
         "\"anchor_uniqueness\": 1", "\"modified\"", "\"confidence\": 1", "\"recompile\"",
-        "\"total\": 3", "\"categories\": 1", "\"transitions\"", "\"16→32\"", "\"suggestions\"",
+        "\"total\": 3", "\"categories\": 1", "\"category\": \"size\"", "\"transitions\"",
+        "\"16→32\"", "\"suggestions\"",
         "\"cache_limit_hits\": []", "\"graph_breaks\": []", "\"cache_stability\"",
         "\"findings\": []", "\"divergence\"", "\"first_divergent_layer\": \"blocks.0.norm\"",
         "\"max_abs_diff\": 5.033", "\"layers_compared\": 2", "\"kind\": \"PASS\"", "\"lint\"",
@@ -104,6 +105,33 @@ TEST(JsonTest, NewSectionFieldsAreDeterministicAndLossless) {
   v1::AnalysisReport back_without_nan = back;
   back_without_nan.mutable_divergence()->clear_max_abs_diff();
   EXPECT_TRUE(MessageDifferencer::Equals(report, back_without_nan)) << json;
+}
+
+// The enums that were strings print (and read back) as the strings they were: their words
+// (report.proto); the zero value of one, as the empty string it was.
+TEST(JsonTest, EnumFieldsPrintTheirWords) {
+  v1::AnalysisReport report;
+  v1::RecompileSection* recompile = report.mutable_recompile();
+  recompile->add_clusters()->set_category(v1::RecompileCategory::GLOBAL_STATE);
+  recompile->add_suggestions()->set_category(v1::RecompileCategory::CACHE_LIMIT);
+  recompile->add_reasons()->set_category(v1::RecompileCategory::UNKNOWN);
+  recompile->add_graph_breaks()->set_category(v1::GraphBreakCategory::DATA_DEPENDENT_BRANCH);
+  report.mutable_lint()->add_findings()->set_severity(v1::LintFinding::WARNING);
+  report.mutable_lint()->add_findings();  // unrated
+  v1::RooflineKernel* kernel = report.mutable_roofline()->add_kernels();
+  kernel->set_bound(v1::RooflineKernel::COMPUTE);
+  kernel->set_time_source(v1::RooflineKernel::ESTIMATED);
+  report.mutable_roofline()->add_kernels();  // no bound, no time
+  ASSERT_OK_AND_ASSIGN(const std::string json, RenderJson(report));
+  for (const char* path :
+       {"\"category\": \"global_state\"", "\"category\": \"cache_limit\"",
+        "\"category\": \"unknown\"", "\"category\": \"data_dependent_branch\"",
+        "\"severity\": \"warning\"", "\"severity\": \"\"", "\"bound\": \"compute\"",
+        "\"time_source\": \"estimated\"", "\"bound\": \"\"", "\"time_source\": \"\""}) {
+    EXPECT_THAT(json, HasSubstr(path)) << path;
+  }
+  ASSERT_OK_AND_ASSIGN(const v1::AnalysisReport back, ParseReportJson(json));
+  EXPECT_TRUE(MessageDifferencer::Equals(report, back)) << json;
 }
 
 TEST(JsonTest, ParseRejectsMalformedAndIgnoresUnknownFields) {

@@ -1,0 +1,247 @@
+#include "analyzers/recompile/advice.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/utf8.h"
+#include "proto/report_words.h"
+
+namespace cl {
+namespace {
+
+using Category = v1::RecompileCategory;
+
+std::string Code(absl::string_view s) { return absl::StrCat("`", s, "`"); }
+std::string Named(absl::string_view var) { return var.empty() ? "an input" : Code(var); }
+
+std::string TorchDtype(absl::string_view scalar_type) {
+  static const auto* const kNames =
+      new absl::flat_hash_map<std::string, std::string>{{"Float", "float32"},
+                                                        {"Half", "float16"},
+                                                        {"BFloat16", "bfloat16"},
+                                                        {"Double", "float64"},
+                                                        {"Long", "int64"},
+                                                        {"Int", "int32"},
+                                                        {"Short", "int16"},
+                                                        {"Char", "int8"},
+                                                        {"Byte", "uint8"},
+                                                        {"Bool", "bool"},
+                                                        {"ComplexFloat", "complex64"}};
+  auto it = kNames->find(scalar_type);
+  return absl::StrCat("torch.", it != kNames->end() ? it->second : "float32");
+}
+
+Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
+  const GuardFailure& f = c.example;
+  if (f.rule == "rank") {
+    return {absl::StrCat(Named(f.variable), " is passed with a different number of dimensions (",
+                         absl::StrJoin(c.transitions, ", "),
+                         ") — each rank is its own graph: split the call sites, or reshape to one "
+                         "rank before the call.")};
+  }
+  const bool dynamic_off = frame.has_config && frame.config.automatic_dynamic_shapes == false;
+  if (c.count == 1 && !dynamic_off) {
+    return {absl::StrCat(Named(f.variable), " dim ", f.dim,
+                         " changed size once and torch made it dynamic (automatic dynamic "
+                         "shapes) — expected; nothing to change unless it keeps recompiling."),
+            true};
+  }
+  return {absl::StrCat(Named(f.variable), " dim ", f.dim,
+                       " keeps changing size — mark it dynamic to stop the recompiles: "
+                       "`torch._dynamo.mark_dynamic(",
+                       f.variable.empty() ? "x" : f.variable, ", ", f.dim,
+                       ")` (or compile with `dynamic=True`).")};
+}
+
+Advice AdviseGlobalState(const Cluster& c) {
+  const GuardFailure& f = c.example;
+  if (f.rule == "dispatch_key") {
+    return {absl::StrCat(Named(f.variable),
+                         " was created under a different mode in some calls (inference_mode, a "
+                         "dispatch mode or a tensor subclass) — create inputs the same way every "
+                         "time; use `torch.no_grad()` rather than `torch.inference_mode()` for "
+                         "tensors you feed back.")};
+  }
+  if (f.variable == "grad_mode") {
+    return {
+        "grad mode differs between calls (`torch.no_grad()` evaluation vs training) — call a "
+        "separate compiled wrapper for the no-grad path, or keep grad mode constant around "
+        "the compiled call."};
+  }
+  if (f.rule == "default_device") {
+    return {
+        "the default device changed between calls (`torch.set_default_device` / `with "
+        "torch.device(...)`) — set it once, before the first compiled call."};
+  }
+  if (f.rule == "transform_state") {
+    return {
+        "the functorch transform state (vmap / grad level) differs between calls — call the "
+        "compiled function under the same transforms every time."};
+  }
+  return {absl::StrCat("global state ", Code(f.variable),
+                       " differs between calls — set it once (at start-up) and keep it constant "
+                       "around compiled calls, or compile a separate wrapper per setting; every "
+                       "combination costs a cache entry.")};
+}
+
+}  // namespace
+
+Advice Advise(const Cluster& c, const FrameStats& frame) {
+  const GuardFailure& f = c.example;
+  const std::string var = Named(f.variable);
+  if (c.category == Category::SIZE) return AdviseSize(c, frame);
+  if (c.category == Category::GLOBAL_STATE) return AdviseGlobalState(c);
+  if (c.category == Category::STRIDE) {
+    return {absl::StrCat(var, " arrives with different strides on dim ", f.dim,
+                         " (a transposed, sliced or channels_last view) — call `.contiguous()` "
+                         "(or use one memory format) before the compiled call.")};
+  }
+  if (c.category == Category::DTYPE) {
+    return {absl::StrCat(var, " changes dtype (", absl::StrJoin(c.transitions, ", "),
+                         ") — cast it once at the boundary (e.g. `",
+                         f.variable.empty() ? "x" : f.variable, ".to(", TorchDtype(f.expected),
+                         ")`) or keep autocast consistent; if every dtype is intended, each "
+                         "costs its own cache entry.")};
+  }
+  if (c.category == Category::DEVICE) {
+    return {absl::StrCat(var,
+                         f.rule == "device_index" ? " arrives on different device indices"
+                                                  : " arrives on a different device type",
+                         " — move inputs to one device before the call; with several GPUs in "
+                         "one process expect one cache entry per device.")};
+  }
+  if (c.category == Category::REQUIRES_GRAD) {
+    return {absl::StrCat(var,
+                         " is passed with and without `requires_grad` — compile separate "
+                         "callables for training and inference, or keep `requires_grad` "
+                         "consistent (under `torch.no_grad()` this recompile is avoidable).")};
+  }
+  if (c.category == Category::VALUE && f.rule == "length") {
+    return {absl::StrCat(Code(c.axis),
+                         " changes between calls — pass one stacked or padded tensor instead of "
+                         "a list whose length varies.")};
+  }
+  if (c.category == Category::VALUE && f.rule == "obj_id") {
+    return {absl::StrCat(var,
+                         " flips between True / False / None — each value is its own graph: "
+                         "pass it as a tensor, or branch outside the compiled function.")};
+  }
+  if (c.category == Category::VALUE) {
+    return {absl::StrCat(var,
+                         " is a Python constant that changes between calls — wrap it in a "
+                         "tensor (`torch.tensor(value)`) so one graph serves every value; for "
+                         "ints let automatic dynamic make it a SymInt, for floats set "
+                         "`torch._dynamo.config.specialize_float = False`.")};
+  }
+  if (c.category == Category::IDENTITY) {
+    if (f.rule == "data_ptr") {
+      return {absl::StrCat(var,
+                           "'s storage changed between calls — reuse one buffer (copy into "
+                           "it) instead of passing a new tensor.")};
+    }
+    return {absl::StrCat(var,
+                         " is a different object on each call — create it once and reuse it "
+                         "(hoist lambdas, `functools.partial` and per-call module or processor "
+                         "objects out of the loop).")};
+  }
+  if (c.category == Category::TYPE) {
+    return {absl::StrCat(
+        var, " changes Python type",
+        c.transitions.empty() ? "" : absl::StrCat(" (", absl::StrJoin(c.transitions, ", "), ")"),
+        " — pass the same type every time (e.g. always a tensor); for a "
+        "submodule of several classes, compile each class separately.")};
+  }
+  if (c.category == Category::SYMBOLIC_SHAPE) {
+    if (f.rule == "dynamic_marker") {
+      return {absl::StrCat(var,
+                           " is marked dynamic on some calls and not others — call "
+                           "`torch._dynamo.mark_dynamic` on it consistently, every call.")};
+    }
+    if (!f.dim.empty()) {
+      return {absl::StrCat("a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
+                           ") — the dim was specialised (a size-0/1 input or a branch on the "
+                           "size): use `torch._dynamo.mark_unbacked(",
+                           f.variable, ", ", f.dim,
+                           ")`, or replace the branch with `torch._check`.")};
+    }
+    return {absl::StrCat("a dynamic-shape guard failed (", Code(f.check),
+                         ") — remove the branch on the size or use `torch._dynamo.mark_unbacked` "
+                         "on the dims that can be 0 or 1.")};
+  }
+  if (c.category == Category::MODULE_MODE) {
+    return {absl::StrCat(var,
+                         " flips between calls (train / eval) — two cache entries are "
+                         "expected; do not toggle it inside the inner loop, or compile "
+                         "separate train and eval callables.")};
+  }
+  if (c.category == Category::ALIASING) {
+    return {absl::StrCat("inputs ", var,
+                         " alias each other in some calls only — do not pass the "
+                         "same tensor twice; `.clone()` one argument.")};
+  }
+  if (c.category == Category::BACKEND_CONFIG) {
+    if (f.variable == "dynamo_config") {
+      return {
+          "`torch._dynamo.config` changed between calls — set dynamo config once, before "
+          "compiling."};
+    }
+    if (f.variable == "fullgraph") {
+      return {"the frame is compiled both with and without `fullgraph=True` — use one setting."};
+    }
+    return {
+        "a new backend object reaches `torch.compile` on each call — build the compiled "
+        "callable once, or reuse one backend callable."};
+  }
+  if (c.category == Category::CONTAINER) {
+    if (f.rule == "module_state") {
+      return {absl::StrCat(var,
+                           "'s attributes are mutated between calls — set module state "
+                           "before compiling, not between calls.")};
+    }
+    return {absl::StrCat("the keys, members or attributes of ", var,
+                         " change between calls — keep them invariant, or pass tensors "
+                         "instead.")};
+  }
+  return {absl::StrCat("torch's guard failure text was not recognised (",
+                       Code(ClipUtf8(f.check, 80)),
+                       ") — rerun with `TORCH_LOGS=recompiles_verbose` to see the failing guard.")};
+}
+
+std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_frames) {
+  std::string evidence = absl::StrCat(Word(c.category), " cluster");
+  if (!c.axis.empty()) absl::StrAppend(&evidence, " on ", c.axis);
+  if (several_frames) absl::StrAppend(&evidence, " in ", Code(frame.name));
+  absl::StrAppend(&evidence, " — ", c.count, " recompile(s)");
+  if (!c.transitions.empty()) {
+    absl::StrAppend(&evidence, " (values ", absl::StrJoin(c.transitions, ", "), ")");
+  } else if (!c.guarded_values.empty()) {
+    absl::StrAppend(&evidence, " (guarded values ", absl::StrJoin(c.guarded_values, ", "), ")");
+  }
+  // The fact that makes a single size recompile a problem rather than automatic dynamic.
+  if (c.category == Category::SIZE && c.count == 1 && frame.has_config &&
+      frame.config.automatic_dynamic_shapes.has_value()) {
+    absl::StrAppend(&evidence, "; dynamo_config automatic_dynamic_shapes=",
+                    *frame.config.automatic_dynamic_shapes ? "True" : "False");
+  }
+  // §1.7: as many distinct values as the limit allows entries means the frame will go eager.
+  const size_t distinct = std::max(c.transitions.size(), c.guarded_values.size());
+  if (distinct + 1 >= frame.config.limit) {
+    absl::StrAppend(&evidence, "; ", distinct + 1, " variants reach ", frame.config.limit_name,
+                    " (", frame.config.limit, ") and the frame falls back to eager");
+  }
+  return evidence;
+}
+
+std::string AdviseCacheLimit(const v1::CacheLimitHit& hit) {
+  return absl::StrCat(Code(hit.frame()), " reached ", Code(hit.limit()),
+                      ": later guard failures run it eagerly — fix the dominant recompile "
+                      "cause below; raise `torch._dynamo.config.",
+                      hit.limit(),
+                      "` only as a last resort, and use "
+                      "`torch.compiler.set_stance(\"fail_on_recompile\")` in CI to catch "
+                      "regressions.");
+}
+
+}  // namespace cl

@@ -1,0 +1,50 @@
+// The recompile pass's advice: for each cluster of recompiles, the remedy to apply and the
+// evidence behind it (reference/torch_semantics.md §1.6, §1.7), and the suggestion a cache-limit
+// hit gives. The text is the report's (Suggestion.text, Suggestion.evidence); the pass decides
+// which cluster gets advice, and in what order.
+#ifndef ANALYZERS_RECOMPILE_ADVICE_H_
+#define ANALYZERS_RECOMPILE_ADVICE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzers/pass.h"
+#include "analyzers/recompile/frames.h"
+#include "analyzers/recompile/reason.h"
+
+namespace cl {
+
+// The recompiles of one frame whose primary guard failure has one category and axis: what the
+// pass files recompiles under, and what one suggestion explains.
+struct Cluster {
+  uint32_t frame_id = 0;
+  v1::RecompileCategory::Value category = v1::RecompileCategory::UNSPECIFIED;
+  std::string axis;
+  GuardFailure example;  // the first primary failure: variable, dim, rule, check
+  uint32_t count = 0;
+  std::vector<std::string> transitions;     // "16→32", deduplicated, in order
+  std::vector<std::string> guarded_values;  // expected values of guards that print no actual
+  size_t first_seen = 0;
+};
+
+// One cluster's remedy. `info` marks expected behaviour that needs no change.
+struct Advice {
+  std::string text;
+  bool info = false;
+};
+
+// The remedy for `c`, a cluster of recompiles of `frame`.
+Advice Advise(const Cluster& c, const FrameStats& frame);
+
+// What `c` rests on: its category and axis, the recompiles and values seen, and the dynamo
+// configuration that makes it a problem. `several_frames`: name the frame.
+std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_frames);
+
+// The suggestion for a frame that reached a cache limit.
+std::string AdviseCacheLimit(const v1::CacheLimitHit& hit);
+
+}  // namespace cl
+
+#endif  // ANALYZERS_RECOMPILE_ADVICE_H_

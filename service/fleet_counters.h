@@ -1,0 +1,85 @@
+// What the analyses found, counted under one fleet-label tuple: the report → fleet counters step.
+//
+// One FleetCounters holds every series of one tuple of fleet labels (FleetLabels: cluster, model,
+// ...) in the compile_lens_* families that ServiceMetrics declares (service/metrics.cc):
+// sessions by outcome, recompiles and graph breaks by category, divergence checks and divergent
+// sessions by severity, cache-stability findings by verdict. They are all made when the tuple is
+// first seen, so each reads 0 from then on. The category series are one per value of the report's
+// category enums (report.proto), labeled with the value's word: a category added to the proto gets
+// its series with no change here. ServiceMetrics owns one per tuple it has seen; thread-safe
+// (counters are atomic, the handles fixed once made).
+#ifndef SERVICE_FLEET_COUNTERS_H_
+#define SERVICE_FLEET_COUNTERS_H_
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compile_lens/v1/report.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/labels.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+// The families the fleet counters live in, declared and owned by ServiceMetrics.
+struct FleetFamilies {
+  prometheus::Family<prometheus::Counter>& sessions_analyzed;
+  prometheus::Family<prometheus::Counter>& recompiles;
+  prometheus::Family<prometheus::Counter>& graph_breaks;
+  prometheus::Family<prometheus::Counter>& divergence_checked;
+  prometheus::Family<prometheus::Counter>& divergent_sessions;
+  prometheus::Family<prometheus::Counter>& stale_cache_findings;
+};
+
+// One series per value of a category enum, labeled {category="<word>"}, but for the values a
+// report never counts under; those, and numbers this build does not know (a newer analyzer's),
+// count as the enum's OTHER.
+class CategoryCounters {
+ public:
+  CategoryCounters(prometheus::Family<prometheus::Counter>& family, const prometheus::Labels& fleet,
+                   const google::protobuf::EnumDescriptor& categories, std::vector<int> uncounted,
+                   int other);
+
+  void Add(int category, double n);
+
+ private:
+  std::vector<prometheus::Counter*> by_number_;  // null where uncounted
+  prometheus::Counter* other_ = nullptr;
+};
+
+class FleetCounters {
+ public:
+  FleetCounters(const FleetFamilies& families, const prometheus::Labels& fleet);
+
+  // An analysis that gave no report (`code` is not OK): cancelled when its caller gave up
+  // (CANCELLED, DEADLINE_EXCEEDED), failed otherwise.
+  void CountFailure(absl::StatusCode code);
+
+  // An analysis that gave `report`: ok, or partial when a section is ERROR; and what its OK
+  // sections found.
+  void CountReport(const v1::AnalysisReport& report);
+
+ private:
+  // compile_lens_sessions_analyzed_total{outcome}.
+  enum Outcome { kOk, kPartial, kFailed, kCancelled, kOutcomes };
+  // compile_lens_divergent_sessions_total{severity}: INFO is RNG parity, LOW expected rounding.
+  enum DivergenceSeverity { kDivError, kDivLow, kDivInfo, kDivSeverities };
+  // compile_lens_stale_cache_findings_total{verdict}.
+  enum Verdict { kStale, kSuspicious, kVerdicts };
+
+  std::array<prometheus::Counter*, kOutcomes> sessions_{};
+  CategoryCounters recompiles_;
+  CategoryCounters graph_breaks_;
+  prometheus::Counter* divergence_checked_ = nullptr;
+  std::array<prometheus::Counter*, kDivSeverities> divergent_{};
+  std::array<prometheus::Counter*, kVerdicts> stale_{};
+};
+
+}  // namespace cl
+
+#endif  // SERVICE_FLEET_COUNTERS_H_

@@ -1,0 +1,79 @@
+// FleetCounters on its own: the series of one fleet-label tuple exist once it is made, and a
+// report counts under the category its enum value names, or under "other".
+#include "service/fleet_counters.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/counter.h"
+#include "prometheus/registry.h"
+#include "tests/service/metrics_reader.h"
+
+namespace cl {
+namespace {
+
+using ::cl::testing::MetricsReader;
+using ::testing::Optional;
+
+class FleetCountersTest : public ::testing::Test {
+ protected:
+  prometheus::Family<prometheus::Counter>& Family(const char* name) {
+    return prometheus::BuildCounter().Name(name).Help(name).Register(registry_);
+  }
+
+  prometheus::Registry registry_;
+  const FleetFamilies families_{Family("sessions"), Family("recompiles"), Family("graph_breaks"),
+                                Family("checked"),  Family("divergent"),  Family("stale")};
+  const prometheus::Labels fleet_{{"cluster", "c1"}};
+};
+
+std::map<std::string, std::string> With(const char* key, const char* value) {
+  return {{"cluster", "c1"}, {key, value}};
+}
+
+TEST_F(FleetCountersTest, EverySeriesOfTheTupleIsMadeAtOnce) {
+  FleetCounters counters(families_, fleet_);
+  MetricsReader m(registry_.Collect());
+  EXPECT_EQ(m.Series("sessions"), 4u);
+  EXPECT_EQ(m.Series("recompiles"), 16u);  // no UNSPECIFIED, no CACHE_LIMIT
+  EXPECT_EQ(m.Series("graph_breaks"), 15u);
+  EXPECT_EQ(m.Series("divergent"), 3u);
+  EXPECT_EQ(m.Series("stale"), 2u);
+  EXPECT_THAT(m.Get("recompiles", With("category", "requires_grad")), Optional(0.0));
+  EXPECT_EQ(m.Get("recompiles", With("category", "cache_limit")), std::nullopt);
+  EXPECT_THAT(m.Get("graph_breaks", With("category", "nn_module")), Optional(0.0));
+}
+
+TEST_F(FleetCountersTest, CategoriesWithoutASeriesCountAsOther) {
+  FleetCounters counters(families_, fleet_);
+  v1::AnalysisReport report;
+  v1::RecompileSection& recompile = *report.mutable_recompile();
+  recompile.set_status(v1::OK);
+  auto cluster = [&recompile](v1::RecompileCategory::Value category, uint32_t count) {
+    v1::RecompileCluster* c = recompile.add_clusters();
+    c->set_category(category);
+    c->set_count(count);
+  };
+  cluster(v1::RecompileCategory::STRIDE, 2);
+  cluster(v1::RecompileCategory::CACHE_LIMIT, 1);  // never a cluster's: other
+  cluster(static_cast<v1::RecompileCategory::Value>(99), 3);  // a newer build's
+  v1::GraphBreakSummary* gb = recompile.add_graph_breaks();  // UNSPECIFIED: other
+  gb->set_count(5);
+  report.mutable_ir_diff()->set_status(v1::ERROR);
+  counters.CountReport(report);
+  counters.CountFailure(absl::StatusCode::kDeadlineExceeded);
+  MetricsReader m(registry_.Collect());
+  EXPECT_THAT(m.Get("recompiles", With("category", "stride")), Optional(2.0));
+  EXPECT_THAT(m.Get("recompiles", With("category", "other")), Optional(4.0));
+  EXPECT_THAT(m.Get("graph_breaks", With("category", "other")), Optional(5.0));
+  EXPECT_THAT(m.Get("sessions", With("outcome", "partial")), Optional(1.0));
+  EXPECT_THAT(m.Get("sessions", With("outcome", "cancelled")), Optional(1.0));
+  EXPECT_THAT(m.Get("checked", {{"cluster", "c1"}}), Optional(0.0));  // divergence not OK
+}
+
+}  // namespace
+}  // namespace cl
