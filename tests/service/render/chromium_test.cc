@@ -23,6 +23,7 @@
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
+#include "tests/testing/fixtures.h"
 
 extern char** environ;
 
@@ -149,8 +150,7 @@ TEST(ChromiumTest, HeroPageLoadsCleanlyAndReadsLikeTheSeed) {
   EXPECT_THAT(ConsoleProblems(run.err), IsEmpty());
 
   // What the browser built reads, section by section, like the seed.
-  const absl::StatusOr<std::string> seed =
-      ReadFile(std::string(CL_SHARED_DIR) + "/seed/hero.html");
+  const absl::StatusOr<std::string> seed = ReadFile(testing::FixturePath("seed/hero.html"));
   ASSERT_TRUE(seed.ok()) << seed.status();
   // The DOM serializes the boolean attribute as open="".
   auto dom = testing::SectionTexts(
