@@ -1,6 +1,6 @@
 // RenderJson / ParseReportJson: the machine-readable report, proto3 JSON with the proto field
-// names (the contract paths of DESIGN.md §6) and every field printed, so a reader can rely on a
-// path existing even when its value is zero or empty.
+// names (the contract paths of docs/design.md §6) and every field printed, so a reader can rely on
+// a path existing even when its value is zero or empty.
 #include "service/render/json.h"
 
 #include "absl/status/status.h"

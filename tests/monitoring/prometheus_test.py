@@ -281,7 +281,7 @@ def load_dashboard():
 
 
 class DashboardConventionsTest(unittest.TestCase):
-    """deploy/monitoring/dashboard.json follows the house rules (aesthetics.md §6.1), statically."""
+    """deploy/monitoring/dashboard.json follows its conventions (deploy/monitoring/README.md), statically."""
 
     def test_every_panel_has_a_title_description_unit_and_the_datasource_variable(self):
         dashboard = load_dashboard()

@@ -1,5 +1,5 @@
 // The roofline pass, its GPU spec table and the analytic op costs, checked by hand
-// (reference/torch_semantics.md §7).
+// (docs/torch-semantics.md §7).
 #include "analyzers/roofline/roofline.h"
 
 #include <string>

@@ -38,8 +38,8 @@ struct Payload {
   std::string text;
 };
 
-// A deliberately plain reader of the log format (tlparse.md §1.2): a header line, then the payload
-// lines, each starting with a tab; empty lines are skipped.
+// A deliberately plain reader of the log format (docs/torch-trace-format.md §1.2): a header line,
+// then the payload lines, each starting with a tab; empty lines are skipped.
 std::vector<Payload> GraphPayloads(absl::string_view log) {
   std::vector<absl::string_view> lines = absl::StrSplit(log, '\n');
   std::vector<Payload> out;

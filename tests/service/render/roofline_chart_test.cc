@@ -52,7 +52,7 @@ TEST(RooflineChartTest, RealFusionSectionReadsLikeTheSeed) {
   const std::string want = testing::SectionTexts(seed)["fusion"];
   const std::string got = testing::SectionTexts(page)["fusion"];
   ASSERT_FALSE(want.empty());
-  // The seed's words exactly, then the note on the byte model (DESIGN.md §5.6 asks for it).
+  // The seed's words exactly, then the note on the byte model (docs/design.md §5.6 asks for it).
   EXPECT_THAT(got, StartsWith(want));
   EXPECT_THAT(got.substr(want.size()),
               StartsWith(" Byte model: unfused: GEMM1 84 KiB + add 48 KiB + norm 48 KiB + GEMM2 "
