@@ -1,4 +1,4 @@
-// The correctness DB: correctness.toml (schema in reference §5.4), parsed with toml++ and
+// The correctness DB: correctness.toml (schema: docs/correctness-db.md), parsed with toml++ and
 // validated as it loads.
 //
 // Every error names the line: a TOML syntax error, an unknown key, an unknown detect.kind, a bad

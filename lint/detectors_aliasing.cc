@@ -1,5 +1,6 @@
 // Aliasing and storage detectors: in-place ops on aliased tensors, writes through overlapping
-// views, `.data`, and storage-changing ops on views (reference §5.2, the first four rows).
+// views, `.data`, and storage-changing ops on views (docs/torch-semantics.md §5.2, the first four
+// rows).
 #include <algorithm>
 #include <optional>
 #include <vector>

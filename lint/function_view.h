@@ -1,7 +1,7 @@
 // The view of one function that the detectors read: what each name is bound to, where it is read,
 // the calls, the mutations, the conditions. Built in one walk of the body (module_index.cc).
 //
-// Flow-insensitive on purpose, as the reference's detection notes suggest: bindings are ordered by
+// Flow-insensitive on purpose (docs/torch-semantics.md §5.3): bindings are ordered by
 // source position, and a read sees the last binding before it. Every binding carries a storage
 // id: `y = x` and `z = y.view(-1)` share x's storage, so "a view of a tensor that is read again"
 // is a question about storage ids. Lambdas and comprehensions belong to the enclosing function's
@@ -30,7 +30,7 @@ struct Binding {
   int base = -1;           // the binding this one aliases or views, or -1
   std::string view_op;     // non-empty: a view of `base` made by this op ("view", "expand", "[]")
   bool param = false;
-  bool tensor = false;     // tensor-like (reference §5.3 "Tensor-ness")
+  bool tensor = false;     // tensor-like (docs/torch-semantics.md §5.3 "Tensor-ness")
   bool loop_var = false;
 };
 

@@ -92,8 +92,8 @@ class ModuleIndex {
   bool IsImported(absl::string_view name) const { return imports_.contains(name); }
   const std::string* ImportOf(absl::string_view name) const;
 
-  // Tensor-ness of an expression at `pos` in `view` (reference §5.3): a tensor-like name, a
-  // torch.* call, a tensor method or attribute, arithmetic or comparison with one of those.
+  // Tensor-ness of an expression at `pos` in `view` (docs/torch-semantics.md §5.3): a tensor-like
+  // name, a torch.* call, a tensor method or attribute, arithmetic or comparison with one of those.
   bool IsTensor(NodeId expr, const FunctionView& view, uint32_t pos) const;
 
   // The view base of `expr`: for `b.view(-1).t()`, `b[0]`, `b.T`, `torch.transpose(b, 0, 1)`,

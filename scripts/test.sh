@@ -5,12 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# Real PyTorch for the capture package's tests: the shared torch sandbox (about 10 minutes the
-# first time, mostly downloading and unpacking; then reused). TORCH_SANDBOX names another copy of
-# the tool. It is set up while the build keeps the CPUs busy, and waited for before the tests.
+# Real PyTorch for the capture package's tests: the torch sandbox, scripts/torch-sandbox (about 10
+# minutes the first time, mostly downloading and unpacking; then reused). TORCH_SANDBOX names
+# another copy of the tool. It is set up while the build keeps the CPUs busy, and waited for before
+# the tests.
 mkdir -p build
 sandbox_log=build/torch-sandbox-setup.log
-"${TORCH_SANDBOX:-../shared/tools/torch-sandbox}" setup >"$sandbox_log" 2>&1 &
+"${TORCH_SANDBOX:-scripts/torch-sandbox}" setup >"$sandbox_log" 2>&1 &
 sandbox_pid=$!
 if ! scripts/build.sh; then
   wait "$sandbox_pid" || true

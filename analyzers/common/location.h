@@ -1,8 +1,8 @@
 // Report locations for user source positions.
 //
-// The JSON report contract (DESIGN.md §6) gives every location's `file` relative to the project
-// root the capture names, so that reports from different machines (and the HTML's `{repo}/...`
-// links) agree. Every pass that reports a place in user code builds it here.
+// The JSON report contract (docs/design.md §6) gives every location's `file` relative to the
+// project root the capture names, so that reports from different machines (and the HTML's
+// `{repo}/...` links) agree. Every pass that reports a place in user code builds it here.
 #ifndef ANALYZERS_COMMON_LOCATION_H_
 #define ANALYZERS_COMMON_LOCATION_H_
 

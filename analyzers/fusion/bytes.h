@@ -1,4 +1,4 @@
-// The byte models of the fusion patterns (DESIGN.md §5.6, reference/torch_semantics.md §6.3-6.4):
+// The byte models of the fusion patterns (docs/design.md §5.6, docs/torch-semantics.md §6.3-6.4):
 // HBM bytes the kernels Inductor emits for a GPU move, unfused and fused, from the shapes and the
 // element size `s` on the post-grad nodes. Compulsory traffic only (each tensor read or written
 // once per kernel that touches it); per-row scalars (1/rms, logsumexp) and the d-element norm

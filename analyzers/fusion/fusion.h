@@ -1,6 +1,6 @@
 // The fusion pass: algebraic fusions Inductor leaves unfused, found on the post-grad graph, each
 // with an analytical memory-bound byte model and an upper-bound speedup for ranking
-// (DESIGN.md §5.6, reference/torch_semantics.md §6).
+// (docs/design.md §5.6, docs/torch-semantics.md §6).
 //
 // It reads the post-grad graphs Inductor lowered for each frame's first compile (forward and
 // backward, in training: LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h), matches the

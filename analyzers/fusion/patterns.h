@@ -1,5 +1,5 @@
-// The fusion patterns, matched on one post-grad graph (DESIGN.md §5.6,
-// reference/torch_semantics.md §6.4).
+// The fusion patterns, matched on one post-grad graph (docs/design.md §5.6,
+// docs/torch-semantics.md §6.4).
 //
 // Each matcher keys on op sequences that survive decomposition variants: RMSNorm as
 // pow → mean → add → rsqrt → mul (→ mul γ), as aten.rms_norm or aten._fused_rms_norm; a GEMM as

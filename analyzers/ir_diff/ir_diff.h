@@ -1,5 +1,5 @@
-// The IR diff pass: what changed, base → head, in what torch.compile actually runs (DESIGN.md
-// §5.1).
+// The IR diff pass: what changed, base → head, in what torch.compile actually runs
+// (docs/design.md §5.1).
 //
 // "My model (or my torch) changed: what changed in the compiled graph?" A textual diff of FX dumps
 // drowns in renamed temporaries; this pass pairs nodes by meaning. Per frame compiled on both

@@ -1,5 +1,5 @@
 // The lint pass: a static scan of the captured Python sources for patterns known to break compiled
-// correctness (DESIGN.md §5.5; the scan itself is lint/).
+// correctness (docs/design.md §5.5; the scan itself is lint/).
 //
 // It reads SessionCapture.sources (the files the trace's stacks name), the compiled frames (extra
 // roots of the compiled region), the session's torch version (version gating) and the graph

@@ -4,7 +4,7 @@
 // hit and miss the caches in the same order and recompile the same number of times. A rank that
 // did not (it recompiled in a storm, missed a cache the others hit, failed a compile) is the usual
 // cause of a collective that hangs: the others wait in an all-reduce the odd rank has not reached.
-// These are the checks of tlparse's multi-rank page (reference/tlparse.md §2.4).
+// These are the checks of tlparse's multi-rank page (`tlparse --all-ranks-html`).
 //
 // The pass reads the rank digests the importer attached to the capture (SessionCapture.ranks,
 // one per rank log, this rank's included). For each compared value (compile_ids as an ordered

@@ -1,6 +1,6 @@
 // Graph breaks: what tlparse users ask for, deduplicated by reason and user frame.
 //
-// A graph break reason reaches the capture in one of several shapes (reference/torch_semantics.md
+// A graph break reason reaches the capture in one of several shapes (docs/torch-semantics.md
 // §2.1): the whole `dynamo_graph_break_reason` payload ("Graph break in user code at f:l /
 // Reason: ... / User code traceback: ..."), a TORCH_LOGS=graph_breaks record, a structured
 // "unimplemented_v2" message (gb_type, Explanation, Hints, GB id link) or a terse legacy reason

@@ -4,7 +4,7 @@
 // "inputs.x", "globals.scale", "torch.grad_mode"); the importer names guarded sources the way
 // dynamo does ("L['self']._modules['blocks']._modules['0']._modules['up']._parameters['weight']",
 // "L['x']", "G['scale']", and "GLOBAL_STATE" for the global-state guard). This maps the second
-// onto the first, for the cache-stability pass (reference/torch_semantics.md §4.3).
+// onto the first, for the cache-stability pass (docs/torch-semantics.md §4.3).
 #ifndef ANALYZERS_RECOMPILE_GUARD_SOURCES_H_
 #define ANALYZERS_RECOMPILE_GUARD_SOURCES_H_
 

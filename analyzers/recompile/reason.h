@@ -1,7 +1,7 @@
 // Parsing torch.compile recompile (guard-failure) reasons.
 //
 // Torch explains a recompile with one verbatim string per failing cache entry. Its format has
-// changed with nearly every 2.x release (reference/torch_semantics.md §1.1–§1.3): a compile-id
+// changed with nearly every 2.x release (docs/torch-semantics.md §1.1–§1.3): a compile-id
 // prefix ("0/0: ") or none, `L['x']` or `x`, log-line prefixes, `; `-joined checks, trailing
 // `  # source` comments, `- ` bullets, whole "Recompiling function ..." records. This file turns
 // any of them into GuardFailures with a category from the ordered RE2 rule table of §1.5, so that

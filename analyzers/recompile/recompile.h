@@ -1,8 +1,8 @@
-// The recompile pass: why torch.compile recompiled, and what to change (DESIGN.md §5.2).
+// The recompile pass: why torch.compile recompiled, and what to change (docs/design.md §5.2).
 //
 // It reads every compile's recompile reasons (analyzers/recompile/reason.h), clusters the
 // recompiles by frame × category × axis with the value transitions each saw, and writes one
-// concrete remedy per cluster with its evidence (reference/torch_semantics.md §1.6, §1.7). The
+// concrete remedy per cluster with its evidence (docs/torch-semantics.md §1.6, §1.7). The
 // same section carries the cache-limit hits (torch's own messages, and frames whose cache-entry
 // count reached the configured limit) and the deduplicated graph breaks
 // (analyzers/recompile/graph_breaks.h).

@@ -15,7 +15,7 @@ struct Alias {
 };
 
 // Dense peaks: datasheets print the 2:4-sparsity tensor figures; those were halved
-// (reference/torch_semantics.md §7.1). Columns: FP32, TF32, BF16, FP16, FP8, bandwidth.
+// (docs/torch-semantics.md §7.1). Columns: FP32, TF32, BF16, FP16, FP8, bandwidth.
 const std::vector<GpuSpec>& Table() {
   static const auto* const kTable = new std::vector<GpuSpec>{
       // NVIDIA A100 datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf), SXM4 80 GB.

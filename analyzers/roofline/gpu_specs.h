@@ -1,5 +1,5 @@
 // The GPU spec table the roofline reads: dense peak throughput per precision and memory bandwidth
-// for the GPUs compile-lens knows (reference/torch_semantics.md §7.1, each row with its source in
+// for the GPUs compile-lens knows (docs/torch-semantics.md §7.1, each row with its source in
 // gpu_specs.cc).
 //
 // Lookup is by the names users and torch write: the table's own names ("A100-SXM-80GB"), torch's

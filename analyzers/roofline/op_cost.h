@@ -1,5 +1,5 @@
 // Analytic flops and bytes of the kernels a post-grad graph becomes, for the roofline when the
-// capture's kernels carry no measured features (reference/torch_semantics.md §7.3).
+// capture's kernels carry no measured features (docs/torch-semantics.md §7.3).
 //
 //   mm [M,K]x[K,N]        2·M·N·K            (M·K + K·N + M·N)·s
 //   addmm (C, A, B)       2·M·N·K            + numel(C)·s

@@ -1,6 +1,6 @@
 // The roofline pass: per kernel, flops, bytes, arithmetic intensity, the attainable rate under
 // the GPU's memory and compute roofs, the achieved rate when a time is known, and which roof
-// bounds it (DESIGN.md §5.7, reference/torch_semantics.md §7).
+// bounds it (docs/design.md §5.7, docs/torch-semantics.md §7).
 //
 // The GPU is the session's (session.gpu, which cl-client's --gpu overrides in the capture, as the
 // metadata section shows it), looked up in analyzers/roofline/gpu_specs.h; an unknown name leaves

@@ -1,6 +1,6 @@
 // The cache-stability pass: compiled artifacts that went silently stale — state the compiled code
 // depends on changed, no recompile followed, and the cached entry kept serving calls
-// (DESIGN.md §5.3, reference/torch_semantics.md §4.3).
+// (docs/design.md §5.3, docs/torch-semantics.md §4.3).
 //
 // It reads the iterations compile_lens.track recorded: per call, the cache entry that served it
 // (compile_id), whether the call compiled it (recompiled), a fingerprint map of the state that

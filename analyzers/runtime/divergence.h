@@ -1,5 +1,5 @@
 // The divergence pass: where the compiled model first leaves eager, and what the compiler bisect
-// blamed (DESIGN.md §5.4).
+// blamed (docs/design.md §5.4).
 //
 // It reads the check compile_lens.check_divergence recorded (SessionCapture.divergence): one entry
 // per layer in forward order, each the layer's isolated comparison (the eager input of the layer

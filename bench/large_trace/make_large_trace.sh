@@ -14,11 +14,11 @@
 # Inductor cache of its own: a warm FX graph cache would drop the post-grad graphs and the output
 # code from the log.
 #
-# Needs root (the sandbox is a chroot) and a sandbox that is set up (`torch-sandbox setup`).
+# Needs root (the sandbox is a chroot) and a sandbox that is set up (`scripts/torch-sandbox setup`).
 # About 8 minutes on 2 cores, most of it g++ building the Inductor kernels. The log is checked
 # (24 compiles, 21 recompiles, at least 50 MB) before it replaces the previous one.
-# Environment: TORCH_SANDBOX (default: ../shared/tools/torch-sandbox from the repository root);
-# TORCH_SANDBOX_ROOT is passed through; TMPDIR (where the run is staged; it needs about 200 MB).
+# Environment: TORCH_SANDBOX (default: the repository's scripts/torch-sandbox); TORCH_SANDBOX_ROOT
+# is passed through; TMPDIR (where the run is staged; it needs about 200 MB).
 # Usage: make_large_trace.sh [OUT_DIR]
 set -euo pipefail
 

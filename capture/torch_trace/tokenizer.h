@@ -1,4 +1,4 @@
-// Cuts a TORCH_TRACE byte stream into records (reference/tlparse.md §1.2).
+// Cuts a TORCH_TRACE byte stream into records (docs/torch-trace-format.md §1.2).
 //
 // A record is a glog-style header line — `V1129 14:05:13.136000 21946 path.py:1359] {json}` — and,
 // when its JSON carries `has_payload` (the payload's md5), the tab-prefixed lines that follow it.

@@ -23,7 +23,7 @@ using simdjson::dom::element;
 
 constexpr int kMaxDiagnostics = 50;  // individual problems listed; the rest are only counted
 
-// The keys of the envelope; the one other key is the event (reference/tlparse.md §1.3).
+// The keys of the envelope; the one other key is the event (docs/torch-trace-format.md §1.3).
 bool IsEnvelopeKey(std::string_view key) {
   return key == "rank" || key == "frame_id" || key == "frame_compile_id" || key == "attempt" ||
          key == "compiled_autograd_id" || key == "has_payload" || key == "stack" ||

@@ -10,15 +10,15 @@
 # the golden report does, so the scene is staged as $tmp/examples/hero_scene.py and run with
 # $tmp as the sandbox's project folder:
 #
-#   TORCH_TRACE=/mnt/project/out/trace_base torch-sandbox run -C $tmp -- \
+#   TORCH_TRACE=/mnt/project/out/trace_base scripts/torch-sandbox run -C $tmp -- \
 #     env TORCHINDUCTOR_CACHE_DIR=/mnt/project/out/inductor_cache_base \
 #     python3 examples/hero_scene.py base out/base.json
 #
 # (a cold Inductor cache each time, so that the traces do not depend on earlier runs).
 #
-# Needs root (the sandbox is a chroot) and a sandbox that is set up (`torch-sandbox setup`).
-# Environment: TORCH_SANDBOX (default: ../../../shared/tools/torch-sandbox from this script, i.e.
-# ../shared/tools/torch-sandbox from the repository root); TORCH_SANDBOX_ROOT is passed through.
+# Needs root (the sandbox is a chroot) and a sandbox that is set up (`scripts/torch-sandbox setup`).
+# Environment: TORCH_SANDBOX (default: the repository's scripts/torch-sandbox); TORCH_SANDBOX_ROOT
+# is passed through.
 # Usage: run_traces.sh [base|head]...   (default: base head)
 set -euo pipefail
 

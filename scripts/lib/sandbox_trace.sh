@@ -2,15 +2,15 @@
 # fusion and IR-diff scenes', the large benchmark trace). The caller sets `sandbox_script` (its name,
 # for messages) before sourcing.
 #
-#   sandbox_init REPO            finds the sandbox ($TORCH_SANDBOX, else ../shared/tools/torch-sandbox
-#                                beside REPO) into $sandbox; checks it is there and that we are root
+#   sandbox_init REPO            finds the sandbox ($TORCH_SANDBOX, else REPO/scripts/torch-sandbox)
+#                                into $sandbox; checks it is there and that we are root
 #   sandbox_trace DIR NAME CMD…  runs CMD in the sandbox with DIR as /mnt/project (its cwd), under
 #                                TORCH_TRACE=DIR/out/trace_NAME with a cold Inductor cache (a warm FX
 #                                graph cache would drop the post-grad graphs and output code from the
 #                                trace), and sets $trace_log to the one log torch wrote
 
 sandbox_init() {
-  sandbox=${TORCH_SANDBOX:-$1/../shared/tools/torch-sandbox}
+  sandbox=${TORCH_SANDBOX:-$1/scripts/torch-sandbox}
   [[ -x $sandbox ]] || { echo "$sandbox_script: torch-sandbox not found at $sandbox (set TORCH_SANDBOX)" >&2; exit 2; }
   [[ $(id -u) -eq 0 ]] || { echo "$sandbox_script: the torch sandbox needs root" >&2; exit 2; }
 }

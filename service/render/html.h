@@ -1,5 +1,5 @@
-// The report page (DESIGN.md §6). Layers, as in pprof: the model (report.proto) → this page,
-// with the terminal summary (text.h) and the JSON report (json.h) as sibling renderings.
+// The report page (docs/design.md §6). Layers, as in pprof: the model (report.proto) → this
+// page, with the terminal summary (text.h) and the JSON report (json.h) as sibling renderings.
 #ifndef SERVICE_RENDER_HTML_H_
 #define SERVICE_RENDER_HTML_H_
 

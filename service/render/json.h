@@ -1,4 +1,4 @@
-// The machine-readable report (DESIGN.md §6): proto3 JSON of AnalysisReport, the form that
+// The machine-readable report (docs/design.md §6): proto3 JSON of AnalysisReport, the form that
 // dashboards, CI gates and scripts read.
 #ifndef SERVICE_RENDER_JSON_H_
 #define SERVICE_RENDER_JSON_H_

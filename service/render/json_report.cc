@@ -1,6 +1,6 @@
 // RenderJson / ParseReportJson: the machine-readable report, proto3 JSON with the proto field
-// names (the contract paths of DESIGN.md §6) and every field printed, so a reader can rely on a
-// path existing even when its value is zero or empty. Both go through ReportTypes(), so that an
+// names (the contract paths of docs/design.md §6) and every field printed, so a reader can rely on
+// a path existing even when its value is zero or empty. Both go through ReportTypes(), so that an
 // enum value with a word (report.proto) reads and writes as its word.
 #include "service/render/json.h"
 

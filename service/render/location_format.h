@@ -1,5 +1,5 @@
 // How a source location reads. Locations in the report are relative to the session's project
-// root when the capture names one (DESIGN.md §6); the page shows that root as "{repo}/" so a
+// root when the capture names one (docs/design.md §6); the page shows that root as "{repo}/" so a
 // reader sees the path is relative (seed: "{repo}/examples/hero_scene.py:89"). The terminal
 // summary runs in the project, so it shows the relative path as it is.
 #ifndef SERVICE_RENDER_LOCATION_FORMAT_H_

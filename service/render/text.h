@@ -1,4 +1,4 @@
-// The terminal summary of a report (DESIGN.md §6): a few lines per section.
+// The terminal summary of a report (docs/design.md §6): a few lines per section.
 #ifndef SERVICE_RENDER_TEXT_H_
 #define SERVICE_RENDER_TEXT_H_
 

@@ -1,6 +1,6 @@
-// A small TORCH_TRACE reader for tests (reference/tlparse.md §1.2): the fixtures are real logs,
-// and the tests that check the parsers against them must not depend on the capture importer they
-// exist to cross-check.
+// A small TORCH_TRACE reader for tests (docs/torch-trace-format.md §1.2): the fixtures are real
+// logs, and the tests that check the parsers against them must not depend on the capture importer
+// they exist to cross-check.
 #ifndef TESTS_ANALYZERS_TORCH_TRACE_SCAN_H_
 #define TESTS_ANALYZERS_TORCH_TRACE_SCAN_H_
 

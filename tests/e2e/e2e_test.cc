@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "service/render/render.h"
 #include "tests/testing/binaries.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/subprocess.h"
 
 namespace cl {
@@ -124,7 +125,8 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
 }
 
 TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
-  const std::string dir = CL_SHARED_DIR "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs";
+  const std::string dir =
+      testing::FixturePath("torch_trace/tlparse-corpus/tlparse/multi_rank_logs");
   const RunResult r = RunCommand({kClientBinary, "analyze", dir, "--all-ranks", "--no-sources", "--json", TmpPath("mr.json")});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   for (int rank = 0; rank < 4; ++rank) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fills one seed directory per fuzz target from the fixtures:
 #   tests/fuzz/make_corpora.sh [OUT_DIR]     (default: build-fuzz/corpora)
-# Sources: the real TORCH_TRACE logs in $CL_SHARED_DIR/fixtures/torch_trace (default ../shared
-# beside the checkout) and tests/fixtures/**/*.log, cut into runs of a few records (< 64 KiB each),
+# Sources: the real TORCH_TRACE logs in tests/fixtures/torch_trace (inflated first where they are
+# stored gzipped) and tests/fixtures/**/*.log, cut into runs of a few records (< 64 KiB each),
 # plus the FX graphs, guard trees, recompile reasons and compile_lens records they carry and their
 # captures; examples/hero/*.cls.json and tests/**/*.cls.json (shrunk, and as .cls.pb and as
 # Analyze stream parts); lint/correctness.toml; the Python sources of examples/hero and
@@ -12,7 +12,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${1:-$repo/build-fuzz/corpora}
-shared=${CL_SHARED_DIR:-$repo/../shared}
+fixtures=$repo/tests/fixtures
 seeds=${FUZZ_SEEDS:-$(dirname "$out")/tests/fuzz/fuzz_seeds}
 if [[ ! -x $seeds ]]; then
   echo "make_corpora.sh: no fuzz_seeds tool at $seeds (build it: ninja -C build-fuzz fuzz_seeds, or set FUZZ_SEEDS)" >&2
@@ -28,21 +28,25 @@ for t in "${targets[@]}"; do mkdir -p "$out/$t"; done
 # A file name for a seed, from its path: "tlparse-corpus/tlparse/simple.log" → "tlparse-corpus_tlparse_simple.log".
 name_of() { local n=${1#"$2"/}; echo "${n//\//_}"; }
 
-logs=()
-if [[ -d $shared/fixtures/torch_trace ]]; then
-  while IFS= read -r -d '' f; do logs+=("$f"); done < <(find "$shared/fixtures/torch_trace" -type f \
-    \( -name '*.log' -o -name '*.txt' \) -size +0 -print0 | sort -z)
-else
-  echo "make_corpora.sh: no $shared/fixtures/torch_trace; seeding from the repository only" >&2
-fi
-while IFS= read -r -d '' f; do logs+=("$f"); done < <(find "$repo/tests/fixtures" -type f -name '*.log' -size +0 -print0 | sort -z)
-for log in "${logs[@]}"; do
-  case $log in
-    "$shared"/*) name=$(name_of "$log" "$shared/fixtures/torch_trace") ;;
-    *) name=$(name_of "$log" "$repo") ;;
-  esac
-  "$seeds" trace "$log" "$out" "$name"
-done
+# The real logs, each seed named after the log as torch wrote it (no .gz). The seed tool reads plain
+# files, so a gzipped one is inflated first, under its own file name (which the capture quotes).
+plain=$(mktemp -d "${TMPDIR:-/tmp}/cl-seeds.XXXXXX")
+trap 'rm -rf "$plain"' EXIT
+while IFS= read -r -d '' log; do
+  written=${log%.gz}
+  if [[ $log == *.gz ]]; then
+    written=$plain/${written#"$fixtures/torch_trace/"}
+    mkdir -p "$(dirname "$written")"
+    gzip -dc "$log" >"$written"
+  fi
+  "$seeds" trace "$written" "$out" "$(name_of "${log%.gz}" "$fixtures/torch_trace")"
+done < <(find "$fixtures/torch_trace" -type f \
+  \( -name '*.log' -o -name '*.txt' -o -name '*.log.gz' -o -name '*.txt.gz' \) -size +0 -print0 | sort -z)
+# The capture package's logs (tests/fixtures/python and any other folder but torch_trace).
+while IFS= read -r -d '' log; do
+  "$seeds" trace "$log" "$out" "$(name_of "$log" "$repo")"
+done < <(find "$fixtures" -path "$fixtures/torch_trace" -prune -o -type f -name '*.log' -size +0 \
+  -print0 | sort -z)
 
 while IFS= read -r -d '' f; do
   "$seeds" capture "$f" "$out" "$(name_of "$f" "$repo")"
@@ -50,7 +54,8 @@ done < <(find "$repo/examples" "$repo/tests" -name '*.cls.json' -print0 | sort -
 
 # The text formats whole.
 cp "$repo/lint/correctness.toml" "$out/correctness_db_fuzz/correctness.toml"
-for f in "$repo"/examples/hero/*.py "$repo"/tests/python/scenes/*.py "$shared"/fixtures/torch_trace/torch-2.6/scenes/*.py; do
+for f in "$repo"/examples/hero/*.py "$repo"/tests/python/scenes/*.py \
+  "$fixtures"/torch_trace/torch-2.6/scenes/*.py; do
   [[ -f $f && $(stat -c %s "$f") -lt 65536 ]] && cp "$f" "$out/lint_fuzz/$(basename "$f")"
 done
 # Recompile reasons as torch words them when the logs do not carry them whole.

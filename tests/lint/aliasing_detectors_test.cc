@@ -1,6 +1,7 @@
 // The aliasing detectors (in_place_op_on_alias, setitem_on_overlapping_view, data_attribute_use,
 // resize_or_set_on_view): positive and negative snippets, including the aliasing shapes of the
-// reference's real issues, in nested functions, methods, lambdas, comprehensions, walrus and match.
+// shipped DB's real issues (lint/correctness.toml), in nested functions, methods, lambdas,
+// comprehensions, walrus and match.
 #include <string>
 #include <vector>
 

@@ -4,13 +4,12 @@ One cl-server (--metrics_listen 127.0.0.1:0, fleet labels capped at 3 values) an
 (a free loopback port, a generated config scraping the server every second and loading
 deploy/monitoring/rules.yml, a temporary storage dir). The test analyzes the hero session, every
 log in tests/fixtures/python (raw uploads, and one imported client-side into captures) and the
-shared torch-2.6 graph-break trace with cl-client, makes bad calls on the wire (no options, no end marker, a wrong part count, an unknown
+torch-2.6 graph-break trace of tests/fixtures/torch_trace with cl-client, makes bad calls on the wire (no options, no end marker, a wrong part count, an unknown
 pass, a session over --max_session_bytes) and a health check, then asks Prometheus over its HTTP API:
 the counters equal what the reports and the calls add up to, every dashboard expression and template
 variable query returns series, and every recording and alerting rule evaluates without error.
 
-Environment: CL_SERVER, CL_CLIENT (binaries), CL_SOURCE_DIR (the checkout), CL_SHARED_DIR (../shared),
-PROMETHEUS (the binary),
+Environment: CL_SERVER, CL_CLIENT (binaries), CL_SOURCE_DIR (the checkout), PROMETHEUS (the binary),
 and PYTHONPATH holding the generated Python protos (build/python).
 """
 import collections
@@ -35,7 +34,6 @@ from compile_lens.v1 import capture_pb2, service_pb2, service_pb2_grpc
 SCHEMA = capture_pb2.DESCRIPTOR.GetOptions().Extensions[capture_pb2.schema_version]
 
 SOURCE_DIR = os.environ["CL_SOURCE_DIR"]
-SHARED_DIR = os.environ["CL_SHARED_DIR"]
 MONITORING = os.path.join(SOURCE_DIR, "deploy", "monitoring")
 JOB = "compile-lens"
 ANALYZE = 'grpc_service="compile_lens.v1.CompileLens",grpc_method="Analyze"'
@@ -283,7 +281,7 @@ def load_dashboard():
 
 
 class DashboardConventionsTest(unittest.TestCase):
-    """deploy/monitoring/dashboard.json follows the house rules (aesthetics.md §6.1), statically."""
+    """deploy/monitoring/dashboard.json follows its conventions (deploy/monitoring/README.md), statically."""
 
     def test_every_panel_has_a_title_description_unit_and_the_datasource_variable(self):
         dashboard = load_dashboard()
@@ -356,8 +354,9 @@ class PrometheusScrapeTest(unittest.TestCase):
         # One imported client-side and sent as typed capture parts.
         t.client_analyze([logs[-1]], "capture-parts")
         # A real torch 2.6 trace with graph breaks of three categories (the fixtures above have none).
-        t.client_analyze([os.path.join(SHARED_DIR, "fixtures", "torch_trace", "torch-2.6", "graph_breaks", "trace.log"),
-                          "--raw"], "graph-breaks")
+        # Stored gzipped: cl-client inflates it as it streams, so the server gets the log's own bytes.
+        t.client_analyze([os.path.join(SOURCE_DIR, "tests", "fixtures", "torch_trace", "torch-2.6", "graph_breaks",
+                                       "trace.log.gz"), "--raw"], "graph-breaks")
 
         with open(logs[0], "rb") as f:
             small = f.read()

@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-sandbox=${TORCH_SANDBOX:-$repo/../shared/tools/torch-sandbox}
+sandbox=${TORCH_SANDBOX:-$repo/scripts/torch-sandbox}
 [[ -x $sandbox ]] || { echo "run_sandbox_tests.sh: torch-sandbox not found at $sandbox" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cl-pytests.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

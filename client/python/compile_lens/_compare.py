@@ -3,7 +3,7 @@
 A tensor pair passes when it is allclose at the dtype's tolerance (fp32 1e-4, fp16 1e-3, bf16 1e-2;
 never below the eager-vs-eager noise floor); failing that, when the compiled result is no more than
 k times further from an fp64 reference than eager is (k = 3 for fp16/bf16 or fewer than 1000
-elements, else 2; reference/torch_semantics.md §3.4–3.5) — provided eager is within torch's loose
+elements, else 2; docs/torch-semantics.md §3.4–3.5) — provided eager is within torch's loose
 tolerance (4e-2) of that reference, which random ops are not. NaN or Inf in the compiled result where
 eager has none is divergent whatever the tolerance. Integer and bool tensors must match exactly.
 """

@@ -1,5 +1,5 @@
 """check_divergence: does the compiled model still compute what eager computes, and if not, which
-layer first and which compiler pass is to blame (reference/torch_semantics.md §3.5).
+layer first and which compiler pass is to blame (docs/torch-semantics.md §3.5).
 
 1. Eager, once with forward hooks on every module: each module's first call records its inputs,
    RNG state and output. A second eager run with the same seed gives the noise floor.
@@ -29,7 +29,8 @@ import torch
 from compile_lens import _artifacts
 from compile_lens._compare import clone_tree as _clone, compare, max_abs_diff
 
-# Inductor's custom pass hooks, in the order the bisect sets them to None (torch_semantics §3.3).
+# Inductor's custom pass hooks, in the order the bisect sets them to None
+# (docs/torch-semantics.md §3.3).
 CUSTOM_PASS_HOOKS = ("pre_grad_custom_pass", "joint_custom_pre_pass", "joint_custom_post_pass",
                      "post_grad_custom_pre_pass", "post_grad_custom_post_pass")
 

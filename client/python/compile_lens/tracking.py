@@ -1,5 +1,5 @@
 """track: per-call state fingerprints, the cache entry that served each call, and a sampled eager
-reference check (reference/torch_semantics.md §4.3).
+reference check (docs/torch-semantics.md §4.3).
 
 ``tracked = compile_lens.track(torch.compile(model))`` returns a callable to use in place of the
 compiled model. Each call writes one ``compile_lens_iteration`` artifact to the TORCH_TRACE log:

@@ -11,9 +11,9 @@
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/roofline/roofline.h"
 #include "capture/torch_trace/importer.h"
-#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -21,7 +21,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-constexpr char kTrainLog[] = CL_SHARED_DIR "/fixtures/torch_trace/torch-2.6/train/trace.log";
+const std::string kTrainLog = testing::FixturePath("torch_trace/torch-2.6/train/trace.log");
 
 // One inductor_runtime_and_tensor_meta record: an extern call `op` that ran `ns` nanoseconds.
 std::string RuntimeRecord(absl::string_view op, int ns) {
@@ -35,7 +35,7 @@ std::string RuntimeRecord(absl::string_view op, int ns) {
 
 // The train log with `records[i]` after the payload of its i-th inductor_post_grad_graph.
 std::string TrainLogWith(const std::vector<std::string>& records) {
-  absl::StatusOr<std::string> log = ReadFile(kTrainLog);
+  absl::StatusOr<std::string> log = testing::ReadFixture(kTrainLog);
   EXPECT_TRUE(log.ok()) << log.status();
   std::string out;
   size_t graphs = 0;

@@ -5,8 +5,8 @@
 # so that no FX-graph cache hit drops the post-grad graph from the trace.
 #
 # Needs root (the sandbox is a chroot). Environment: TORCH_SANDBOX (default
-# ../shared/tools/torch-sandbox from the repository root), CL_CLIENT (default
-# build/client/cl-client). Usage: make_traces.sh [SCENE...]   (default: all)
+# scripts/torch-sandbox), CL_CLIENT (default build/client/cl-client).
+# Usage: make_traces.sh [SCENE...]   (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

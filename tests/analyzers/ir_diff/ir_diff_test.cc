@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/text.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/run_pass.h"
@@ -251,7 +252,7 @@ TEST(IrDiffTest, RealTrainingTraceAgainstItselfIsUnchanged) {
   ImportOptions options;
   options.read_sources = false;
   absl::StatusOr<v1::SessionCapture> train = ImportTraceFile(
-      std::string(CL_SHARED_DIR) + "/fixtures/torch_trace/torch-2.6/train/trace.log", options);
+      testing::FixturePath("torch_trace/torch-2.6/train/trace.log"), options);
   ASSERT_TRUE(train.ok()) << train.status();
   const v1::IrDiffSection s = Diff(*train, *train);
   EXPECT_EQ(s.stage(), "POST_GRAD (0/0 vs 0/0)");

@@ -14,8 +14,8 @@
 # they stay small enough to review.
 #
 # Needs root (the sandbox is a chroot), a sandbox that is set up, and a built cl-client.
-# Environment: TORCH_SANDBOX (default ../shared/tools/torch-sandbox from the repository root),
-# CL_CLIENT (default build/client/cl-client).
+# Environment: TORCH_SANDBOX (default scripts/torch-sandbox), CL_CLIENT (default
+# build/client/cl-client).
 # Usage: make_pairs.sh [VARIANT...]   (default: all of them)
 set -euo pipefail
 

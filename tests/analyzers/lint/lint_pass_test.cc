@@ -16,6 +16,7 @@
 #include "service/render/html.h"
 #include "service/render/render.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -97,7 +98,7 @@ TEST(LintPassTest, HeroHtmlIsTheSeedsRow) {
                         "<tr><td><code>in_place_op_on_alias</code></td><td><code>{repo}/examples/hero_scene.py:96"
                         "</code></td><td><code>—</code></td><td>ast_match</td></tr>\n</tbody>\n</table>\n</div>"));
   // The seed's section, byte for byte.
-  absl::StatusOr<std::string> seed = ReadFile(std::string(CL_SHARED_DIR) + "/seed/hero.html");
+  absl::StatusOr<std::string> seed = ReadFile(testing::FixturePath("seed/hero.html"));
   ASSERT_TRUE(seed.ok()) << seed.status();
   EXPECT_EQ(section, Section(*seed, "lint"));
   EXPECT_THAT(RenderText(report, /*color=*/false),

@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
-#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/analyzers/torch_trace_scan.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -266,8 +266,7 @@ TEST(CrossRankPassTest, IsRegisteredFirstInReportOrder) {
 
 // --- The real multi-rank logs (tlparse's corpus, multi_rank_logs/) ------------------------
 
-const std::string kMultiRankDir =
-    std::string(CL_SHARED_DIR) + "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_logs";
+const std::string kMultiRankDir = "torch_trace/tlparse-corpus/tlparse/multi_rank_logs";
 
 // The digests of the four rank logs, written down from the logs (each compile's
 // compilation_metrics, its fx_graph / aotautograd cache artifacts and its recompile_reasons):
@@ -307,9 +306,9 @@ std::string CacheEvent(const std::string& artifact) {
 
 Digest ScanRank(int32_t rank) {
   Digest d{.rank = rank, .compile_ids = {}, .cache = {}};
-  const std::string path =
-      absl::StrCat(kMultiRankDir, "/dedicated_log_torch_trace_rank_", rank, ".log");
-  absl::StatusOr<std::string> text = ReadFile(path);
+  const std::string path = testing::FixturePath(
+      absl::StrCat(kMultiRankDir, "/dedicated_log_torch_trace_rank_", rank, ".log"));
+  absl::StatusOr<std::string> text = testing::ReadFixture(path);
   EXPECT_TRUE(text.ok()) << text.status();
   if (!text.ok()) return d;
   // The scan's filter is a substring match on the header, so each record is told apart by the key

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
 #include "tests/analyzers/torch_trace_scan.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl {
@@ -21,9 +21,8 @@ using ::testing::SizeIs;
 // The real torch 2.6 graph-break scene (fixtures/torch_trace/torch-2.6/graph_breaks): four
 // dynamo_graph_break_reason artifacts, two of them the same `float(n)` break.
 std::vector<std::pair<std::string, std::string>> FixtureBreaks() {
-  const std::string path =
-      std::string(CL_SHARED_DIR) + "/fixtures/torch_trace/torch-2.6/graph_breaks/trace.log";
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text =
+      testing::ReadFixture(testing::FixturePath("torch_trace/torch-2.6/graph_breaks/trace.log"));
   EXPECT_TRUE(text.ok()) << text.status();
   std::vector<std::pair<std::string, std::string>> out;  // (compile id, payload)
   if (!text.ok()) return out;

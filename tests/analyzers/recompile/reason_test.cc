@@ -52,8 +52,8 @@ TEST_P(SingleCheckTest, ParsesIntoOneFailure) {
   ExpectFailure(failures[0], c.want, c.text);
 }
 
-// reference/torch_semantics.md §1.4, examples 1–38 (multi-check examples have their own tests
-// below). Where the reference abbreviates a message ("..."), the full torch text is used.
+// docs/torch-semantics.md §1.4: examples 1–38, real messages from PyTorch's tests, docs and
+// issues, in torch's full text (multi-check examples have their own tests below).
 const Case kExamples[] = {
     {"ex1",
      "tensor 'a' size mismatch at index 0. expected 3, actual 2",

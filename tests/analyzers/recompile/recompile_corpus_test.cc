@@ -1,6 +1,6 @@
 // Every recompile and graph-break reason in the real TORCH_TRACE fixtures must land in a category.
 //
-// The fixtures (${CL_SHARED_DIR}/fixtures/torch_trace) come from torch 2.6 runs and from
+// The fixtures (tests/fixtures/torch_trace) come from torch 2.6 runs and from
 // tlparse's own test inputs (torch 2024–2026), so they cover the formats users actually upload.
 // A reason the parsers cannot categorise fails the test unless it is listed, with why, in
 // kKnownUncategorised below.
@@ -13,10 +13,10 @@
 #include "absl/strings/match.h"
 #include "analyzers/recompile/graph_breaks.h"
 #include "analyzers/recompile/reason.h"
-#include "common/file_io.h"
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
 #include "tests/analyzers/torch_trace_scan.h"
+#include "tests/testing/fixtures.h"
 
 namespace cl {
 namespace {
@@ -122,16 +122,16 @@ void ScanRecord(const testing::TraceRecord& record, const std::string& file, Tal
 }
 
 TEST(RecompileCorpusTest, EveryFixtureReasonIsCategorised) {
-  const std::filesystem::path root =
-      std::filesystem::path(CL_SHARED_DIR) / "fixtures" / "torch_trace";
+  const std::filesystem::path root = testing::FixturePath("torch_trace");
   ASSERT_TRUE(std::filesystem::is_directory(root)) << root;
   Tally tally;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file()) continue;
-    absl::StatusOr<std::string> text = ReadFile(entry.path().string());
+    absl::StatusOr<std::string> text = testing::ReadFixture(entry.path().string());
     ASSERT_TRUE(text.ok()) << text.status();
     ++tally.files;
-    const std::string file = std::filesystem::relative(entry.path(), root).string();
+    const std::string relative = std::filesystem::relative(entry.path(), root).string();
+    const std::string file(testing::WrittenName(relative));
     testing::ScanTorchTrace(
         *text, {"recompile_reason", "dynamo_graph_break_reason", "compilation_metrics"},
         [&](const testing::TraceRecord& record) { ScanRecord(record, file, &tally); });

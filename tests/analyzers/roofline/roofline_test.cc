@@ -1,5 +1,5 @@
 // The roofline pass, its GPU spec table and the analytic op costs, checked by hand
-// (reference/torch_semantics.md §7).
+// (docs/torch-semantics.md §7).
 #include "analyzers/roofline/roofline.h"
 
 #include <string>
@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -440,9 +441,8 @@ TEST(RooflinePassTest, InductorRuntimeEstimatesGiveLibraryCallsATime) {
 }
 
 TEST(RooflinePassTest, MultiRankRuntimeFixture) {
-  const std::string log = std::string(CL_SHARED_DIR) +
-                          "/fixtures/torch_trace/tlparse-corpus/tlparse/multi_rank_runtime/"
-                          "dedicated_log_torch_trace_rank_0.log";
+  const std::string log = testing::FixturePath(
+      "torch_trace/tlparse-corpus/tlparse/multi_rank_runtime/dedicated_log_torch_trace_rank_0.log");
   absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(log, ImportOptions());
   ASSERT_TRUE(capture.ok()) << capture.status();
   ASSERT_GT(capture->kernels_size(), 0);

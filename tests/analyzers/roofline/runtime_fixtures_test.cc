@@ -98,7 +98,7 @@ TEST(RuntimeFixturesTest, AnRngOnlyDifferenceIsFallbackRandomAtInfoSeverity) {
   EXPECT_EQ(s.severity(), v1::DivergenceSection::INFO);
 }
 
-// What the hero report's two sections say (DESIGN §5.3–5.4), from the real hero run.
+// What the hero report's two sections say (docs/design.md §5.3–5.4), from the real hero run.
 TEST(RuntimeFixturesTest, TheHero) {
   const v1::SessionCapture head = testing::LoadHero("head.cls.json");
   const v1::DivergenceSection d = Divergence(head);

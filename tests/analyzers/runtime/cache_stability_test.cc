@@ -1,4 +1,4 @@
-// The cache-stability pass (reference/torch_semantics.md §4.3) on captures written by hand: stale,
+// The cache-stability pass (docs/torch-semantics.md §4.3) on captures written by hand: stale,
 // suspicious and benign changes, noise, and the guard-source mapping it relies on.
 #include "analyzers/runtime/cache_stability.h"
 

@@ -9,6 +9,7 @@ files this writes into tests/golden/torch_trace/.
 
   expect_counts.py LOG...           print the expectations as JSON
   expect_counts.py --write DIR ROOT LOG...   write DIR/<LOG relative to ROOT, '/' -> '__'>.json
+                                             (a gzipped LOG is named without its .gz)
 """
 import gzip
 import json
@@ -178,7 +179,9 @@ def main(argv):
         out_dir, root = argv[2], argv[3]
         os.makedirs(out_dir, exist_ok=True)
         for path in argv[4:]:
-            name = os.path.relpath(path, root).replace("/", "__") + ".json"
+            rel = os.path.relpath(path, root)
+            rel = rel[:-len(".gz")] if rel.endswith(".gz") else rel  # the name it was written under
+            name = rel.replace("/", "__") + ".json"
             with open(os.path.join(out_dir, name), "w") as f:
                 json.dump(expect(path), f, indent=1, sort_keys=True)
                 f.write("\n")

@@ -1,4 +1,4 @@
-// Every FX graph payload of the shared TORCH_TRACE fixtures and the hero traces: each parses without
+// Every FX graph payload of the TORCH_TRACE fixtures and the hero traces: each parses without
 // a problem, and to as many nodes as a deliberately plain count of its lines finds.
 #include <algorithm>
 #include <filesystem>
@@ -12,10 +12,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "common/file_io.h"
 #include "gtest/gtest.h"
 #include "re2/re2.h"
 #include "tests/capture/torch_trace/fx_graph_testing.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl::fx_testing {
@@ -38,8 +38,8 @@ struct Payload {
   std::string text;
 };
 
-// A deliberately plain reader of the log format (tlparse.md §1.2): a header line, then the payload
-// lines, each starting with a tab; empty lines are skipped.
+// A deliberately plain reader of the log format (docs/torch-trace-format.md §1.2): a header line,
+// then the payload lines, each starting with a tab; empty lines are skipped.
 std::vector<Payload> GraphPayloads(absl::string_view log) {
   std::vector<absl::string_view> lines = absl::StrSplit(log, '\n');
   std::vector<Payload> out;
@@ -123,7 +123,7 @@ constexpr Exception kNotTorchOutput[] = {
 
 TEST(FxGraphCorpusTest, EveryFixtureGraph) {
   size_t total_graphs = 0;
-  for (const std::string& root : {std::string(CL_SHARED_DIR) + "/fixtures/torch_trace",
+  for (const std::string& root : {testing::FixturePath("torch_trace"),
                                   std::string(CL_SOURCE_DIR) + "/examples/hero/traces"}) {
     ASSERT_TRUE(std::filesystem::is_directory(root)) << root;
     std::vector<std::filesystem::path> paths;
@@ -133,7 +133,7 @@ TEST(FxGraphCorpusTest, EveryFixtureGraph) {
     std::sort(paths.begin(), paths.end());
     size_t files = 0, graphs = 0, nodes = 0, nested = 0;
     for (const std::filesystem::path& path : paths) {
-      ASSERT_OK_AND_ASSIGN(const std::string log, ReadFile(path.string()));
+      ASSERT_OK_AND_ASSIGN(const std::string log, testing::ReadFixture(path.string()));
       const std::vector<Payload> payloads = GraphPayloads(log);
       if (!payloads.empty()) ++files;
       const Exception* exception = nullptr;

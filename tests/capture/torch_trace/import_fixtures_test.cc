@@ -1,7 +1,7 @@
-// Every real log under ${CL_SHARED_DIR}/fixtures/torch_trace imports without a crash, and its
-// counts match tests/golden/torch_trace/<log>.json, written from the log by expect_counts.py — a
-// separate, deliberately simple reader — not by the importer. After a change to the fixtures, run
-//   tests/capture/torch_trace/expect_counts.py --write tests/golden/torch_trace ../shared/fixtures/torch_trace LOG...
+// Every real log under tests/fixtures/torch_trace imports without a crash, and its counts match
+// tests/golden/torch_trace/<log>.json, written from the log by expect_counts.py — a separate,
+// deliberately simple reader — not by the importer. After a change to the fixtures, run
+//   tests/capture/torch_trace/expect_counts.py --write tests/golden/torch_trace tests/fixtures/torch_trace LOG...
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,6 +15,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
 
 namespace cl {
 namespace {
@@ -22,13 +23,14 @@ namespace {
 namespace fs = std::filesystem;
 using google::protobuf::Value;
 
-const fs::path kFixtures = fs::path(CL_SHARED_DIR) / "fixtures" / "torch_trace";
+const fs::path kFixtures = testing::FixturePath("torch_trace");
 const fs::path kExpected = fs::path(CL_SOURCE_DIR) / "tests" / "golden" / "torch_trace";
 
 std::vector<fs::path> Logs() {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(kFixtures)) {
-    const std::string ext = e.path().extension().string();
+    const std::string written(testing::WrittenName(e.path().string()));
+    const std::string ext = fs::path(written).extension().string();
     if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt")) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
@@ -45,8 +47,9 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
   size_t graphs = 0, nodes = 0, compiles = 0;
   for (const fs::path& log : logs) {
     SCOPED_TRACE(log.string());
+    const std::string relative = fs::relative(log, kFixtures).string();
     const std::string name =
-        absl::StrCat(absl::StrReplaceAll(fs::relative(log, kFixtures).string(), {{"/", "__"}}), ".json");
+        absl::StrCat(absl::StrReplaceAll(testing::WrittenName(relative), {{"/", "__"}}), ".json");
     absl::StatusOr<std::string> text = ReadFile((kExpected / name).string());
     ASSERT_TRUE(text.ok()) << "no expectation file " << name << " (run expect_counts.py --write)";
     Value expected;
@@ -93,7 +96,7 @@ TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
   ImportOptions options;
   options.read_sources = false;
   absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
-      (kFixtures / "torch-2.6" / "rmsnorm_blocks-base" / "trace.log").string(), options);
+      testing::FixturePath("torch_trace/torch-2.6/rmsnorm_blocks-base/trace.log"), options);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->frames_size(), 1);
   EXPECT_EQ(c->frames(0).name(), "forward");

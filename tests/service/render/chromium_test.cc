@@ -1,4 +1,4 @@
-// The page in a real browser: headless Chromium (Debian `chromium`, reference/tooling.md §4)
+// The page in a real browser: headless Chromium (Debian `chromium`, scripts/setup.sh installs it)
 // loads the hero and a hostile report under the page's own CSP. The DOM it builds must have every
 // section, read like the seed, show hostile strings as text with no injected element, and the
 // console must stay silent (no script ran, no CSP violation). Screenshots land in the build
@@ -23,6 +23,7 @@
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
+#include "tests/testing/fixtures.h"
 
 extern char** environ;
 
@@ -52,8 +53,9 @@ fs::path WorkDir() {
   return dir;
 }
 
-// Runs Chromium headless with the flags of reference/tooling.md §4 (no network attempts) and a
-// fresh profile, under `timeout` so a wedged browser fails the test instead of hanging it.
+// Runs Chromium headless with flags that keep it off the network (no QUIC, background networking,
+// component updates or sync) and a fresh profile, under `timeout` so a wedged browser fails the
+// test instead of hanging it.
 BrowserRun RunChromium(const std::vector<std::string>& mode_args, const fs::path& page) {
   static int run = 0;
   const fs::path dir = WorkDir();
@@ -149,8 +151,7 @@ TEST(ChromiumTest, HeroPageLoadsCleanlyAndReadsLikeTheSeed) {
   EXPECT_THAT(ConsoleProblems(run.err), IsEmpty());
 
   // What the browser built reads, section by section, like the seed.
-  const absl::StatusOr<std::string> seed =
-      ReadFile(std::string(CL_SHARED_DIR) + "/seed/hero.html");
+  const absl::StatusOr<std::string> seed = ReadFile(testing::FixturePath("seed/hero.html"));
   ASSERT_TRUE(seed.ok()) << seed.status();
   // The DOM serializes the boolean attribute as open="".
   auto dom = testing::SectionTexts(

@@ -1,6 +1,6 @@
-// The hero report against its golden page and against the seed (seed/hero.html), the page the
-// project promised: same sections in the same order, same visible text, same markup apart from
-// the style sheet.
+// The hero report against its golden page and against the seed (tests/fixtures/seed/hero.html),
+// the page the project promised: same sections in the same order, same visible text, same markup
+// apart from the style sheet.
 #include <string>
 #include <vector>
 
@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/report_css.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/page_text.h"
@@ -22,7 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string Seed() {
-  const std::string path = std::string(CL_SHARED_DIR) + "/seed/hero.html";
+  const std::string path = testing::FixturePath("seed/hero.html");
   absl::StatusOr<std::string> seed = ReadFile(path);
   EXPECT_TRUE(seed.ok()) << seed.status();
   return seed.ok() ? *seed : "";

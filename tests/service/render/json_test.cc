@@ -1,5 +1,5 @@
 // The JSON report: a lossless round trip, the contract paths that dashboards and CI gates read
-// (DESIGN.md §6), and valid JSON even when a capture carried bad bytes.
+// (docs/design.md §6), and valid JSON even when a capture carried bad bytes.
 #include <cmath>
 #include <limits>
 #include <string>

@@ -16,6 +16,7 @@
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/page_text.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/subprocess.h"
 
@@ -45,13 +46,13 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 TEST(RooflineChartTest, RealFusionSectionReadsLikeTheSeed) {
-  const std::string seed = ReadFile(std::string(CL_SHARED_DIR) + "/seed/hero.html").value_or("");
+  const std::string seed = ReadFile(testing::FixturePath("seed/hero.html")).value_or("");
   ASSERT_FALSE(seed.empty());
   const std::string page = RenderHtml(RealHeroReport());
   const std::string want = testing::SectionTexts(seed)["fusion"];
   const std::string got = testing::SectionTexts(page)["fusion"];
   ASSERT_FALSE(want.empty());
-  // The seed's words exactly, then the note on the byte model (DESIGN.md §5.6 asks for it).
+  // The seed's words exactly, then the note on the byte model (docs/design.md §5.6 asks for it).
   EXPECT_THAT(got, StartsWith(want));
   EXPECT_THAT(got.substr(want.size()),
               StartsWith(" Byte model: unfused: GEMM1 84 KiB + add 48 KiB + norm 48 KiB + GEMM2 "
