@@ -2,7 +2,7 @@
 //
 // Several report fields were free strings before they were enums (recompile and graph-break
 // categories, lint severity, roofline bound and time source); their JSON still carries the same
-// strings, because dashboards read them (DESIGN.md §6). Each value names its string with
+// strings, because dashboards read them (docs/design.md §6). Each value names its string with
 // `[(word) = "..."]`; Word() reads it for the HTML page, the terminal summary and the metrics'
 // labels, and ReportTypes() lets protobuf's JSON printer and parser use it.
 #ifndef PROTO_REPORT_WORDS_H_

@@ -26,7 +26,7 @@ std::vector<std::string> Words(const google::protobuf::EnumDescriptor& e) {
   return words;
 }
 
-// The words are a contract (DESIGN.md §6, deploy/monitoring): these lists are the strings the
+// The words are a contract (docs/design.md §6, deploy/monitoring): these lists are the strings the
 // report held before they were enums, and only ever grow.
 TEST(ReportWordsTest, EveryValueHasTheWordItHadAsAString) {
   EXPECT_THAT(Words(*v1::RecompileCategory::Value_descriptor()),
