@@ -1,5 +1,5 @@
 // The recompile pass's advice: for each cluster of recompiles, the remedy to apply and the
-// evidence behind it (reference/torch_semantics.md §1.6, §1.7), and the suggestion a cache-limit
+// evidence behind it (docs/torch-semantics.md §1.6, §1.7), and the suggestion a cache-limit
 // hit gives. The text is the report's (Suggestion.text, Suggestion.evidence); the pass decides
 // which cluster gets advice, and in what order.
 #ifndef ANALYZERS_RECOMPILE_ADVICE_H_

@@ -1,5 +1,5 @@
 // Cache-limit hits: frames that reached torch's recompile (cache-size) limit and run eagerly
-// after it (reference/torch_semantics.md §1.1 item 4, §1.7), for the recompile section.
+// after it (docs/torch-semantics.md §1.1 item 4, §1.7), for the recompile section.
 #ifndef ANALYZERS_RECOMPILE_CACHE_LIMITS_H_
 #define ANALYZERS_RECOMPILE_CACHE_LIMITS_H_
 

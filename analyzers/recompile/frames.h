@@ -1,5 +1,5 @@
 // The frames that compiled, as the recompile pass reads them: each frame's cache entries and
-// recompiles, and the dynamo configuration its compiles recorded (reference/torch_semantics.md
+// recompiles, and the dynamo configuration its compiles recorded (docs/torch-semantics.md
 // §1.7), which the advice and the cache-limit hits both read.
 #ifndef ANALYZERS_RECOMPILE_FRAMES_H_
 #define ANALYZERS_RECOMPILE_FRAMES_H_
