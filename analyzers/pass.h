@@ -55,7 +55,9 @@ struct PassInput {
   const PassOptions& options;
   const std::atomic<bool>* cancelled = nullptr;
 
-  bool Cancelled() const { return cancelled != nullptr && cancelled->load(std::memory_order_relaxed); }
+  bool Cancelled() const {
+    return cancelled != nullptr && cancelled->load(std::memory_order_relaxed);
+  }
 };
 
 class Pass {

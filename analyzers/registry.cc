@@ -1,27 +1,21 @@
 #include "analyzers/registry.h"
 
-#include "analyzers/runtime/cache_stability.h"
-#include "analyzers/ranks/cross_rank.h"
-#include "analyzers/runtime/divergence.h"
 #include "analyzers/fusion/fusion.h"
 #include "analyzers/ir_diff/ir_diff.h"
 #include "analyzers/lint/lint.h"
+#include "analyzers/ranks/cross_rank.h"
 #include "analyzers/recompile/recompile.h"
 #include "analyzers/roofline/roofline.h"
+#include "analyzers/runtime/cache_stability.h"
+#include "analyzers/runtime/divergence.h"
 
 namespace cl {
 
 const std::vector<const Pass*>& RegisteredPasses() {
   // The one place passes are registered: add a new pass here, in report order.
   static const auto* const kPasses = new std::vector<const Pass*>{
-      new CrossRankPass(),
-      new IrDiffPass(),
-      new RecompilePass(),
-      new CacheStabilityPass(),
-      new DivergencePass(),
-      new LintPass(),
-      new FusionPass(),
-      new RooflinePass(),
+      new CrossRankPass(),  new IrDiffPass(), new RecompilePass(), new CacheStabilityPass(),
+      new DivergencePass(), new LintPass(),   new FusionPass(),    new RooflinePass(),
   };
   return *kPasses;
 }

@@ -9,8 +9,10 @@ namespace cl {
 namespace {
 
 void BM_AnalyzeHero(benchmark::State& state) {
-  absl::StatusOr<v1::SessionCapture> head = ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
-  absl::StatusOr<v1::SessionCapture> base = ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/base.cls.json");
+  absl::StatusOr<v1::SessionCapture> head =
+      ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
+  absl::StatusOr<v1::SessionCapture> base =
+      ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/base.cls.json");
   if (!head.ok() || !base.ok()) {
     state.SkipWithError("cannot read the hero captures");
     return;

@@ -28,9 +28,8 @@ void BM_SplitAndAssemble(benchmark::State& state) {
   const v1::SessionCapture c = WithGraph(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     CaptureAssembler assembler(~uint64_t{0});
-    absl::Status s = SplitCapture(c, v1::HEAD, kDefaultPartBudget, [&](v1::CapturePart&& p) {
-      return assembler.Add(std::move(p));
-    });
+    absl::Status s = SplitCapture(c, v1::HEAD, kDefaultPartBudget,
+                                  [&](v1::CapturePart&& p) { return assembler.Add(std::move(p)); });
     v1::EndOfCapture end;
     end.set_parts(assembler.parts());
     auto out = assembler.Finish(end);
@@ -76,7 +75,11 @@ void BM_HeroIngest(benchmark::State& state) {
 }
 // Args: the arena's start and max block sizes; 0: protobuf's defaults (256 B to 8 KiB). cl-server's
 // calls use 16 KiB to 64 KiB (CallUpload, service/server/analysis_task.h).
-BENCHMARK(BM_HeroIngest)->Args({0, 0})->Args({16 << 10, 64 << 10})->Args({16 << 10, 256 << 10})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeroIngest)
+    ->Args({0, 0})
+    ->Args({16 << 10, 64 << 10})
+    ->Args({16 << 10, 256 << 10})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cl

@@ -111,7 +111,10 @@ void BM_TokenizeLargeTrace(benchmark::State& state) {
   size_t records = 0;
   for (auto _ : state) {
     TraceTokenizer tokenizer;
-    const auto sink = [&](TraceRecord&& r) { benchmark::DoNotOptimize(r); ++records; };
+    const auto sink = [&](TraceRecord&& r) {
+      benchmark::DoNotOptimize(r);
+      ++records;
+    };
     tokenizer.Feed(*log, sink);
     tokenizer.Finish(sink);
   }

@@ -1,8 +1,8 @@
 // The IR diff at scale: the ir_diff pass on one graph of N nodes per side, for N = 1k, 10k, 100k.
 // The head is the base re-listed as another trace would list it (every node renamed, another
-// topological order) with N/1000 random edits (tests/analyzers/ir_diff/synthetic_graphs.h), so every round
-// of the matcher has work. Two kinds of graph: a transformer-like stack of identical blocks (the
-// shape of real models) and a random DAG.
+// topological order) with N/1000 random edits (tests/analyzers/ir_diff/synthetic_graphs.h), so
+// every round of the matcher has work. Two kinds of graph: a transformer-like stack of identical
+// blocks (the shape of real models) and a random DAG.
 //
 // Counters: captures_MiB is the heap the two captures hold, diff_peak_MiB the most heap the diff
 // used on top of them, peak_rss_MiB the process's peak resident set (generators included; run one

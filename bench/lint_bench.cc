@@ -71,7 +71,8 @@ void Report(benchmark::State& state, size_t findings) {
       benchmark::Counter(static_cast<double>(c.lines) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
   state.counters["MB/s"] = benchmark::Counter(
-      static_cast<double>(c.bytes) * static_cast<double>(state.iterations()) / 1e6, benchmark::Counter::kIsRate);
+      static_cast<double>(c.bytes) * static_cast<double>(state.iterations()) / 1e6,
+      benchmark::Counter::kIsRate);
   state.counters["findings"] = static_cast<double>(findings);
   state.counters["peak_rss_MiB"] = PeakRssMiB();
 }

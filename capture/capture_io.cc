@@ -14,8 +14,8 @@
 #include "common/status_macros.h"
 #include "common/utf8.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/wire_format_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/wire_format_lite.h"
 
 namespace cl {
 namespace {
@@ -36,15 +36,16 @@ std::optional<size_t> FirstInvalidUtf8(absl::string_view text) {
 }
 
 // LocateWireProblem, below `path` (at `offset` in the whole, `depth` messages deep).
-std::string LocateWireProblemIn(absl::string_view bytes, const Descriptor* type, const std::string& path,
-                                size_t offset, int depth) {
+std::string LocateWireProblemIn(absl::string_view bytes, const Descriptor* type,
+                                const std::string& path, size_t offset, int depth) {
   constexpr int kMaxDepth = 100;  // protobuf's default recursion limit
   auto where = [&](const std::string& field, size_t at) {
     return absl::StrCat(path.empty() ? "" : path + ".", field, " (byte ", offset + at, ")");
   };
-  if (depth > kMaxDepth) return absl::StrCat(path, ": nested more than ", kMaxDepth, " messages deep");
+  if (depth > kMaxDepth)
+    return absl::StrCat(path, ": nested more than ", kMaxDepth, " messages deep");
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                           static_cast<int>(bytes.size()));
+                                            static_cast<int>(bytes.size()));
   absl::flat_hash_map<int, int> seen;  // field number -> items so far, for repeated fields' indices
   while (true) {
     const size_t start = static_cast<size_t>(in.CurrentPosition());
@@ -57,19 +58,24 @@ std::string LocateWireProblemIn(absl::string_view bytes, const Descriptor* type,
     const FieldDescriptor* field = type->FindFieldByNumber(number);
     std::string name = field == nullptr ? absl::StrCat("field ", number) : field->name();
     if (field != nullptr && field->is_repeated()) absl::StrAppend(&name, "[", seen[number]++, "]");
-    const bool delimited = WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    const bool delimited =
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
     const bool nested = field != nullptr && delimited &&
-                        (field->type() == FieldDescriptor::TYPE_STRING || field->type() == FieldDescriptor::TYPE_MESSAGE);
+                        (field->type() == FieldDescriptor::TYPE_STRING ||
+                         field->type() == FieldDescriptor::TYPE_MESSAGE);
     if (!nested) {
-      if (!WireFormatLite::SkipField(&in, tag)) return absl::StrCat(where(name, start), ": cut short");
+      if (!WireFormatLite::SkipField(&in, tag))
+        return absl::StrCat(where(name, start), ": cut short");
       continue;
     }
     uint32_t length = 0;
     std::string payload;
-    if (!in.ReadVarint32(&length)) return absl::StrCat(where(name, start), ": cut short in its length");
+    if (!in.ReadVarint32(&length))
+      return absl::StrCat(where(name, start), ": cut short in its length");
     const size_t left = bytes.size() - static_cast<size_t>(in.CurrentPosition());
     if (length > left || !in.ReadString(&payload, static_cast<int>(length))) {
-      return absl::StrCat(where(name, start), ": cut short (", length, " bytes announced, ", left, " left)");
+      return absl::StrCat(where(name, start), ": cut short (", length, " bytes announced, ", left,
+                          " left)");
     }
     const size_t payload_at = static_cast<size_t>(in.CurrentPosition()) - payload.size();
     if (field->type() == FieldDescriptor::TYPE_STRING) {
@@ -96,15 +102,17 @@ absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently nothing
   absl::Status status = FromProtobufStatus(
-      google::protobuf::util::JsonStringToMessage(std::string(json), &capture, options), "not a capture");
+      google::protobuf::util::JsonStringToMessage(std::string(json), &capture, options),
+      "not a capture");
   if (!status.ok() && absl::StrContains(status.message(), "UTF-8")) {
     // protobuf's parser does not say where; the first bad byte is where.
     if (std::optional<size_t> bad = FirstInvalidUtf8(json)) {
       const absl::string_view before = json.substr(0, *bad);
       const size_t line_start = before.rfind('\n');
       return absl::InvalidArgumentError(absl::StrCat(
-          status.message(), " (byte ", *bad, ", line ", std::count(before.begin(), before.end(), '\n') + 1,
-          ", column ", *bad - (line_start == absl::string_view::npos ? 0 : line_start + 1) + 1, ")"));
+          status.message(), " (byte ", *bad, ", line ",
+          std::count(before.begin(), before.end(), '\n') + 1, ", column ",
+          *bad - (line_start == absl::string_view::npos ? 0 : line_start + 1) + 1, ")"));
     }
   }
   CL_RETURN_IF_ERROR(status);
@@ -116,7 +124,8 @@ absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes) {
   if (!capture.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     const std::string where = LocateWireProblem(bytes, v1::SessionCapture::descriptor());
     return absl::InvalidArgumentError(
-        absl::StrCat("not a capture: the bytes are not a SessionCapture protobuf", where.empty() ? "" : ": ", where));
+        absl::StrCat("not a capture: the bytes are not a SessionCapture protobuf",
+                     where.empty() ? "" : ": ", where));
   }
   return capture;
 }

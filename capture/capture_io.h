@@ -29,7 +29,8 @@ std::string LocateWireProblem(absl::string_view bytes, const google::protobuf::D
 absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json);
 absl::StatusOr<v1::SessionCapture> ParseCaptureBinary(absl::string_view bytes);
 
-// Parses, checks the schema version and validates. `name` prefixes error messages ("head.cls.json").
+// Parses, checks the schema version and validates. `name` prefixes error messages
+// ("head.cls.json").
 absl::StatusOr<v1::SessionCapture> LoadCapture(absl::string_view bytes, CaptureFormat format,
                                                absl::string_view name);
 

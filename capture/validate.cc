@@ -58,7 +58,8 @@ void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uin
     const std::string path = absl::StrCat("compiles[", i, "]");
     const std::optional<CompileId> id = ParseCompileId(cp.id());
     if (!id) {
-      p->Add(path + ".id", absl::StrCat(Quote(cp.id()), " is not a compile id (\"0/1\" or \"0/1_1\")"));
+      p->Add(path + ".id",
+             absl::StrCat(Quote(cp.id()), " is not a compile id (\"0/1\" or \"0/1_1\")"));
     } else if (id->frame_id != cp.frame_id() || id->frame_compile_id != cp.frame_compile_id() ||
                id->attempt != cp.attempt()) {
       p->Add(path, absl::StrCat("id ", Quote(cp.id()), " disagrees with frame_id ", cp.frame_id(),
@@ -83,27 +84,33 @@ void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uin
 // Paths are built only for a problem (FunctionRef): a valid capture of thousands of nodes should
 // not pay a string per argument.
 void ValidateArg(const v1::Arg& arg, absl::FunctionRef<std::string()> path,
-                 const absl::flat_hash_set<absl::string_view>& defined, absl::string_view graph, Problems* p) {
+                 const absl::flat_hash_set<absl::string_view>& defined, absl::string_view graph,
+                 Problems* p) {
   if (arg.kind_case() == v1::Arg::kNode && !defined.contains(arg.node())) {
-    p->Add(path(), absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ", Quote(graph)));
+    p->Add(path(), absl::StrCat("node ", Quote(arg.node()), " is not defined before it in graph ",
+                                Quote(graph)));
   }
   for (int i = 0; i < arg.list().items_size(); ++i) {
-    ValidateArg(arg.list().items(i), [&] { return absl::StrCat(path(), "[", i, "]"); }, defined, graph, p);
+    ValidateArg(
+        arg.list().items(i), [&] { return absl::StrCat(path(), "[", i, "]"); }, defined, graph, p);
   }
 }
 
 // Node names by graph id; the views point into the capture, which outlives the validation.
 using NodeNames = absl::flat_hash_map<absl::string_view, absl::flat_hash_set<absl::string_view>>;
 
-void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<absl::string_view>& compiles,
-                    NodeNames* nodes, Problems* p) {
+void ValidateGraphs(const v1::SessionCapture& c,
+                    const absl::flat_hash_set<absl::string_view>& compiles, NodeNames* nodes,
+                    Problems* p) {
   for (int i = 0; i < c.graphs_size(); ++i) {
     const v1::Graph& g = c.graphs(i);
     const std::string path = absl::StrCat("graphs[", i, "]");
     if (g.id().empty()) p->Add(path + ".id", "is empty");
-    if (nodes->contains(g.id())) p->Add(path + ".id", absl::StrCat(Quote(g.id()), " is used by another graph"));
+    if (nodes->contains(g.id()))
+      p->Add(path + ".id", absl::StrCat(Quote(g.id()), " is used by another graph"));
     if (!g.compile_id().empty() && !compiles.contains(g.compile_id())) {
-      p->Add(path + ".compile_id", absl::StrCat(Quote(g.compile_id()), " names no compile in compiles[]"));
+      p->Add(path + ".compile_id",
+             absl::StrCat(Quote(g.compile_id()), " names no compile in compiles[]"));
     }
     // FX graphs are topologically ordered, so an argument must name an earlier node; this also
     // rules out cycles.
@@ -113,28 +120,36 @@ void ValidateGraphs(const v1::SessionCapture& c, const absl::flat_hash_set<absl:
       const v1::Node& n = g.nodes(j);
       const auto npath = [&] { return absl::StrCat(path, ".nodes[", j, "]"); };
       if (n.name().empty()) p->Add(npath() + ".name", "is empty");
-      if (!IsNodeOp(n.op())) p->Add(npath() + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
+      if (!IsNodeOp(n.op()))
+        p->Add(npath() + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
       for (int k = 0; k < n.args_size(); ++k) {
-        ValidateArg(n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
+        ValidateArg(
+            n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
       }
-      for (const auto& kwarg : n.kwargs()) {  // not a structured binding: clang 14 cannot capture one
-        ValidateArg(kwarg.second, [&] { return absl::StrCat(npath(), ".kwargs[", Quote(kwarg.first), "]"); },
-                    defined, g.id(), p);
+      for (const auto& kwarg :
+           n.kwargs()) {  // not a structured binding: clang 14 cannot capture one
+        ValidateArg(
+            kwarg.second,
+            [&] { return absl::StrCat(npath(), ".kwargs[", Quote(kwarg.first), "]"); }, defined,
+            g.id(), p);
       }
       if (!n.name().empty() && !defined.insert(n.name()).second) {
-        p->Add(npath() + ".name", absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
+        p->Add(npath() + ".name",
+               absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
       }
     }
   }
 }
 
 void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
-                  const absl::flat_hash_set<absl::string_view>& compiles, const NodeNames& nodes, Problems* p) {
+                  const absl::flat_hash_set<absl::string_view>& compiles, const NodeNames& nodes,
+                  Problems* p) {
   for (int i = 0; i < c.iterations_size(); ++i) {
     const v1::Iteration& it = c.iterations(i);
     const auto path = [i] { return absl::StrCat("iterations[", i, "]"); };
     if (!it.compile_id().empty() && !compiles.contains(it.compile_id())) {
-      p->Add(path() + ".compile_id", absl::StrCat(Quote(it.compile_id()), " names no compile in compiles[]"));
+      p->Add(path() + ".compile_id",
+             absl::StrCat(Quote(it.compile_id()), " names no compile in compiles[]"));
     }
     if (!frames.contains(it.frame_id())) {
       p->Add(path() + ".frame_id", absl::StrCat(it.frame_id(), " names no frame in frames[]"));
@@ -146,21 +161,25 @@ void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_
     if (k.graph_id().empty()) continue;
     auto graph = nodes.find(k.graph_id());
     if (graph == nodes.end()) {
-      p->Add(path() + ".graph_id", absl::StrCat(Quote(k.graph_id()), " names no graph in graphs[]"));
+      p->Add(path() + ".graph_id",
+             absl::StrCat(Quote(k.graph_id()), " names no graph in graphs[]"));
       continue;
     }
     for (int j = 0; j < k.source_nodes_size(); ++j) {
       if (!graph->second.contains(k.source_nodes(j))) {
         p->Add(absl::StrCat(path(), ".source_nodes[", j, "]"),
-               absl::StrCat("node ", Quote(k.source_nodes(j)), " does not exist in graph ", Quote(k.graph_id())));
+               absl::StrCat("node ", Quote(k.source_nodes(j)), " does not exist in graph ",
+                            Quote(k.graph_id())));
       }
     }
   }
   absl::flat_hash_set<std::string> paths;
   for (int i = 0; i < c.sources_size(); ++i) {
     const std::string path = absl::StrCat("sources[", i, "].path");
-    if (c.sources(i).path().empty()) p->Add(path, "is empty");
-    else if (!paths.insert(c.sources(i).path()).second) p->Add(path, absl::StrCat(Quote(c.sources(i).path()), " appears twice"));
+    if (c.sources(i).path().empty())
+      p->Add(path, "is empty");
+    else if (!paths.insert(c.sources(i).path()).second)
+      p->Add(path, absl::StrCat(Quote(c.sources(i).path()), " appears twice"));
   }
   for (int i = 0; i < c.divergence().layers_size(); ++i) {
     if (c.divergence().layers(i).name().empty()) {
@@ -194,7 +213,8 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
   }
   auto all_digits = [](absl::string_view s) {
     if (s.empty() || s.size() > kCompileIdDigits) return false;
-    for (char ch : s) if (ch < '0' || ch > '9') return false;
+    for (char ch : s)
+      if (ch < '0' || ch > '9') return false;
     return true;
   };
   CompileId out;

@@ -8,9 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "common/file_io.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
+#include "common/file_io.h"
 #include "common/grpc_status.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
@@ -30,14 +30,17 @@ constexpr int kMaxResponseBytes = 512 << 20;
 
 absl::StatusOr<std::string> ReadSecret(const std::string& path, absl::string_view what) {
   absl::StatusOr<std::string> text = ReadFile(path);
-  if (!text.ok()) return absl::FailedPreconditionError(absl::StrCat(what, ": ", text.status().message()));
+  if (!text.ok())
+    return absl::FailedPreconditionError(absl::StrCat(what, ": ", text.status().message()));
   return text;
 }
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(const ChannelSecurity& security) {
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(
+    const ChannelSecurity& security) {
   if (security.ca_file.empty()) {
     if (!security.cert_file.empty() || !security.key_file.empty()) {
-      return absl::FailedPreconditionError("a client certificate (--tls_cert/--tls_key) needs --tls_ca");
+      return absl::FailedPreconditionError(
+          "a client certificate (--tls_cert/--tls_key) needs --tls_ca");
     }
     return grpc::InsecureChannelCredentials();
   }
@@ -54,7 +57,8 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(const Chan
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const RemoteOptions& remote) {
-  CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials(remote.security));
+  CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                      Credentials(remote.security));
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
   // Spread calls over every address the target resolves to (a headless Service, say).
@@ -73,7 +77,8 @@ absl::Status Authorize(const RemoteOptions& remote, grpc::ClientContext* context
 }  // namespace
 
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
-                                                     const v1::AnalyzeOptions& options, int threads) {
+                                                     const v1::AnalyzeOptions& options,
+                                                     int threads) {
   ThreadPool pool(threads, /*max_queue=*/64);
   Engine engine(&pool);
   return RunAnalysis(engine, captures, options, /*cancelled=*/nullptr);
@@ -90,8 +95,9 @@ size_t PartBudget(const RemoteOptions& remote) {
 // the bytes the first try sent. The slice owns the bytes, uncopied.
 grpc::ByteBuffer ChunkBytes(const v1::AnalyzeChunk& chunk) {
   auto* bytes = new std::string(DeterministicBytes(chunk));
-  grpc::Slice slice(bytes->data(), bytes->size(), [](void* owned) { delete static_cast<std::string*>(owned); },
-                    bytes);
+  grpc::Slice slice(
+      bytes->data(), bytes->size(), [](void* owned) { delete static_cast<std::string*>(owned); },
+      bytes);
   return grpc::ByteBuffer(&slice, 1);
 }
 
@@ -100,17 +106,20 @@ grpc::ByteBuffer ChunkBytes(const v1::AnalyzeChunk& chunk) {
 // tell why.
 absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
-    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)> send_parts) {
+    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)>
+        send_parts) {
   CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
   CL_RETURN_IF_ERROR(Authorize(remote, &context));
   // CompileLens.Analyze with the messages as bytes (ChunkBytes); the answer is parsed below.
   static const char kAnalyzeMethod[] = "/compile_lens.v1.CompileLens/Analyze";
-  const grpc::internal::RpcMethod method(kAnalyzeMethod, grpc::internal::RpcMethod::CLIENT_STREAMING, channel);
+  const grpc::internal::RpcMethod method(kAnalyzeMethod,
+                                         grpc::internal::RpcMethod::CLIENT_STREAMING, channel);
   grpc::ByteBuffer response_bytes;
   std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
-      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(channel.get(), method, &context, &response_bytes));
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(channel.get(), method, &context,
+                                                                    &response_bytes));
 
   bool open = true;
   auto write = [&](const v1::AnalyzeChunk& chunk) {
@@ -127,7 +136,9 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     if (context.GetServerInitialMetadata().count("cl-admitted") == 0) {
       writer->WritesDone();
       absl::Status refused = FromGrpcStatus(writer->Finish());
-      if (refused.ok()) refused = absl::UnknownError("the server answered without admitting the call (not a cl-server?)");
+      if (refused.ok())
+        refused =
+            absl::UnknownError("the server answered without admitting the call (not a cl-server?)");
       return absl::Status(refused.code(), absl::StrCat(remote.target, ": ", refused.message()));
     }
   }
@@ -136,7 +147,8 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     write(chunk);
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
   };
-  absl::Status sent = send_parts([&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); });
+  absl::Status sent =
+      send_parts([&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); });
   if (sent.ok()) sent = packer.Flush(emit);
   if (sent.ok()) {
     v1::AnalyzeChunk end;
@@ -154,10 +166,12 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     return absl::Status(status.code(), absl::StrCat(remote.target, ": ", status.message()));
   }
   v1::AnalyzeResponse response;
-  if (const absl::Status parsed =
-          FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&response_bytes, &response));
+  if (const absl::Status parsed = FromGrpcStatus(
+          grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&response_bytes, &response));
       !parsed.ok()) {
-    return absl::Status(parsed.code(), absl::StrCat(remote.target, ": the answer does not read: ", parsed.message()));
+    return absl::Status(
+        parsed.code(),
+        absl::StrCat(remote.target, ": the answer does not read: ", parsed.message()));
   }
   return response;
 }
@@ -182,28 +196,31 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
   gzFile in = gzopen(log_path.c_str(), "rb");  // plain files pass through unchanged
   if (in == nullptr) return absl::NotFoundError(absl::StrCat(log_path, ": cannot open"));
   const size_t budget = PartBudget(remote);
-  absl::StatusOr<v1::AnalyzeResponse> response = Stream(options, remote, [&](auto emit) -> absl::Status {
-    if (header.has_session() || !header.source_name().empty()) {
-      v1::CapturePart part;
-      part.set_side(v1::HEAD);
-      *part.mutable_header() = header;
-      CL_RETURN_IF_ERROR(emit(std::move(part)));
-    }
-    std::string buffer(budget - 64, '\0');
-    while (true) {
-      const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-      if (n < 0) {
-        int err = 0;
-        const absl::string_view why = gzerror(in, &err);  // zlib's text names the file already
-        return absl::DataLossError(absl::StartsWith(why, log_path) ? std::string(why) : absl::StrCat(log_path, ": ", why));
-      }
-      if (n == 0) return absl::OkStatus();
-      v1::CapturePart part;
-      part.set_side(v1::HEAD);
-      part.set_torch_trace(buffer.data(), static_cast<size_t>(n));
-      CL_RETURN_IF_ERROR(emit(std::move(part)));
-    }
-  });
+  absl::StatusOr<v1::AnalyzeResponse> response =
+      Stream(options, remote, [&](auto emit) -> absl::Status {
+        if (header.has_session() || !header.source_name().empty()) {
+          v1::CapturePart part;
+          part.set_side(v1::HEAD);
+          *part.mutable_header() = header;
+          CL_RETURN_IF_ERROR(emit(std::move(part)));
+        }
+        std::string buffer(budget - 64, '\0');
+        while (true) {
+          const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
+          if (n < 0) {
+            int err = 0;
+            const absl::string_view why = gzerror(in, &err);  // zlib's text names the file already
+            return absl::DataLossError(absl::StartsWith(why, log_path)
+                                           ? std::string(why)
+                                           : absl::StrCat(log_path, ": ", why));
+          }
+          if (n == 0) return absl::OkStatus();
+          v1::CapturePart part;
+          part.set_side(v1::HEAD);
+          part.set_torch_trace(buffer.data(), static_cast<size_t>(n));
+          CL_RETURN_IF_ERROR(emit(std::move(part)));
+        }
+      });
   gzclose(in);
   return response;
 }
@@ -220,8 +237,9 @@ absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service
   grpc::health::v1::HealthCheckResponse response;
   CL_RETURN_IF_ERROR(FromGrpcStatus(stub->Check(&context, request, &response)));
   if (response.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
-    return absl::UnavailableError(absl::StrCat(
-        target, " is ", grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status())));
+    return absl::UnavailableError(
+        absl::StrCat(target, " is ",
+                     grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status())));
   }
   return absl::OkStatus();
 }

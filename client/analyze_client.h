@@ -16,20 +16,21 @@ namespace cl {
 
 // Runs the analysis here, on a pool of `threads` (0: one per hardware thread).
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
-                                                     const v1::AnalyzeOptions& options, int threads);
+                                                     const v1::AnalyzeOptions& options,
+                                                     int threads);
 
 // Transport security toward a cl-server. No CA: plaintext (loopback, or a mesh that adds TLS).
 struct ChannelSecurity {
-  std::string ca_file;     // PEM roots that sign the server's certificate: TLS
-  std::string cert_file;   // with key_file: this client's certificate, for servers that require mTLS
+  std::string ca_file;    // PEM roots that sign the server's certificate: TLS
+  std::string cert_file;  // with key_file: this client's certificate, for servers that require mTLS
   std::string key_file;
   std::string token_file;  // a bearer token sent as `authorization: Bearer <token>` on every call
 };
 
 struct RemoteOptions {
-  std::string target;                       // HOST:PORT, or any gRPC target ("dns:///svc:50051")
+  std::string target;  // HOST:PORT, or any gRPC target ("dns:///svc:50051")
   absl::Duration deadline = absl::Seconds(120);
-  size_t part_budget = 0;                   // 0: the splitter's default
+  size_t part_budget = 0;  // 0: the splitter's default
   ChannelSecurity security;
 };
 

@@ -18,7 +18,8 @@ void NormalizeName(std::string& arg) {
   if (!absl::StartsWith(arg, "--")) return;
   const size_t end = std::min(arg.find('='), arg.size());
   std::replace(arg.begin() + 2, arg.begin() + static_cast<std::ptrdiff_t>(end), '-', '_');
-  if (absl::StartsWith(arg, "--no_")) arg.erase(4, 1);  // --no_sources -> --nosources (absl's bool negation)
+  if (absl::StartsWith(arg, "--no_"))
+    arg.erase(4, 1);  // --no_sources -> --nosources (absl's bool negation)
 }
 
 }  // namespace
@@ -50,7 +51,8 @@ std::vector<std::string> NormalizeCommandLine(std::vector<std::string> args) {
     if (!listed) out.push_back(std::move(arg));
   }
   for (size_t f = 0; f < kListFlags.size(); ++f) {
-    if (seen[f]) out.push_back(absl::StrCat("--", kListFlags[f], "=", absl::StrJoin(items[f], ",")));
+    if (seen[f])
+      out.push_back(absl::StrCat("--", kListFlags[f], "=", absl::StrJoin(items[f], ",")));
   }
   for (; i < args.size(); ++i) out.push_back(std::move(args[i]));  // `--` and what follows it
   return out;

@@ -18,7 +18,8 @@ void ApplyOverrides(const SessionOverrides& o, v1::SessionCapture* capture) {
   for (const auto& [k, v] : o.labels) (*s->mutable_labels())[k] = v;
 }
 
-absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path, const InputOptions& options) {
+absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
+                                               const InputOptions& options) {
   v1::SessionCapture capture;
   if (!IsTraceInput(path)) {
     CL_ASSIGN_OR_RETURN(capture, ReadCaptureFile(path));
@@ -37,7 +38,8 @@ absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path, const In
     capture = std::move(ranks[pick]);
     // The importer's output must satisfy what every other input is checked for.
     if (absl::Status s = ValidateCapture(capture); !s.ok()) {
-      return absl::InternalError(absl::StrCat(path, ": the imported capture is inconsistent: ", s.message()));
+      return absl::InternalError(
+          absl::StrCat(path, ": the imported capture is inconsistent: ", s.message()));
     }
   }
   ApplyOverrides(options.overrides, &capture);
@@ -48,7 +50,8 @@ absl::StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::s
                                                                     const std::string& flag) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--", flag, " takes KEY=VALUE, not \"", text, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " takes KEY=VALUE, not \"", text, "\""));
   }
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }

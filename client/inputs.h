@@ -28,7 +28,8 @@ struct InputOptions {
 
 // Loads or imports `path` and applies the overrides. For a multi-rank directory, the capture of
 // the chosen rank (which carries every rank's digest).
-absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path, const InputOptions& options);
+absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
+                                               const InputOptions& options);
 
 // Applies the non-empty overrides to `capture`'s session.
 void ApplyOverrides(const SessionOverrides& overrides, v1::SessionCapture* capture);

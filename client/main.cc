@@ -18,53 +18,67 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "capture/capture_io.h"
-#include "client/analyze_client.h"
-#include "client/command_line.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
+#include "client/analyze_client.h"
+#include "client/command_line.h"
 #include "client/exit_codes.h"
 #include "client/inputs.h"
 #include "client/upload.h"
 #include "common/file_io.h"
 #include "service/render/render.h"
 
-ABSL_FLAG(std::string, base, "", "a base capture (the same model at an earlier commit or torch version) to diff against");
-ABSL_FLAG(std::string, server, "", "analyze on this cl-server (HOST:PORT or a gRPC target) instead of in-process");
+ABSL_FLAG(std::string, base, "",
+          "a base capture (the same model at an earlier commit or torch version) to diff against");
+ABSL_FLAG(std::string, server, "",
+          "analyze on this cl-server (HOST:PORT or a gRPC target) instead of in-process");
 ABSL_FLAG(std::string, html, "", "write the self-contained HTML report here");
 ABSL_FLAG(std::string, json, "", "write the JSON report here");
-ABSL_FLAG(std::vector<std::string>, passes, {}, "run only these passes (comma-separated); default: all");
-ABSL_FLAG(std::string, gpu, "", "GPU to model for the roofline (overrides the capture's session.gpu)");
-ABSL_FLAG(std::string, db, "",
-          "a correctness.toml (lint/correctness.toml ships with compile-lens) that rates the lint findings: "
-          "severity, remedy, issue links; an invalid one is refused (exit 3) with the line it fails on");
+ABSL_FLAG(std::vector<std::string>, passes, {},
+          "run only these passes (comma-separated); default: all");
+ABSL_FLAG(std::string, gpu, "",
+          "GPU to model for the roofline (overrides the capture's session.gpu)");
+ABSL_FLAG(
+    std::string, db, "",
+    "a correctness.toml (lint/correctness.toml ships with compile-lens) that rates the lint "
+    "findings: "
+    "severity, remedy, issue links; an invalid one is refused (exit 3) with the line it fails on");
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "give up on the server after this long");
 ABSL_FLAG(int, threads, 0, "in-process analysis threads; 0 = one per hardware thread");
 ABSL_FLAG(std::string, color, "auto", "colour the summary: auto (on a terminal), always, never");
 ABSL_FLAG(bool, quiet, false, "print no summary");
 // Reading TORCH_TRACE logs.
-ABSL_FLAG(std::string, o, "", "import-trace: the capture to write (.cls.json, or .cls.pb for binary)");
+ABSL_FLAG(std::string, o, "",
+          "import-trace: the capture to write (.cls.json, or .cls.pb for binary)");
 ABSL_FLAG(bool, latest, false, "a directory holding several non-rank logs: take the newest");
 ABSL_FLAG(bool, sources, true, "read the user source files the trace names (--no-sources to skip)");
 ABSL_FLAG(std::vector<std::string>, path_map, {},
-          "FROM=TO[,FROM=TO...]: a trace path prefix and where those files are here, for reading sources");
-ABSL_FLAG(int, rank, -1, "a multi-rank directory: the rank to analyze or write (default: the lowest)");
-ABSL_FLAG(bool, all_ranks, false, "a multi-rank directory: analyze every rank (outputs get .rank<N> before the extension)");
-ABSL_FLAG(bool, raw, false, "with --server and a log: send the raw log and let the server import it");
+          "FROM=TO[,FROM=TO...]: a trace path prefix and where those files are here, for reading "
+          "sources");
+ABSL_FLAG(int, rank, -1,
+          "a multi-rank directory: the rank to analyze or write (default: the lowest)");
+ABSL_FLAG(bool, all_ranks, false,
+          "a multi-rank directory: analyze every rank (outputs get .rank<N> before the extension)");
+ABSL_FLAG(bool, raw, false,
+          "with --server and a log: send the raw log and let the server import it");
 // Session facts a log does not record.
 ABSL_FLAG(std::vector<std::string>, label, {},
           "KEY=VALUE[,KEY=VALUE...] fleet labels for the session (cluster, model, ...)");
 ABSL_FLAG(std::string, torch_version, "", "the session's torch version");
 ABSL_FLAG(std::string, host, "", "the session's host");
-ABSL_FLAG(std::string, project_root, "", "the project root the trace's paths are under; locations are reported relative to it");
+ABSL_FLAG(std::string, project_root, "",
+          "the project root the trace's paths are under; locations are reported relative to it");
 ABSL_FLAG(std::string, session_id, "", "the session id (default: one derived from the log)");
 // Transport security (cl-server --tls_cert/--tls_key/--tls_client_ca/--token_file).
 ABSL_FLAG(std::string, tls_ca, "", "PEM roots for the server's certificate: connect with TLS");
-ABSL_FLAG(std::string, tls_cert, "", "this client's PEM certificate, for servers that require mTLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "this client's PEM certificate, for servers that require mTLS (with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "this client's PEM private key (with --tls_cert)");
 ABSL_FLAG(std::string, token_file, "", "a file holding the bearer token the server expects");
 // Uploads.
 ABSL_FLAG(std::string, spool, "",
-          "upload / spool: where undeliverable sessions wait (default $CL_SPOOL_DIR, else ~/.cache/compile-lens/spool)");
+          "upload / spool: where undeliverable sessions wait (default $CL_SPOOL_DIR, else "
+          "~/.cache/compile-lens/spool)");
 
 namespace {
 
@@ -120,7 +134,8 @@ Exit codes:
 Flags:)";
 
 int Fail(const absl::Status& status) {
-  std::cerr << "cl-client: " << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";
+  std::cerr << "cl-client: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
+            << "\n";
   return cl::ExitCodeFor(status);
 }
 
@@ -141,8 +156,8 @@ cl::RemoteOptions Remote() {
   cl::RemoteOptions remote;
   remote.target = absl::GetFlag(FLAGS_server);
   remote.deadline = absl::GetFlag(FLAGS_deadline);
-  remote.security = {absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
-                     absl::GetFlag(FLAGS_token_file)};
+  remote.security = {absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                     absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_token_file)};
   return remote;
 }
 
@@ -182,9 +197,9 @@ int ImportTrace(const std::string& path) {
   if (absl::Status s = cl::WriteCaptureFile(out, *capture); !s.ok()) return Fail(s);
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::cout << out << ": " << capture->frames_size() << " frame(s), " << capture->compiles_size()
-              << " compile(s), " << capture->graphs_size() << " graph(s), " << capture->kernels_size()
-              << " kernel(s), " << capture->sources_size() << " source file(s), "
-              << capture->diagnostics_size() << " diagnostic(s)\n";
+              << " compile(s), " << capture->graphs_size() << " graph(s), "
+              << capture->kernels_size() << " kernel(s), " << capture->sources_size()
+              << " source file(s), " << capture->diagnostics_size() << " diagnostic(s)\n";
   }
   return cl::kExitOk;
 }
@@ -193,7 +208,9 @@ int ImportTrace(const std::string& path) {
 std::string ForRank(const std::string& path, std::optional<int> rank) {
   if (!rank || path.empty()) return path;
   const std::filesystem::path p(path);
-  return (p.parent_path() / (p.stem().string() + ".rank" + std::to_string(*rank) + p.extension().string())).string();
+  return (p.parent_path() /
+          (p.stem().string() + ".rank" + std::to_string(*rank) + p.extension().string()))
+      .string();
 }
 
 // Writes what the flags ask for: the HTML and JSON reports and the summary.
@@ -218,13 +235,15 @@ absl::StatusOr<cl::v1::AnalyzeResponse> Run(const cl::AssembledCaptures& capture
 }
 
 // A multi-rank directory, every rank: one report each (rank N's files get ".rankN").
-int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in, const cl::v1::AnalyzeOptions& options) {
+int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in,
+                    const cl::v1::AnalyzeOptions& options) {
   absl::StatusOr<std::vector<cl::v1::SessionCapture>> ranks = cl::ImportTrace(dir, in.import);
   if (!ranks.ok()) return Fail(ranks.status());
   for (cl::v1::SessionCapture& capture : *ranks) {
     cl::ApplyOverrides(in.overrides, &capture);
     const int rank = capture.session().rank();
-    absl::StatusOr<cl::v1::AnalyzeResponse> response = Run({std::move(capture), std::nullopt}, options);
+    absl::StatusOr<cl::v1::AnalyzeResponse> response =
+        Run({std::move(capture), std::nullopt}, options);
     if (!response.ok()) return Fail(response.status());
     if (const int code = Deliver(*response, rank); code != cl::kExitOk) return code;
   }
@@ -247,7 +266,8 @@ int Analyze(const std::string& head_path) {
   const std::string server = absl::GetFlag(FLAGS_server);
 
   if (absl::GetFlag(FLAGS_all_ranks)) {
-    if (!std::filesystem::is_directory(head_path)) return Usage("--all-ranks takes a directory of rank logs");
+    if (!std::filesystem::is_directory(head_path))
+      return Usage("--all-ranks takes a directory of rank logs");
     if (raw || !base_path.empty()) return Usage("--all-ranks takes no --raw or --base");
     return AnalyzeAllRanks(head_path, *in, options);
   }
@@ -300,11 +320,12 @@ int Upload(const std::string& path) {
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;
-  cl::UploadOutcome outcome = cl::AnalyzeWithRetry({*capture, std::nullopt}, options, Remote(), UploadPolicy());
+  cl::UploadOutcome outcome =
+      cl::AnalyzeWithRetry({*capture, std::nullopt}, options, Remote(), UploadPolicy());
   if (outcome.response.ok()) {
     if (!absl::GetFlag(FLAGS_quiet)) {
-      std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server << " ("
-                << outcome.attempts << " attempt(s))\n";
+      std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server
+                << " (" << outcome.attempts << " attempt(s))\n";
     }
     return cl::kExitOk;
   }
@@ -318,9 +339,9 @@ int Upload(const std::string& path) {
     return cl::kExitInternal;
   }
   std::cerr << "cl-client: " << server << " did not take the session after " << outcome.attempts
-            << " attempt(s) (" << absl::StatusCodeToString(failure.code()) << ": " << failure.message()
-            << "); spooled to " << *spooled << " — send it later with: cl-client spool flush --server "
-            << server << "\n";
+            << " attempt(s) (" << absl::StatusCodeToString(failure.code()) << ": "
+            << failure.message() << "); spooled to " << *spooled
+            << " — send it later with: cl-client spool flush --server " << server << "\n";
   return cl::kExitUnavailable;
 }
 
@@ -351,13 +372,17 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
   // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
   absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "client/main.cc"); };
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "client/main.cc");
+  };
   usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
   absl::SetFlagsUsageConfig(usage_config);
-  std::vector<std::string> normalized = cl::NormalizeCommandLine(std::vector<std::string>(argv, argv + argc));
+  std::vector<std::string> normalized =
+      cl::NormalizeCommandLine(std::vector<std::string>(argv, argv + argc));
   std::vector<char*> normalized_argv;
   for (std::string& a : normalized) normalized_argv.push_back(a.data());
-  std::vector<char*> args = absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());
+  std::vector<char*> args =
+      absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());
   if (args.size() < 2) return Usage("no command (analyze, import-trace, upload, spool, health)");
   const std::string command = args[1];
   if (command == "analyze") {
@@ -385,5 +410,6 @@ int main(int argc, char** argv) {
     std::cout << server << ": SERVING\n";
     return cl::kExitOk;
   }
-  return Usage("unknown command \"" + command + "\" (analyze, import-trace, upload, spool, health)");
+  return Usage("unknown command \"" + command +
+               "\" (analyze, import-trace, upload, spool, health)");
 }

@@ -18,12 +18,16 @@ bool IsRetryable(const absl::Status& status) {
   // CANCELLED is the server's doing: the client library cancels only on its own failures, which
   // it reports as such. A server shutting down cancels the calls that reach it as it stops
   // accepting, before any of our code has seen them (drain_test): never analyzed, safe to resend.
-  return status.code() == absl::StatusCode::kUnavailable || status.code() == absl::StatusCode::kCancelled ||
-         status.code() == absl::StatusCode::kResourceExhausted || status.code() == absl::StatusCode::kAborted ||
+  return status.code() == absl::StatusCode::kUnavailable ||
+         status.code() == absl::StatusCode::kCancelled ||
+         status.code() == absl::StatusCode::kResourceExhausted ||
+         status.code() == absl::StatusCode::kAborted ||
          status.code() == absl::StatusCode::kDeadlineExceeded;
 }
 
-bool IsRefusedCapture(const absl::Status& status) { return status.code() == absl::StatusCode::kInvalidArgument; }
+bool IsRefusedCapture(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInvalidArgument;
+}
 
 UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
                                const RemoteOptions& remote, const RetryPolicy& policy) {
@@ -35,14 +39,16 @@ UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::Anal
     RemoteOptions attempt = remote;
     attempt.deadline = end - absl::Now();
     if (attempt.deadline <= absl::ZeroDuration()) {
-      if (out.attempts == 0) out.response = absl::DeadlineExceededError("no time left for an attempt");
+      if (out.attempts == 0)
+        out.response = absl::DeadlineExceededError("no time left for an attempt");
       return out;
     }
     ++out.attempts;
     out.response = AnalyzeRemote(captures, options, attempt);
     if (out.response.ok() || !IsRetryable(out.response.status())) return out;
     // Full jitter: a fleet of jobs tearing down at once must not retry in lockstep.
-    const absl::Duration wait = std::min(backoff * absl::Uniform(jitter, 0.0, 1.0), end - absl::Now());
+    const absl::Duration wait =
+        std::min(backoff * absl::Uniform(jitter, 0.0, 1.0), end - absl::Now());
     if (wait <= absl::ZeroDuration()) return out;
     absl::SleepFor(wait);
     backoff = std::min(backoff * policy.multiplier, policy.max_backoff);
@@ -68,8 +74,8 @@ std::string FileNameFor(const v1::SessionCapture& capture) {
   const std::string& id = capture.session().id();
   std::string name = id.empty() ? "session" : id.substr(0, 200);
   for (char& c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   if (name.front() == '.') name.front() = '_';
@@ -86,7 +92,8 @@ std::string FileNameFor(const v1::SessionCapture& capture) {
 
 }  // namespace
 
-absl::StatusOr<std::string> SpoolCapture(const std::string& dir, const v1::SessionCapture& capture) {
+absl::StatusOr<std::string> SpoolCapture(const std::string& dir,
+                                         const v1::SessionCapture& capture) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::FailedPreconditionError(absl::StrCat("spool ", dir, ": ", ec.message()));
@@ -101,15 +108,16 @@ absl::StatusOr<std::vector<std::string>> SpooledFiles(const std::string& dir) {
   if (!std::filesystem::exists(dir, ec)) return out;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && absl::EndsWith(name, kSpoolSuffix)) out.push_back(entry.path().string());
+    if (entry.is_regular_file() && absl::EndsWith(name, kSpoolSuffix))
+      out.push_back(entry.path().string());
   }
   if (ec) return absl::FailedPreconditionError(absl::StrCat("spool ", dir, ": ", ec.message()));
   std::sort(out.begin(), out.end());
   return out;
 }
 
-FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options, const RemoteOptions& remote,
-                       const RetryPolicy& policy) {
+FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options,
+                       const RemoteOptions& remote, const RetryPolicy& policy) {
   FlushResult result;
   absl::StatusOr<std::vector<std::string>> files = SpooledFiles(dir);
   if (!files.ok()) {
@@ -122,7 +130,8 @@ FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options
     absl::Status failure = capture.status();
     bool rejected = !capture.ok();  // a spool file that does not read never will
     if (capture.ok()) {
-      UploadOutcome outcome = AnalyzeWithRetry({*std::move(capture), std::nullopt}, options, remote, policy);
+      UploadOutcome outcome =
+          AnalyzeWithRetry({*std::move(capture), std::nullopt}, options, remote, policy);
       failure = outcome.response.status();
       rejected = IsRefusedCapture(failure);
     }
@@ -134,14 +143,16 @@ FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options
     }
     if (!rejected && !IsRetryable(failure)) {
       result.remaining += static_cast<int>(files->size() - i);
-      result.errors.push_back(absl::StrCat(path, ": ", absl::StatusCodeToString(failure.code()), ": ",
-                                           failure.message(), " (flush stopped: every session stays in the spool)"));
+      result.errors.push_back(absl::StrCat(path, ": ", absl::StatusCodeToString(failure.code()),
+                                           ": ", failure.message(),
+                                           " (flush stopped: every session stays in the spool)"));
       break;
     }
     ++result.remaining;
     if (rejected) std::filesystem::rename(path, absl::StrCat(path, ".rejected"), ec);
     result.errors.push_back(absl::StrCat(path, ": ", absl::StatusCodeToString(failure.code()), ": ",
-                                         failure.message(), rejected ? " (moved to .rejected)" : ""));
+                                         failure.message(),
+                                         rejected ? " (moved to .rejected)" : ""));
   }
   return result;
 }

@@ -26,7 +26,8 @@
 namespace cl {
 
 struct RetryPolicy {
-  absl::Duration deadline = absl::Seconds(120);  // every attempt and wait together (cl-client --deadline)
+  absl::Duration deadline =
+      absl::Seconds(120);  // every attempt and wait together (cl-client --deadline)
   absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(5);
   double multiplier = 2.0;
@@ -71,8 +72,8 @@ struct FlushResult {
 // capture, is moved aside to `<name>.rejected`, never retried. A failure that is neither that nor
 // retryable (the client's setup, the server refusing the credentials) stops the flush with every
 // file left where it was: each would fail alike.
-FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options, const RemoteOptions& remote,
-                       const RetryPolicy& policy);
+FlushResult FlushSpool(const std::string& dir, const v1::AnalyzeOptions& options,
+                       const RemoteOptions& remote, const RetryPolicy& policy);
 
 }  // namespace cl
 

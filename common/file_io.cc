@@ -31,7 +31,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return ErrnoStatus(path, errno);
   // A directory opens fine and reads as EISDIR; a stream read would have returned "" for it.
-  if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+  if (S_ISDIR(st.st_mode))
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
   std::string contents;
   if (S_ISREG(st.st_mode)) contents.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];

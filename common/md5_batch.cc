@@ -22,10 +22,14 @@ constexpr uint32_t kInit[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
 
 constexpr int Word(int step) {
   switch (step / 16) {
-    case 0: return step;
-    case 1: return (5 * step + 1) % 16;
-    case 2: return (3 * step + 5) % 16;
-    default: return (7 * step) % 16;
+    case 0:
+      return step;
+    case 1:
+      return (5 * step + 1) % 16;
+    case 2:
+      return (3 * step + 5) % 16;
+    default:
+      return (7 * step) % 16;
   }
 }
 
@@ -151,7 +155,8 @@ void FinishAlone(Lane& lane, State<uint32_t> s, Md5Digest& out) {
     if (busy == 0) return;
     if (busy == 1 && next_message == messages.size()) {
       for (int l = 0; l < kLanes; ++l) {
-        if (lanes[l].busy) FinishAlone(lanes[l], {s.a[l], s.b[l], s.c[l], s.d[l]}, digests[lanes[l].message]);
+        if (lanes[l].busy)
+          FinishAlone(lanes[l], {s.a[l], s.b[l], s.c[l], s.d[l]}, digests[lanes[l].message]);
       }
       return;
     }
@@ -178,7 +183,7 @@ void RunGeneric(absl::Span<const absl::string_view> messages, absl::Span<Md5Dige
 
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) void RunAvx2(absl::Span<const absl::string_view> messages,
-                                              absl::Span<Md5Digest> digests) {
+                                             absl::Span<Md5Digest> digests) {
   RunLanes(messages, digests);
 }
 
@@ -193,7 +198,8 @@ bool HasAvx2() {
 
 }  // namespace
 
-void Md5Batch(absl::Span<const absl::string_view> messages, absl::Span<Md5Digest> digests, Md5Kernel kernel) {
+void Md5Batch(absl::Span<const absl::string_view> messages, absl::Span<Md5Digest> digests,
+              Md5Kernel kernel) {
 #if defined(__x86_64__)
   if (kernel == Md5Kernel::kBest && HasAvx2()) {
     RunAvx2(messages, digests);

@@ -39,17 +39,18 @@ absl::StatusOr<std::string> ToDeterministicJson(
     const google::protobuf::util::JsonPrintOptions& options,
     google::protobuf::util::TypeResolver* types) {
   const std::string wire = DeterministicBytes(message);
-  // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then is
-  // the message walked again to tell which.
+  // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then
+  // is the message walked again to tell which.
   if (wire.empty() && message.ByteSizeLong() > 0) {
-    return absl::InternalError(absl::StrCat(message.GetTypeName(), " does not serialize (over 2 GiB)"));
+    return absl::InternalError(
+        absl::StrCat(message.GetTypeName(), " does not serialize (over 2 GiB)"));
   }
   std::string json;
   CL_RETURN_IF_ERROR(FromProtobufStatus(
       google::protobuf::util::BinaryToJsonString(
           types != nullptr ? types : GeneratedTypes(),
-          absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()),
-          wire, &json, options),
+          absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()), wire, &json,
+          options),
       absl::StrCat(message.GetTypeName(), " to JSON")));
   return json;
 }

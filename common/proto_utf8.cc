@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "google/protobuf/descriptor.h"
 #include "common/utf8.h"
+#include "google/protobuf/descriptor.h"
 
 namespace cl {
 

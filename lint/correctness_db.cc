@@ -18,9 +18,9 @@ namespace cl::lint {
 namespace {
 
 constexpr int kSchemaVersion = 1;
-constexpr absl::string_view kCategories[] = {"aliasing",  "mutation", "custom_op", "control_flow",
-                                             "side_effect", "rng",    "autograd",  "guarding",
-                                             "recompile", "streams",  "interop"};
+constexpr absl::string_view kCategories[] = {"aliasing",    "mutation", "custom_op", "control_flow",
+                                             "side_effect", "rng",      "autograd",  "guarding",
+                                             "recompile",   "streams",  "interop"};
 
 uint32_t LineOf(const toml::node& n) { return static_cast<uint32_t>(n.source().begin.line); }
 
@@ -39,18 +39,21 @@ class DbLoader {
     for (auto&& [key, node] : root) {
       const absl::string_view k = Sv(key.str());
       if (k != "schema_version" && k != "updated" && k != "pattern") {
-        return Error(node, absl::StrCat("unknown top-level key \"", k, "\" (schema_version, updated, [[pattern]])"));
+        return Error(node, absl::StrCat("unknown top-level key \"", k,
+                                        "\" (schema_version, updated, [[pattern]])"));
       }
     }
     const toml::node* version = root.get("schema_version");
-    if (version == nullptr) return Error(1, "schema_version is missing (this build reads schema_version = 1)");
+    if (version == nullptr)
+      return Error(1, "schema_version is missing (this build reads schema_version = 1)");
     const std::optional<int64_t> v = version->value<int64_t>();
     if (!v || !version->is_integer() || *v != kSchemaVersion) {
       return Error(*version, absl::StrCat("schema_version must be ", kSchemaVersion));
     }
     db_.schema_version_ = kSchemaVersion;
     if (const toml::node* updated = root.get("updated"); updated != nullptr) {
-      if (const toml::date* d = updated->as_date() ? &updated->as_date()->get() : nullptr; d != nullptr) {
+      if (const toml::date* d = updated->as_date() ? &updated->as_date()->get() : nullptr;
+          d != nullptr) {
         std::ostringstream s;
         s << *d;
         db_.updated_ = s.str();
@@ -74,12 +77,15 @@ class DbLoader {
   static absl::Status Error(uint32_t line, absl::string_view message) {
     return absl::InvalidArgumentError(absl::StrCat("correctness DB line ", line, ": ", message));
   }
-  static absl::Status Error(const toml::node& at, absl::string_view message) { return Error(LineOf(at), message); }
+  static absl::Status Error(const toml::node& at, absl::string_view message) {
+    return Error(LineOf(at), message);
+  }
   absl::Status PatternError(const toml::node& at, absl::string_view message) const {
     return Error(at, absl::StrCat("pattern \"", id_, "\": ", message));
   }
 
-  absl::Status String(const toml::table& t, absl::string_view key, std::string* out, bool required = false) {
+  absl::Status String(const toml::table& t, absl::string_view key, std::string* out,
+                      bool required = false) {
     const toml::node* n = t.get(Std(key));
     if (n == nullptr) {
       return required ? PatternError(t, absl::StrCat(key, " is missing")) : absl::OkStatus();
@@ -89,7 +95,8 @@ class DbLoader {
     return absl::OkStatus();
   }
 
-  absl::Status Names(const toml::table& t, absl::string_view key, NameMatcher* out, bool* given = nullptr) {
+  absl::Status Names(const toml::table& t, absl::string_view key, NameMatcher* out,
+                     bool* given = nullptr) {
     const toml::node* n = t.get(Std(key));
     if (n == nullptr) return absl::OkStatus();
     if (!n->is_array()) return PatternError(*n, absl::StrCat(key, " must be an array of strings"));
@@ -110,7 +117,8 @@ class DbLoader {
     if (!n.is_string()) return PatternError(n, absl::StrCat(key, " must be a string"));
     const std::string s = *n.value<std::string>();
     std::optional<Severity> sev = ParseSeverity(s);
-    if (!sev) return PatternError(n, absl::StrCat(key, " \"", s, "\" is not one of error, warning, info"));
+    if (!sev)
+      return PatternError(n, absl::StrCat(key, " \"", s, "\" is not one of error, warning, info"));
     *out = *sev;
     return absl::OkStatus();
   }
@@ -119,13 +127,16 @@ class DbLoader {
     SeverityRule rule;
     for (auto&& [key, node] : t) {
       const absl::string_view k = Sv(key.str());
-      if (k != "producer_in" && k != "form_in" && k != "in_loop" && k != "torch" && k != "severity") {
-        return PatternError(node, absl::StrCat("escalate_if: unknown condition \"", k,
-                                               "\" (producer_in, form_in, in_loop, torch, severity)"));
+      if (k != "producer_in" && k != "form_in" && k != "in_loop" && k != "torch" &&
+          k != "severity") {
+        return PatternError(node,
+                            absl::StrCat("escalate_if: unknown condition \"", k,
+                                         "\" (producer_in, form_in, in_loop, torch, severity)"));
       }
     }
     if (const toml::node* s = t.get("severity"); s != nullptr) {
-      if (absl::Status st = SeverityValue(*s, "escalate_if.severity", &rule.severity); !st.ok()) return st;
+      if (absl::Status st = SeverityValue(*s, "escalate_if.severity", &rule.severity); !st.ok())
+        return st;
     } else {
       return PatternError(t, "escalate_if needs a severity");
     }
@@ -145,9 +156,17 @@ class DbLoader {
   }
 
   absl::Status Detect(const toml::table& t, PatternSpec& p) {
-    static constexpr absl::string_view kKeys[] = {
-        "kind", "node", "method_names", "function_names", "attr_names", "view_producers", "overlap_producers",
-        "exclude_methods", "exclude_functions", "require_tensor", "escalate_if"};
+    static constexpr absl::string_view kKeys[] = {"kind",
+                                                  "node",
+                                                  "method_names",
+                                                  "function_names",
+                                                  "attr_names",
+                                                  "view_producers",
+                                                  "overlap_producers",
+                                                  "exclude_methods",
+                                                  "exclude_functions",
+                                                  "require_tensor",
+                                                  "escalate_if"};
     for (auto&& [key, node] : t) {
       if (std::find(std::begin(kKeys), std::end(kKeys), Sv(key.str())) == std::end(kKeys)) {
         return PatternError(node, absl::StrCat("detect: unknown key \"", Sv(key.str()), "\""));
@@ -159,19 +178,25 @@ class DbLoader {
     const std::string kind_name = *kind->value<std::string>();
     std::optional<DetectorKind> k = ParseDetectorKind(kind_name);
     if (!k) {
-      return PatternError(*kind, absl::StrCat("detect.kind \"", kind_name, "\" is not a detector kind (",
-                                              absl::StrJoin(DetectorKindNames(), ", "), ")"));
+      return PatternError(*kind,
+                          absl::StrCat("detect.kind \"", kind_name, "\" is not a detector kind (",
+                                       absl::StrJoin(DetectorKindNames(), ", "), ")"));
     }
-    if (*k != p.kind) p.params = DetectorParams();  // another kind's built-in parameters do not apply
+    if (*k != p.kind)
+      p.params = DetectorParams();  // another kind's built-in parameters do not apply
     p.kind = *k;
     bool names = false;
-    if (absl::Status s = Names(t, "method_names", &p.params.method_names, &names); !s.ok()) return s;
-    if (absl::Status s = Names(t, "function_names", &p.params.function_names, &names); !s.ok()) return s;
+    if (absl::Status s = Names(t, "method_names", &p.params.method_names, &names); !s.ok())
+      return s;
+    if (absl::Status s = Names(t, "function_names", &p.params.function_names, &names); !s.ok())
+      return s;
     if (absl::Status s = Names(t, "attr_names", &p.params.attr_names); !s.ok()) return s;
     if (absl::Status s = Names(t, "view_producers", &p.params.view_producers); !s.ok()) return s;
-    if (absl::Status s = Names(t, "overlap_producers", &p.params.overlap_producers); !s.ok()) return s;
+    if (absl::Status s = Names(t, "overlap_producers", &p.params.overlap_producers); !s.ok())
+      return s;
     if (absl::Status s = Names(t, "exclude_methods", &p.params.exclude_methods); !s.ok()) return s;
-    if (absl::Status s = Names(t, "exclude_functions", &p.params.exclude_functions); !s.ok()) return s;
+    if (absl::Status s = Names(t, "exclude_functions", &p.params.exclude_functions); !s.ok())
+      return s;
     if (const toml::node* n = t.get("node"); n != nullptr && !n->is_string()) {
       return PatternError(*n, "detect.node must be a string");
     }
@@ -205,18 +230,21 @@ class DbLoader {
       for (auto&& [key, node] : t) {
         const absl::string_view k = Sv(key.str());
         if (k != "url" && k != "status" && k != "summary" && k != "versions") {
-          return PatternError(node, absl::StrCat("issues: unknown key \"", k, "\" (url, status, summary, versions)"));
+          return PatternError(node, absl::StrCat("issues: unknown key \"", k,
+                                                 "\" (url, status, summary, versions)"));
         }
       }
       IssueLink link;
       if (absl::Status s = String(t, "url", &link.url, /*required=*/true); !s.ok()) return s;
       if (!absl::StartsWith(link.url, "https://") && !absl::StartsWith(link.url, "http://")) {
-        return PatternError(*t.get("url"), absl::StrCat("issue url \"", link.url, "\" is not an http(s) link"));
+        return PatternError(*t.get("url"),
+                            absl::StrCat("issue url \"", link.url, "\" is not an http(s) link"));
       }
       if (absl::Status s = String(t, "status", &link.status); !s.ok()) return s;
-      if (!link.status.empty() && link.status != "open" && link.status != "closed" && link.status != "fixed") {
-        return PatternError(*t.get("status"),
-                            absl::StrCat("issue status \"", link.status, "\" is not one of open, closed, fixed"));
+      if (!link.status.empty() && link.status != "open" && link.status != "closed" &&
+          link.status != "fixed") {
+        return PatternError(*t.get("status"), absl::StrCat("issue status \"", link.status,
+                                                           "\" is not one of open, closed, fixed"));
       }
       if (absl::Status s = String(t, "summary", &link.summary); !s.ok()) return s;
       std::string versions;
@@ -228,11 +256,12 @@ class DbLoader {
 
   absl::Status Pattern(const toml::table& t) {
     static constexpr absl::string_view kKeys[] = {
-        "id", "title", "category", "severity", "confidence", "scope", "message", "rationale", "remedy",
-        "affected_versions", "fixed_in", "detect", "issues", "examples"};
+        "id",        "title",  "category",          "severity", "confidence", "scope",  "message",
+        "rationale", "remedy", "affected_versions", "fixed_in", "detect",     "issues", "examples"};
     id_ = std::string("?");
     const toml::node* id = t.get("id");
-    if (id == nullptr || !id->is_string()) return Error(id == nullptr ? LineOf(t) : LineOf(*id), "a pattern needs a string id");
+    if (id == nullptr || !id->is_string())
+      return Error(id == nullptr ? LineOf(t) : LineOf(*id), "a pattern needs a string id");
     id_ = *id->value<std::string>();
     static const RE2 kId("[a-z][a-z0-9_]*");
     if (!RE2::FullMatch(id_, kId)) return PatternError(*id, "the id must match ^[a-z][a-z0-9_]*$");
@@ -249,9 +278,11 @@ class DbLoader {
     p.rated = true;
     if (absl::Status s = String(t, "title", &p.title); !s.ok()) return s;
     if (absl::Status s = String(t, "category", &p.category, /*required=*/true); !s.ok()) return s;
-    if (std::find(std::begin(kCategories), std::end(kCategories), p.category) == std::end(kCategories)) {
-      return PatternError(*t.get("category"), absl::StrCat("category \"", p.category, "\" is not one of ",
-                                                           absl::StrJoin(kCategories, ", ")));
+    if (std::find(std::begin(kCategories), std::end(kCategories), p.category) ==
+        std::end(kCategories)) {
+      return PatternError(*t.get("category"),
+                          absl::StrCat("category \"", p.category, "\" is not one of ",
+                                       absl::StrJoin(kCategories, ", ")));
     }
     const toml::node* severity = t.get("severity");
     if (severity == nullptr) return PatternError(t, "severity is missing");
@@ -269,9 +300,10 @@ class DbLoader {
     if (!scope.empty()) {
       std::optional<Scope> sc = ParseScope(scope);
       if (!sc) {
-        return PatternError(*t.get("scope"), absl::StrCat("scope \"", scope,
-                                                          "\" is not one of compiled_region, anywhere, "
-                                                          "outside_compiled_region"));
+        return PatternError(*t.get("scope"),
+                            absl::StrCat("scope \"", scope,
+                                         "\" is not one of compiled_region, anywhere, "
+                                         "outside_compiled_region"));
       }
       p.scope = *sc;
     }
@@ -287,12 +319,14 @@ class DbLoader {
     if (!p.affected_versions.empty()) {
       std::string error;
       if (!VersionSpecifier::Parse(p.affected_versions, &error)) {
-        return PatternError(*t.get("affected_versions"), absl::StrCat("affected_versions: ", error));
+        return PatternError(*t.get("affected_versions"),
+                            absl::StrCat("affected_versions: ", error));
       }
     }
     if (absl::Status s = String(t, "fixed_in", &p.fixed_in); !s.ok()) return s;
     if (!p.fixed_in.empty() && !TorchVersion::Parse(p.fixed_in)) {
-      return PatternError(*t.get("fixed_in"), absl::StrCat("fixed_in \"", p.fixed_in, "\" is not a version"));
+      return PatternError(*t.get("fixed_in"),
+                          absl::StrCat("fixed_in \"", p.fixed_in, "\" is not a version"));
     }
     const toml::node* detect = t.get("detect");
     if (detect == nullptr) return PatternError(t, "[pattern.detect] with a kind is missing");
@@ -301,11 +335,13 @@ class DbLoader {
     if (const toml::node* issues = t.get("issues"); issues != nullptr) {
       if (absl::Status s = Issues(*issues, p); !s.ok()) return s;
     }
-    if (const toml::node* examples = t.get("examples"); examples != nullptr && !examples->is_array_of_tables()) {
+    if (const toml::node* examples = t.get("examples");
+        examples != nullptr && !examples->is_array_of_tables()) {
       return PatternError(*examples, "examples must be [[pattern.examples]] tables");
     }
     bool error_severity = p.severity == Severity::kError;
-    for (const SeverityRule& r : p.rules) error_severity = error_severity || r.severity == Severity::kError;
+    for (const SeverityRule& r : p.rules)
+      error_severity = error_severity || r.severity == Severity::kError;
     if (error_severity && p.issues.empty()) {
       return PatternError(*severity, "error severity needs at least one [[pattern.issues]] link");
     }
@@ -323,8 +359,9 @@ absl::StatusOr<CorrectnessDb> CorrectnessDb::Parse(absl::string_view text) {
   try {
     root = toml::parse(std::string_view(text.data(), text.size()));
   } catch (const toml::parse_error& e) {
-    return absl::InvalidArgumentError(absl::StrCat("correctness DB line ", e.source().begin.line, ", column ",
-                                                   e.source().begin.column, ": ", Sv(e.description())));
+    return absl::InvalidArgumentError(absl::StrCat("correctness DB line ", e.source().begin.line,
+                                                   ", column ", e.source().begin.column, ": ",
+                                                   Sv(e.description())));
   }
   CorrectnessDb db;
   if (absl::Status s = DbLoader(db).Load(root); !s.ok()) return s;

@@ -3,8 +3,8 @@
 //
 // Every error names the line: a TOML syntax error, an unknown key, an unknown detect.kind, a bad
 // severity, category or scope, a confidence outside 0–1, an id that is not ^[a-z][a-z0-9_]*$ or
-// repeats, a bad version specifier, a bad `re:` expression, an issue URL that is not http(s), and an
-// error-severity pattern (or escalation rule) without an issue link. Patterns whose id is a
+// repeats, a bad version specifier, a bad `re:` expression, an issue URL that is not http(s), and
+// an error-severity pattern (or escalation rule) without an issue link. Patterns whose id is a
 // built-in one start from the built-in parameters, message and remedy and override what the DB
 // sets; new ids define patterns of their own on a built-in detector kind.
 #ifndef LINT_CORRECTNESS_DB_H_

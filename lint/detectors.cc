@@ -36,7 +36,8 @@ DetectorFn DetectorFor(DetectorKind kind) {
   return nullptr;
 }
 
-RawFinding MakeFinding(int file, int function, NodeId node, absl::string_view form, bool in_loop, bool assumed) {
+RawFinding MakeFinding(int file, int function, NodeId node, absl::string_view form, bool in_loop,
+                       bool assumed) {
   RawFinding f;
   f.file = file;
   f.function = function;
@@ -47,8 +48,8 @@ RawFinding MakeFinding(int file, int function, NodeId node, absl::string_view fo
   return f;
 }
 
-RawFinding MakeOpFinding(int file, int function, NodeId node, absl::string_view form, absl::string_view name,
-                         absl::string_view op, bool in_loop, bool assumed) {
+RawFinding MakeOpFinding(int file, int function, NodeId node, absl::string_view form,
+                         absl::string_view name, absl::string_view op, bool in_loop, bool assumed) {
   RawFinding f = MakeFinding(file, function, node, form, in_loop, assumed);
   f.name = std::string(name);
   f.op = std::string(op);
@@ -57,10 +58,9 @@ RawFinding MakeOpFinding(int file, int function, NodeId node, absl::string_view 
 }
 
 size_t FirstReadFrom(const FunctionView& view, uint32_t pos) {
-  return static_cast<size_t>(
-      std::lower_bound(view.reads.begin(), view.reads.end(), pos,
-                       [](const Read& r, uint32_t p) { return r.pos < p; }) -
-      view.reads.begin());
+  return static_cast<size_t>(std::lower_bound(view.reads.begin(), view.reads.end(), pos,
+                                              [](const Read& r, uint32_t p) { return r.pos < p; }) -
+                             view.reads.begin());
 }
 
 bool IsModuleName(const ModuleIndex& m, absl::string_view name) {

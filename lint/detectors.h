@@ -21,16 +21,16 @@ namespace cl::lint {
 // What a detector reports: where, and what the message and severity rules need.
 struct RawFinding {
   int file = -1;
-  int function = -1;       // -1: module level
-  NodeId node = kNoNode;   // the line and the snippet
-  std::string form;        // the detector's sub-form ("view_alias", "assign", "global_container")
-  std::string producer;    // the view op or callee that matched
-  std::string name;        // {name}
-  std::string base;        // {base}
-  std::string op;          // {op}
-  std::string detail;      // said after the message ("read again at line 97")
+  int function = -1;      // -1: module level
+  NodeId node = kNoNode;  // the line and the snippet
+  std::string form;       // the detector's sub-form ("view_alias", "assign", "global_container")
+  std::string producer;   // the view op or callee that matched
+  std::string name;       // {name}
+  std::string base;       // {base}
+  std::string op;         // {op}
+  std::string detail;     // said after the message ("read again at line 97")
   bool in_loop = false;
-  bool assumed = false;    // in a file scanned as if compiled
+  bool assumed = false;  // in a file scanned as if compiled
 };
 
 struct DetectInput {
@@ -74,10 +74,11 @@ void DetectScalarArgs(const DetectInput&, const PatternSpec&, std::vector<RawFin
 
 // Shared helpers.
 // A finding at `node` with the fields every detector sets; the caller fills in the rest.
-RawFinding MakeFinding(int file, int function, NodeId node, absl::string_view form, bool in_loop, bool assumed);
+RawFinding MakeFinding(int file, int function, NodeId node, absl::string_view form, bool in_loop,
+                       bool assumed);
 // The same, naming `name` and the op (which is also the producer) that matched.
-RawFinding MakeOpFinding(int file, int function, NodeId node, absl::string_view form, absl::string_view name,
-                         absl::string_view op, bool in_loop, bool assumed);
+RawFinding MakeOpFinding(int file, int function, NodeId node, absl::string_view form,
+                         absl::string_view name, absl::string_view op, bool in_loop, bool assumed);
 // Whether the subtree at `n` has a node for which `pred(node)` holds (lambdas' bodies included).
 template <typename Pred>
 bool SubtreeHas(const SyntaxTree& t, NodeId n, Pred pred) {

@@ -30,7 +30,6 @@ std::optional<absl::string_view> StringValue(const SyntaxTree& t, NodeId n) {
   return std::nullopt;
 }
 
-
 struct CustomOp {
   int function = -1;
   NodeId declared = kNoNode;
@@ -43,7 +42,8 @@ void ReadMutatesArgs(const SyntaxTree& t, NodeId call, CustomOp& op) {
   const NodeId args = t.Child(call, Field::kArguments);
   if (args == kNoNode) return;
   for (NodeId a : NamedChildren(t, args)) {
-    if (t.kind(a) != Kind::kKeywordArgument || t.Text(t.Child(a, Field::kName)) != "mutates_args") continue;
+    if (t.kind(a) != Kind::kKeywordArgument || t.Text(t.Child(a, Field::kName)) != "mutates_args")
+      continue;
     const NodeId value = t.Unparen(t.Child(a, Field::kValue));
     if (const auto s = StringValue(t, value)) {
       if (*s == "unknown") {
@@ -65,7 +65,8 @@ std::vector<int> MutatedPositions(absl::string_view schema) {
   std::vector<int> out;
   const size_t open = schema.find('(');
   const size_t close = schema.rfind(") ->");
-  if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) return out;
+  if (open == absl::string_view::npos || close == absl::string_view::npos || close < open)
+    return out;
   int depth = 0;
   int index = 0;
   bool mutated = false;
@@ -88,7 +89,8 @@ std::vector<int> MutatedPositions(absl::string_view schema) {
 
 // Custom ops whose body writes a parameter that mutates_args (or the Library schema) does not
 // declare.
-void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std::vector<RawFinding>* out) {
+void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec,
+                            std::vector<RawFinding>* out) {
   for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
     const ModuleIndex& m = *in.files[f];
     const SyntaxTree& t = m.tree();
@@ -104,7 +106,8 @@ void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std:
         ops.push_back(std::move(op));
       }
     }
-    absl::flat_hash_map<std::string, std::vector<int>> schemas;  // Library.define: op name → mutated positions
+    absl::flat_hash_map<std::string, std::vector<int>>
+        schemas;  // Library.define: op name → mutated positions
     for (const FunctionView& v : m.views()) {
       for (const CallSite& c : v.calls) {
         const NodeId args = t.Child(c.node, Field::kArguments);
@@ -128,8 +131,8 @@ void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std:
           if (op.function >= 0) ops.push_back(std::move(op));
         }
         const NodeId fn = t.Child(c.node, Field::kFunction);
-        if (fn != kNoNode && t.kind(fn) == Kind::kCall && m.Callee(fn, &v) == "torch.library.custom_op" &&
-            !positional.empty()) {
+        if (fn != kNoNode && t.kind(fn) == Kind::kCall &&
+            m.Callee(fn, &v) == "torch.library.custom_op" && !positional.empty()) {
           CustomOp op;
           op.function = function_named(positional[0]);
           op.declared = fn;
@@ -146,9 +149,8 @@ void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std:
           const auto name = StringValue(t, positional[0]);
           const int target = function_named(positional[1]);
           if (!name || target < 0) continue;
-          auto it = schemas.find(std::string(name->substr(name->rfind(':') == absl::string_view::npos
-                                                              ? 0
-                                                              : name->rfind(':') + 1)));
+          auto it = schemas.find(std::string(name->substr(
+              name->rfind(':') == absl::string_view::npos ? 0 : name->rfind(':') + 1)));
           if (it == schemas.end()) it = schemas.find(std::string(*name));
           if (it == schemas.end()) continue;
           CustomOp op;
@@ -171,8 +173,10 @@ void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std:
       absl::flat_hash_set<absl::string_view> reported;
       for (const Mutation& mu : v.mutations) {
         if (!params.contains(mu.name) || reported.contains(mu.name)) continue;
-        if (v.IndexAt(mu.name, mu.pos) < 0 || !v.bindings[v.IndexAt(mu.name, mu.pos)].param) continue;
-        if (mu.form == Mutation::Form::kMethod && spec.params.exclude_methods.Matches(mu.op)) continue;
+        if (v.IndexAt(mu.name, mu.pos) < 0 || !v.bindings[v.IndexAt(mu.name, mu.pos)].param)
+          continue;
+        if (mu.form == Mutation::Form::kMethod && spec.params.exclude_methods.Matches(mu.op))
+          continue;
         if (!op.unknown && op.mutates.contains(mu.name)) continue;
         reported.insert(mu.name);
         RawFinding r = MakeFinding(f, op.function, mu.node, op.unknown ? "unknown" : "undeclared",
@@ -180,9 +184,10 @@ void DetectCustomOpMutation(const DetectInput& in, const PatternSpec& spec, std:
         r.name = std::string(mu.name);
         r.base = fn.qualname;
         r.op = std::string(mu.op);
-        r.detail = op.unknown ? "mutates_args=\"unknown\" makes every argument a possible write"
-                              : absl::StrCat("`", mu.name, "` is not in mutates_args (declared at line ",
-                                             t.line(op.declared), ")");
+        r.detail = op.unknown
+                       ? "mutates_args=\"unknown\" makes every argument a possible write"
+                       : absl::StrCat("`", mu.name, "` is not in mutates_args (declared at line ",
+                                      t.line(op.declared), ")");
         r.in_loop = mu.in_loop;
         out->push_back(std::move(r));
         if (op.unknown) break;

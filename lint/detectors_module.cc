@@ -20,7 +20,8 @@ bool ContainsCompileCall(const ModuleIndex& m, const FunctionView& v, NodeId val
     if (t.kind(n) != Kind::kCall) return false;
     if (IsCompileCallee(m.Callee(n, &v))) return true;
     const NodeId fn = t.Child(n, Field::kFunction);
-    return fn != kNoNode && t.kind(fn) == Kind::kCall && m.Callee(fn, &v) == "torch._dynamo.optimize";
+    return fn != kNoNode && t.kind(fn) == Kind::kCall &&
+           m.Callee(fn, &v) == "torch._dynamo.optimize";
   });
 }
 
@@ -46,7 +47,8 @@ class CompiledNames {
     auto [calls, fresh] = compile_calls_.try_emplace(&v);
     if (fresh) {
       for (const CallSite& c : v.calls) {
-        if (c.method == "compile" && c.object != kNoNode && t_.kind(c.object) == Kind::kIdentifier) {
+        if (c.method == "compile" && c.object != kNoNode &&
+            t_.kind(c.object) == Kind::kIdentifier) {
           calls->second.try_emplace(t_.Text(c.object), t_[c.node].start);
         }
       }
@@ -75,7 +77,8 @@ class CompiledNames {
   const SyntaxTree& t_;
   absl::flat_hash_map<const Binding*, bool> bindings_;
   absl::flat_hash_map<absl::string_view, bool> module_;
-  absl::flat_hash_map<const FunctionView*, absl::flat_hash_map<absl::string_view, uint32_t>> compile_calls_;
+  absl::flat_hash_map<const FunctionView*, absl::flat_hash_map<absl::string_view, uint32_t>>
+      compile_calls_;
 };
 
 // A value that is not a tensor: literals, flags, callables, modules (params count as unknown,
@@ -95,13 +98,15 @@ bool NonTensorValue(const ModuleIndex& m, const FunctionView& v, NodeId value) {
   return !m.IsTensor(e, v, t[e].start);
 }
 
-constexpr absl::string_view kInitMethods[] = {"__init__", "__new__", "__setstate__", "__post_init__",
-                                              "reset_parameters", "_init_weights", "__repr__", "extra_repr"};
+constexpr absl::string_view kInitMethods[] = {"__init__",      "__new__",          "__setstate__",
+                                              "__post_init__", "reset_parameters", "_init_weights",
+                                              "__repr__",      "extra_repr"};
 
 }  // namespace
 
 // Non-tensor attribute writes a compiled forward reads without a guard.
-void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vector<RawFinding>* out) {
+void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec,
+                      std::vector<RawFinding>* out) {
   for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
     const ModuleIndex& m = *in.files[f];
     const SyntaxTree& t = m.tree();
@@ -113,7 +118,8 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
       const bool assumed = in.region.Assumed(forward.file);
       const ClassInfo& cls = m.classes()[k];
       // Methods __init__ calls build the module; writes there are construction, not mutation.
-      absl::flat_hash_set<absl::string_view> construction(std::begin(kInitMethods), std::end(kInitMethods));
+      absl::flat_hash_set<absl::string_view> construction(std::begin(kInitMethods),
+                                                          std::end(kInitMethods));
       if (auto init = cls.methods.find("__init__"); init != cls.methods.end()) {
         for (const CallSite& c : m.view_of(init->second).calls) {
           if (absl::StartsWith(c.callee, "self.") && c.callee.find('.', 5) == std::string::npos) {
@@ -129,7 +135,8 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
           if (left == kNoNode || t.kind(left) != Kind::kAttribute) continue;
           const NodeId object = t.Child(left, Field::kObject);
           if (object == kNoNode || t.Text(object) != "self") continue;
-          if (t.kind(a) == Kind::kAssignment && !NonTensorValue(m, v, t.Child(a, Field::kRight))) continue;
+          if (t.kind(a) == Kind::kAssignment && !NonTensorValue(m, v, t.Child(a, Field::kRight)))
+            continue;
           RawFinding r = MakeFinding(f, method, a, "self_assign", /*in_loop=*/false, assumed);
           r.name = absl::StrCat("self.", t.Text(t.Child(left, Field::kAttribute)));
           r.base = cls.qualname;
@@ -148,7 +155,8 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
       // Where this function (or module code) first compiles something.
       uint32_t first_compile = UINT32_MAX;
       for (const CallSite& c : v.calls) {
-        if (IsCompileCallee(c.callee) || c.method == "compile") first_compile = std::min(first_compile, t[c.node].start);
+        if (IsCompileCallee(c.callee) || c.method == "compile")
+          first_compile = std::min(first_compile, t[c.node].start);
       }
       auto compiled_instance = [&](absl::string_view name, uint32_t pos) {
         if (name == "self") return false;
@@ -163,11 +171,13 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
         const NodeId left = t.Unparen(t.Child(a, Field::kLeft));
         if (left == kNoNode || t.kind(left) != Kind::kAttribute) continue;
         NodeId head = left;
-        while (head != kNoNode && t.kind(head) == Kind::kAttribute) head = t.Unparen(t.Child(head, Field::kObject));
+        while (head != kNoNode && t.kind(head) == Kind::kAttribute)
+          head = t.Unparen(t.Child(head, Field::kObject));
         if (head == kNoNode || t.kind(head) != Kind::kIdentifier) continue;
         const absl::string_view name = t.Text(head);
         std::string form;
-        if (const int k = m.AnyClass(name); k >= 0 && !v.Binds(name) && compiled_classes.contains(k)) {
+        if (const int k = m.AnyClass(name);
+            k >= 0 && !v.Binds(name) && compiled_classes.contains(k)) {
           form = "class_attr";
         } else if (compiled_instance(name, t[a].start)) {
           form = "external_assign";
@@ -186,7 +196,8 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
         const NodeId target = args == kNoNode ? kNoNode : t.Unparen(t.NamedChild(args));
         if (target == kNoNode || t.kind(target) != Kind::kIdentifier) continue;
         if (!compiled_instance(t.Text(target), t[c.node].start)) continue;
-        RawFinding r = MakeFinding(f, v.function, c.node, "setattr", /*in_loop=*/false, /*assumed=*/false);
+        RawFinding r =
+            MakeFinding(f, v.function, c.node, "setattr", /*in_loop=*/false, /*assumed=*/false);
         r.name = std::string(t.Text(target));
         r.base = r.name;
         r.op = "setattr";
@@ -198,7 +209,8 @@ void DetectModuleAttr(const DetectInput& in, const PatternSpec& spec, std::vecto
 
 // A module-level name read in the region and rebound by `global g; g = …` or at top level after
 // the first compile or compiled call.
-void DetectGlobalRebind(const DetectInput& in, const PatternSpec& spec, std::vector<RawFinding>* out) {
+void DetectGlobalRebind(const DetectInput& in, const PatternSpec& spec,
+                        std::vector<RawFinding>* out) {
   for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
     const ModuleIndex& m = *in.files[f];
     const SyntaxTree& t = m.tree();
@@ -249,10 +261,11 @@ void DetectGlobalRebind(const DetectInput& in, const PatternSpec& spec, std::vec
         bool callable = fn >= 0;
         for (NodeId s : m.ModuleAssignments(r.name)) {
           const NodeId rhs = t.Unparen(t.Child(s, Field::kRight));
-          if (rhs != kNoNode && (t.kind(rhs) == Kind::kLambda || m.TopFunction(t.Text(rhs)) >= 0)) callable = true;
+          if (rhs != kNoNode && (t.kind(rhs) == Kind::kLambda || m.TopFunction(t.Text(rhs)) >= 0))
+            callable = true;
         }
         RawFinding x = MakeFinding(f, v.function, r.node, callable ? "function_global" : "global",
-                                     /*in_loop=*/false, in.region.Assumed(f));
+                                   /*in_loop=*/false, in.region.Assumed(f));
         x.name = std::string(r.name);
         x.op = "read";
         x.detail = absl::StrCat("`", r.name, "` is rebound at line ", it->second);
@@ -264,8 +277,10 @@ void DetectGlobalRebind(const DetectInput& in, const PatternSpec& spec, std::vec
 
 // Varying Python scalars passed to compiled callables; float op parameters inside the region;
 // optimizer param_groups scalars written while opt.step is compiled.
-void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec, std::vector<RawFinding>* out) {
-  static constexpr absl::string_view kOpParams[] = {"eps", "scale", "scale_factor", "delta", "label_smoothing"};
+void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec,
+                      std::vector<RawFinding>* out) {
+  static constexpr absl::string_view kOpParams[] = {"eps", "scale", "scale_factor", "delta",
+                                                    "label_smoothing"};
   const DetectorParams& p = spec.params;
   for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
     const ModuleIndex& m = *in.files[f];
@@ -304,15 +319,18 @@ void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec, std::vecto
             if (t.kind(a) != Kind::kKeywordArgument) continue;
             const absl::string_view key = t.Text(t.Child(a, Field::kName));
             const NodeId value = t.Unparen(t.Child(a, Field::kValue));
-            if (std::find(std::begin(kOpParams), std::end(kOpParams), key) == std::end(kOpParams)) continue;
+            if (std::find(std::begin(kOpParams), std::end(kOpParams), key) == std::end(kOpParams))
+              continue;
             if (value == kNoNode || t.kind(value) != Kind::kIdentifier) continue;
             for (const Param& param : m.functions()[v.function].params) {
               if (param.name != t.Text(value)) continue;
               const bool float_param =
                   (param.annotation != kNoNode && t.Text(param.annotation) == "float") ||
-                  (param.default_value != kNoNode && t.kind(t.Unparen(param.default_value)) == Kind::kFloat);
+                  (param.default_value != kNoNode &&
+                   t.kind(t.Unparen(param.default_value)) == Kind::kFloat);
               if (!float_param) continue;
-              RawFinding r = MakeFinding(f, v.function, c.node, "op_param", /*in_loop=*/false, assumed);
+              RawFinding r =
+                  MakeFinding(f, v.function, c.node, "op_param", /*in_loop=*/false, assumed);
               r.name = std::string(param.name);
               r.op = absl::StrCat(key, "=");
               r.producer = std::string(key);
@@ -356,8 +374,9 @@ void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec, std::vecto
           r.op = c.callee;
           r.producer = c.callee;
           r.in_loop = c.in_loop;
-          r.detail = absl::StrCat("`", name, "` is a Python number that changes between calls of the compiled `",
-                                  c.callee, "`");
+          r.detail = absl::StrCat(
+              "`", name, "` is a Python number that changes between calls of the compiled `",
+              c.callee, "`");
           out->push_back(std::move(r));
           break;
         }
@@ -385,7 +404,8 @@ void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec, std::vecto
           }
         }
         if (opt.empty() || !compiled_steps.contains(opt)) continue;
-        RawFinding r = MakeFinding(f, v.function, a, "param_groups", /*in_loop=*/false, /*assumed=*/false);
+        RawFinding r =
+            MakeFinding(f, v.function, a, "param_groups", /*in_loop=*/false, /*assumed=*/false);
         r.name = std::string(t.Text(left));
         r.op = absl::StrCat(opt, ".step");
         r.detail = absl::StrCat("`", opt, ".step` is compiled; the scalar is guarded by value");

@@ -30,7 +30,7 @@ struct Binding {
   int base = -1;           // the binding this one aliases or views, or -1
   std::string view_op;     // non-empty: a view of `base` made by this op ("view", "expand", "[]")
   bool param = false;
-  bool tensor = false;     // tensor-like (docs/torch-semantics.md §5.3 "Tensor-ness")
+  bool tensor = false;  // tensor-like (docs/torch-semantics.md §5.3 "Tensor-ness")
   bool loop_var = false;
 };
 
@@ -42,9 +42,9 @@ struct Read {
 
 struct CallSite {
   NodeId node = kNoNode;
-  std::string callee;           // canonical dotted name ("torch.nn.functional.relu"), or empty
-  absl::string_view method;     // an attribute call's attribute ("mul_"), or empty
-  NodeId object = kNoNode;      // an attribute call's object
+  std::string callee;        // canonical dotted name ("torch.nn.functional.relu"), or empty
+  absl::string_view method;  // an attribute call's attribute ("mul_"), or empty
+  NodeId object = kNoNode;   // an attribute call's object
   bool in_loop = false;
 };
 
@@ -71,8 +71,9 @@ class FunctionView {
   int function = -1;  // index into ModuleIndex::functions; -1 for the module's top-level code
 
   std::vector<Binding> bindings;
-  absl::flat_hash_map<absl::string_view, std::vector<int>> by_name;  // indices into bindings, by pos
-  std::vector<Read> reads;                                           // by pos
+  absl::flat_hash_map<absl::string_view, std::vector<int>>
+      by_name;              // indices into bindings, by pos
+  std::vector<Read> reads;  // by pos
   std::vector<CallSite> calls;
   std::vector<Mutation> mutations;
   std::vector<Condition> conditions;

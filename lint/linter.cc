@@ -35,12 +35,14 @@ std::vector<const PatternSpec*> PatternsToRun(const CorrectnessDb* db) {
 }
 
 std::string Message(const PatternSpec& spec, const RawFinding& raw) {
-  std::string message = absl::StrReplaceAll(spec.message, {{"{name}", raw.name}, {"{base}", raw.base}, {"{op}", raw.op}});
+  std::string message = absl::StrReplaceAll(
+      spec.message, {{"{name}", raw.name}, {"{base}", raw.base}, {"{op}", raw.op}});
   if (!raw.detail.empty()) absl::StrAppend(&message, "; ", raw.detail);
   return message;
 }
 
-bool RuleMatches(const SeverityRule& rule, const RawFinding& raw, const std::optional<TorchVersion>& version) {
+bool RuleMatches(const SeverityRule& rule, const RawFinding& raw,
+                 const std::optional<TorchVersion>& version) {
   if (!rule.producer_in.empty() && !rule.producer_in.Matches(raw.producer)) return false;
   if (!rule.form_in.empty() && !rule.form_in.Matches(raw.form)) return false;
   if (rule.in_loop && *rule.in_loop != raw.in_loop) return false;
@@ -65,7 +67,8 @@ void Rate(const PatternSpec& spec, const RawFinding& raw, const std::string& tor
   std::vector<std::string> notes;
   if (raw.assumed) {
     severity = Lower(severity);
-    notes.push_back("no compiled root reaches this file: scanned as if compiled, severity lowered one step");
+    notes.push_back(
+        "no compiled root reaches this file: scanned as if compiled, severity lowered one step");
   }
   if (version) {
     std::string error;
@@ -78,7 +81,8 @@ void Rate(const PatternSpec& spec, const RawFinding& raw, const std::string& tor
       }
     }
     if (severity != Severity::kInfo && !spec.affected_versions.empty()) {
-      if (const std::optional<VersionSpecifier> affected = VersionSpecifier::Parse(spec.affected_versions, &error);
+      if (const std::optional<VersionSpecifier> affected =
+              VersionSpecifier::Parse(spec.affected_versions, &error);
           affected && !affected->Contains(*version)) {
         severity = Severity::kInfo;
         notes.push_back(absl::StrCat("torch ", torch, " is outside the affected versions (",
@@ -87,7 +91,8 @@ void Rate(const PatternSpec& spec, const RawFinding& raw, const std::string& tor
     }
   } else if (!spec.fixed_in.empty() || !spec.affected_versions.empty()) {
     notes.push_back(torch.empty() ? "the capture names no torch version: not version-gated"
-                                  : absl::StrCat("torch version \"", torch, "\" not understood: not version-gated"));
+                                  : absl::StrCat("torch version \"", torch,
+                                                 "\" not understood: not version-gated"));
   }
   f.severity = severity;
   f.title = spec.title;
@@ -104,7 +109,9 @@ void Rate(const PatternSpec& spec, const RawFinding& raw, const std::string& tor
 
 LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& options) {
   LintResult result;
-  auto cancelled = [&] { return options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed); };
+  auto cancelled = [&] {
+    return options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed);
+  };
 
   // Parse and index each file (or take it from the cache). Parsed files own the text the indexes
   // point into.
@@ -116,12 +123,14 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
       result.cancelled = true;
       return result;
     }
-    std::shared_ptr<const ParsedFile> p = options.cache != nullptr
-                                              ? options.cache->Get(parser, source.path, source.text, options.limits)
-                                              : ParseFile(parser, source.path, source.text, options.limits);
+    std::shared_ptr<const ParsedFile> p =
+        options.cache != nullptr
+            ? options.cache->Get(parser, source.path, source.text, options.limits)
+            : ParseFile(parser, source.path, source.text, options.limits);
     ++result.files;
     result.lines += p->parsed.lines;
-    for (const SourceDiagnostic& d : p->parsed.diagnostics) result.diagnostics.push_back({source.path, d.line, d.message});
+    for (const SourceDiagnostic& d : p->parsed.diagnostics)
+      result.diagnostics.push_back({source.path, d.line, d.message});
     if (!p->index) continue;
     files.push_back(&*p->index);
     parsed.push_back(std::move(p));
@@ -148,7 +157,8 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
 
   const std::optional<TorchVersion> version = TorchVersion::Parse(options.torch_version);
   const DetectInput input{files, region, resolver};
-  absl::flat_hash_set<std::tuple<std::string, int, uint32_t>> seen;  // one finding per pattern and line
+  absl::flat_hash_set<std::tuple<std::string, int, uint32_t>>
+      seen;  // one finding per pattern and line
   std::vector<RawFinding> raw;
   for (const PatternSpec* spec : PatternsToRun(options.db)) {
     if (cancelled()) {
@@ -179,9 +189,10 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
       result.findings.push_back(std::move(f));
     }
   }
-  std::stable_sort(result.findings.begin(), result.findings.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.file, a.line, a.pattern) < std::tie(b.file, b.line, b.pattern);
-  });
+  std::stable_sort(
+      result.findings.begin(), result.findings.end(), [](const Finding& a, const Finding& b) {
+        return std::tie(a.file, a.line, a.pattern) < std::tie(b.file, b.line, b.pattern);
+      });
   return result;
 }
 

@@ -25,7 +25,7 @@ struct LintSource {
 
 struct LintOptions {
   const CorrectnessDb* db = nullptr;  // null: candidates, not rated
-  std::string torch_version;          // the capture's; gates DB entries by fixed_in / affected_versions
+  std::string torch_version;  // the capture's; gates DB entries by fixed_in / affected_versions
   std::vector<CompiledFrame> frames;  // roots the capture knows of
   ParseLimits limits;
   const std::atomic<bool>* cancelled = nullptr;
@@ -36,7 +36,7 @@ struct Finding {
   std::string pattern;
   std::string file;
   uint32_t line = 0;
-  std::string snippet;   // the triggering source, one line
+  std::string snippet;  // the triggering source, one line
   std::string message;
   std::string function;  // "Scene.forward"; empty at module level
   std::string form;      // the detector's sub-form

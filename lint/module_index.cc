@@ -15,7 +15,8 @@ void IndexBuilder::Build() {
   if (t_.root() == kNoNode) return;
   CollectImports();
   for (const auto& [local, origin] : m_.imports_) {
-    m_.uses_torch_ = m_.uses_torch_ || absl::StartsWith(origin, "torch") || absl::StartsWith(origin, "functorch");
+    m_.uses_torch_ = m_.uses_torch_ || absl::StartsWith(origin, "torch") ||
+                     absl::StartsWith(origin, "functorch");
   }
   CollectInstances();
   Walk(t_.root(), Ctx{});
@@ -78,7 +79,8 @@ void IndexBuilder::CollectInstances() {
 }
 
 void IndexBuilder::Finish(FunctionView& v) {
-  std::sort(v.reads.begin(), v.reads.end(), [](const Read& a, const Read& b) { return a.pos < b.pos; });
+  std::sort(v.reads.begin(), v.reads.end(),
+            [](const Read& a, const Read& b) { return a.pos < b.pos; });
 }
 
 void IndexBuilder::WalkChildren(NodeId n, const Ctx& c) {
@@ -233,7 +235,8 @@ void IndexBuilder::Assignment(NodeId n, const Ctx& c) {
   const NodeId right = t_.Child(n, Field::kRight);
   Walk(right, c);
   NodeId value = right;
-  while (value != kNoNode && t_.kind(value) == Kind::kAssignment) value = t_.Child(value, Field::kRight);
+  while (value != kNoNode && t_.kind(value) == Kind::kAssignment)
+    value = t_.Child(value, Field::kRight);
   v.assignments.push_back(n);
   if (left == kNoNode) return;
   const bool module_level = c.view == 0 && c.function < 0 && !c.class_body;
@@ -269,7 +272,8 @@ void IndexBuilder::RecordAttributeTypes(NodeId left, NodeId value, const Ctx& c)
   const NodeId attr = t_.Child(left, Field::kAttribute);
   if (object == kNoNode || attr == kNoNode || Text(object) != "self") return;
   int cls = -1;
-  for (int f = c.function; f >= 0 && cls < 0; f = m_.functions_[f].parent) cls = m_.functions_[f].cls;
+  for (int f = c.function; f >= 0 && cls < 0; f = m_.functions_[f].parent)
+    cls = m_.functions_[f].cls;
   if (cls < 0) return;
   std::vector<std::string>& types = m_.classes_[cls].attr_types[Text(attr)];
   CollectCallees(value, View(c), types);
@@ -300,7 +304,8 @@ void IndexBuilder::AugmentedAssignment(NodeId n, const Ctx& c) {
     v.reads.push_back({name, Start(left), left});
     const Binding* b = v.At(name, Start(n));
     if (b != nullptr && b->tensor) {
-      v.mutations.push_back({name, Start(n), n, op_text, Mutation::Form::kAugAssign, c.loop_depth > 0});
+      v.mutations.push_back(
+          {name, Start(n), n, op_text, Mutation::Form::kAugAssign, c.loop_depth > 0});
     } else if (!c.class_body) {
       Binding rebound;
       rebound.name = name;
@@ -315,7 +320,8 @@ void IndexBuilder::AugmentedAssignment(NodeId n, const Ctx& c) {
   if (t_.kind(left) == Kind::kSubscript) {
     const NodeId base = t_.Unparen(t_.Child(left, Field::kValue));
     if (base != kNoNode && t_.kind(base) == Kind::kIdentifier) {
-      v.mutations.push_back({Text(base), Start(n), n, op_text, Mutation::Form::kSetItem, c.loop_depth > 0});
+      v.mutations.push_back(
+          {Text(base), Start(n), n, op_text, Mutation::Form::kSetItem, c.loop_depth > 0});
     }
   }
   Walk(left, c);
@@ -359,13 +365,15 @@ void IndexBuilder::Call(NodeId n, const Ctx& c) {
   site.callee = m_.Canonical(fn, &v, Start(n));
   site.in_loop = c.loop_depth > 0;
   if (fn != kNoNode && t_.kind(fn) == Kind::kAttribute) {
-    if (const NodeId attr = t_.Child(fn, Field::kAttribute); attr != kNoNode) site.method = Text(attr);
+    if (const NodeId attr = t_.Child(fn, Field::kAttribute); attr != kNoNode)
+      site.method = Text(attr);
     site.object = t_.Unparen(t_.Child(fn, Field::kObject));
   }
   // Writes: `v.op_()`, `f(v, inplace=True)`, `f(..., out=v)`.
-  if (site.object != kNoNode && t_.kind(site.object) == Kind::kIdentifier && site.method.size() > 1 &&
-      site.method.back() == '_' && !absl::StartsWith(site.method, "__")) {
-    v.mutations.push_back({Text(site.object), Start(n), n, site.method, Mutation::Form::kMethod, site.in_loop});
+  if (site.object != kNoNode && t_.kind(site.object) == Kind::kIdentifier &&
+      site.method.size() > 1 && site.method.back() == '_' && !absl::StartsWith(site.method, "__")) {
+    v.mutations.push_back(
+        {Text(site.object), Start(n), n, site.method, Mutation::Form::kMethod, site.in_loop});
   }
   if (args != kNoNode && t_.kind(args) == Kind::kArgumentList) {
     NodeId first_positional = kNoNode;
@@ -380,11 +388,13 @@ void IndexBuilder::Call(NodeId n, const Ctx& c) {
       if (Text(name) == "inplace" && t_.kind(value) == Kind::kTrue && first_positional != kNoNode &&
           t_.kind(first_positional) == Kind::kIdentifier) {
         const absl::string_view callee = site.callee;
-        const absl::string_view op = site.method.empty() ? callee.substr(callee.rfind('.') + 1) : site.method;
-        v.mutations.push_back(
-            {Text(first_positional), Start(n), n, op, Mutation::Form::kInplaceKeyword, site.in_loop});
+        const absl::string_view op =
+            site.method.empty() ? callee.substr(callee.rfind('.') + 1) : site.method;
+        v.mutations.push_back({Text(first_positional), Start(n), n, op,
+                               Mutation::Form::kInplaceKeyword, site.in_loop});
       } else if (Text(name) == "out" && t_.kind(value) == Kind::kIdentifier) {
-        v.mutations.push_back({Text(value), Start(n), n, "out=", Mutation::Form::kOutKeyword, site.in_loop});
+        v.mutations.push_back(
+            {Text(value), Start(n), n, "out=", Mutation::Form::kOutKeyword, site.in_loop});
       }
     }
   }
@@ -393,7 +403,8 @@ void IndexBuilder::Call(NodeId n, const Ctx& c) {
   Walk(args, c);
 }
 
-ModuleIndex::ModuleIndex(std::string path, const SyntaxTree& tree) : path_(std::move(path)), tree_(tree) {
+ModuleIndex::ModuleIndex(std::string path, const SyntaxTree& tree)
+    : path_(std::move(path)), tree_(tree) {
   IndexBuilder(*this).Build();
 }
 

@@ -28,14 +28,14 @@ struct Param {
 };
 
 struct FunctionInfo {
-  NodeId node = kNoNode;        // the function_definition
-  uint32_t first_line = 0;      // its first decorator's line, or the def's (Python's co_firstlineno)
+  NodeId node = kNoNode;    // the function_definition
+  uint32_t first_line = 0;  // its first decorator's line, or the def's (Python's co_firstlineno)
   absl::string_view name;
-  std::string qualname;         // "Scene.forward", "outer.<locals>.inner"
-  int cls = -1;                 // the class it is a method of, or -1
-  int parent = -1;              // the function it is nested in, or -1
-  int view = -1;                // index into ModuleIndex::views
-  std::vector<NodeId> decorators;          // decorator expressions
+  std::string qualname;                      // "Scene.forward", "outer.<locals>.inner"
+  int cls = -1;                              // the class it is a method of, or -1
+  int parent = -1;                           // the function it is nested in, or -1
+  int view = -1;                             // index into ModuleIndex::views
+  std::vector<NodeId> decorators;            // decorator expressions
   std::vector<std::string> decorator_names;  // canonical; a call decorator by its callee
   std::vector<Param> params;
 };

@@ -123,11 +123,13 @@ void IndexBuilder::BindTarget(NodeId target, NodeId value, uint32_t pos, NodeId 
     case Kind::kExpressionList: {
       std::vector<NodeId> targets = NamedChildren(t_, target).ToVector();
       const NodeId e = t_.Unparen(value);
-      if (e != kNoNode && (t_.kind(e) == Kind::kTuple || t_.kind(e) == Kind::kList ||
-                           t_.kind(e) == Kind::kExpressionList || t_.kind(e) == Kind::kPatternList)) {
+      if (e != kNoNode &&
+          (t_.kind(e) == Kind::kTuple || t_.kind(e) == Kind::kList ||
+           t_.kind(e) == Kind::kExpressionList || t_.kind(e) == Kind::kPatternList)) {
         std::vector<NodeId> values = NamedChildren(t_, e).ToVector();
         if (values.size() == targets.size()) {
-          for (size_t i = 0; i < targets.size(); ++i) BindTarget(targets[i], values[i], pos, site, c);
+          for (size_t i = 0; i < targets.size(); ++i)
+            BindTarget(targets[i], values[i], pos, site, c);
           return;
         }
       }
@@ -142,7 +144,8 @@ void IndexBuilder::BindTarget(NodeId target, NodeId value, uint32_t pos, NodeId 
     case Kind::kSubscript: {
       const NodeId base = t_.Unparen(t_.Child(target, Field::kValue));
       if (base != kNoNode && t_.kind(base) == Kind::kIdentifier) {
-        v.mutations.push_back({Text(base), Start(site), site, "[]=", Mutation::Form::kSetItem, c.loop_depth > 0});
+        v.mutations.push_back(
+            {Text(base), Start(site), site, "[]=", Mutation::Form::kSetItem, c.loop_depth > 0});
       }
       WalkChildren(target, c);
       return;

@@ -21,7 +21,7 @@ void IndexBuilder::Decorators(NodeId decorated, const Ctx& c, std::vector<NodeId
     exprs.push_back(expr);
     if (names != nullptr) {
       names->push_back(t_.kind(expr) == Kind::kCall ? m_.Callee(expr, &View(c))
-                                                   : m_.Canonical(expr, &View(c), Start(expr)));
+                                                    : m_.Canonical(expr, &View(c), Start(expr)));
     }
     Walk(expr, c);
   }
@@ -120,7 +120,9 @@ void IndexBuilder::Function(NodeId def, NodeId decorated, const Ctx& c) {
 // scanned as if compiled) an unannotated parameter is not assumed to be one.
 bool IndexBuilder::ParamIsTensor(const Param& p) const {
   if (p.splat || p.name == "self" || p.name == "cls") return false;
-  if (!m_.uses_torch_ && (p.annotation == kNoNode || !absl::StrContains(Text(p.annotation), "Tensor"))) return false;
+  if (!m_.uses_torch_ &&
+      (p.annotation == kNoNode || !absl::StrContains(Text(p.annotation), "Tensor")))
+    return false;
   if (p.annotation != kNoNode) return absl::StrContains(Text(p.annotation), "Tensor");
   if (p.default_value != kNoNode) return t_.kind(t_.Unparen(p.default_value)) == Kind::kNoneLiteral;
   return true;

@@ -161,7 +161,8 @@ NodeId ModuleIndex::ViewBase(NodeId expr, std::string* op, const FunctionView* v
             return kNoNode;
           }
           if (k == Kind::kIdentifier && view != nullptr) {
-            if (const Binding* b = view->At(tree_.Text(s), tree_[s].start); b != nullptr && b->tensor) {
+            if (const Binding* b = view->At(tree_.Text(s), tree_[s].start);
+                b != nullptr && b->tensor) {
               return kNoNode;
             }
           }
@@ -237,7 +238,8 @@ bool ModuleIndex::IsTensor(NodeId expr, const FunctionView& view, uint32_t pos) 
       return tensor;
     }
     case Kind::kConditionalExpression:
-      return IsTensor(tree_.NamedChild(n, 0), view, pos) || IsTensor(tree_.NamedChild(n, 2), view, pos);
+      return IsTensor(tree_.NamedChild(n, 0), view, pos) ||
+             IsTensor(tree_.NamedChild(n, 2), view, pos);
     case Kind::kNamedExpression:
       return IsTensor(tree_.Child(n, Field::kValue), view, pos);
     default:

@@ -11,8 +11,8 @@ ParsedFile::ParsedFile(const std::string& path, ParsedSource source) : parsed(st
   if (parsed.tree.root() != kNoNode) index.emplace(path, parsed.tree);
 }
 
-std::shared_ptr<const ParsedFile> ParseFile(PythonParser& parser, const std::string& path, absl::string_view text,
-                                            const ParseLimits& limits) {
+std::shared_ptr<const ParsedFile> ParseFile(PythonParser& parser, const std::string& path,
+                                            absl::string_view text, const ParseLimits& limits) {
   return std::make_shared<const ParsedFile>(path, parser.Parse(text, limits));
 }
 
@@ -20,8 +20,10 @@ ParseCache::ParseCache(size_t max_entries, size_t max_source_bytes)
     : max_entries_(max_entries), max_source_bytes_(max_source_bytes) {}
 
 std::shared_ptr<const ParsedFile> ParseCache::Get(PythonParser& parser, const std::string& path,
-                                                  absl::string_view text, const ParseLimits& limits) {
-  std::string key = absl::StrCat(Sha256Hex(text), "\x1f", limits.max_bytes, "\x1f", limits.timeout_micros, "\x1f", path);
+                                                  absl::string_view text,
+                                                  const ParseLimits& limits) {
+  std::string key = absl::StrCat(Sha256Hex(text), "\x1f", limits.max_bytes, "\x1f",
+                                 limits.timeout_micros, "\x1f", path);
   {
     absl::MutexLock lock(&mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {

@@ -36,16 +36,16 @@ struct ParsedFile {
 };
 
 // Parses and indexes `text` (no cache).
-std::shared_ptr<const ParsedFile> ParseFile(PythonParser& parser, const std::string& path, absl::string_view text,
-                                            const ParseLimits& limits);
+std::shared_ptr<const ParsedFile> ParseFile(PythonParser& parser, const std::string& path,
+                                            absl::string_view text, const ParseLimits& limits);
 
 class ParseCache {
  public:
   ParseCache(size_t max_entries, size_t max_source_bytes);
 
   // The file from the cache, or parsed with `parser` (outside the lock) and kept.
-  std::shared_ptr<const ParsedFile> Get(PythonParser& parser, const std::string& path, absl::string_view text,
-                                        const ParseLimits& limits);
+  std::shared_ptr<const ParsedFile> Get(PythonParser& parser, const std::string& path,
+                                        absl::string_view text, const ParseLimits& limits);
 
   // New bounds, evicting the least recently used files past them at once. 0 entries keeps nothing.
   void SetLimits(size_t max_entries, size_t max_source_bytes) ABSL_LOCKS_EXCLUDED(mu_);

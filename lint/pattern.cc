@@ -91,7 +91,8 @@ bool NameMatcher::Add(absl::string_view name, std::string* error) {
   return true;
 }
 
-std::optional<NameMatcher> NameMatcher::Parse(const std::vector<std::string>& names, std::string* error) {
+std::optional<NameMatcher> NameMatcher::Parse(const std::vector<std::string>& names,
+                                              std::string* error) {
   NameMatcher m;
   for (const std::string& n : names) {
     if (!m.Add(n, error)) return std::nullopt;

@@ -54,7 +54,8 @@ class NameMatcher {
   NameMatcher() = default;
   NameMatcher(std::initializer_list<const char*> names);
   // An error names the bad expression.
-  static std::optional<NameMatcher> Parse(const std::vector<std::string>& names, std::string* error);
+  static std::optional<NameMatcher> Parse(const std::vector<std::string>& names,
+                                          std::string* error);
 
   bool Matches(absl::string_view name) const;
   bool empty() const { return exact_.empty() && regexes_.empty(); }
@@ -81,7 +82,7 @@ struct SeverityRule {
   NameMatcher producer_in;  // the view op or callee that matched
   NameMatcher form_in;      // the detector's sub-form ("assign", "read", "global_container", ...)
   std::optional<bool> in_loop;
-  std::string torch;        // a version specifier the captured torch must satisfy (">=2.1,<2.4")
+  std::string torch;  // a version specifier the captured torch must satisfy (">=2.1,<2.4")
   Severity severity = Severity::kNone;
 };
 

@@ -202,8 +202,8 @@ void Convert(TSNode root, SyntaxTree& tree, ParsedSource& out) {
       Node node;
       const TSSymbol sym = ts_node_symbol(n);
       node.kind = sym == static_cast<TSSymbol>(-1) ? Kind::kError
-                  : sym < grammar.kinds.size()    ? grammar.kinds[sym]
-                                                  : Kind::kOther;
+                  : sym < grammar.kinds.size()     ? grammar.kinds[sym]
+                                                   : Kind::kOther;
       const TSFieldId field = ts_tree_cursor_current_field_id(&cursor);
       node.field = field < grammar.fields.size() ? grammar.fields[field] : Field::kOther;
       // Punctuation and keywords in no field ("(", ",", "def", ":") say nothing the detectors read;
@@ -288,12 +288,14 @@ ParsedSource PythonParser::Parse(absl::string_view text, const ParseLimits& limi
   ParsedSource out;
   out.lines = CountLines(text);
   if (parser_ == nullptr) {
-    out.diagnostics.push_back({0, "the Python grammar does not load into this tree-sitter (ABI mismatch)"});
+    out.diagnostics.push_back(
+        {0, "the Python grammar does not load into this tree-sitter (ABI mismatch)"});
     return out;
   }
   if (text.size() > limits.max_bytes) {
-    out.diagnostics.push_back({0, absl::StrCat("not scanned: ", text.size(), " bytes is over the ",
-                                               limits.max_bytes, "-byte limit for one source file")});
+    out.diagnostics.push_back(
+        {0, absl::StrCat("not scanned: ", text.size(), " bytes is over the ", limits.max_bytes,
+                         "-byte limit for one source file")});
     return out;
   }
   std::string& source = out.tree.mutable_source();
@@ -306,12 +308,13 @@ ParsedSource PythonParser::Parse(absl::string_view text, const ParseLimits& limi
   // A byte-order mark is not Python; drop it (lines are unchanged).
   if (source.compare(0, 3, "\xEF\xBB\xBF") == 0) source.erase(0, 3);
 
-  const uint64_t budget = limits.timeout_micros != 0
-                              ? limits.timeout_micros
-                              : 2'000'000 + static_cast<uint64_t>(source.size()) * 1'000'000 / (1 << 20);
+  const uint64_t budget =
+      limits.timeout_micros != 0
+          ? limits.timeout_micros
+          : 2'000'000 + static_cast<uint64_t>(source.size()) * 1'000'000 / (1 << 20);
   ts_parser_set_timeout_micros(parser_.get(), budget);
-  std::unique_ptr<TSTree, TreeDeleter> ts_tree(
-      ts_parser_parse_string(parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
+  std::unique_ptr<TSTree, TreeDeleter> ts_tree(ts_parser_parse_string(
+      parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
   if (ts_tree == nullptr) {
     ts_parser_reset(parser_.get());  // a halted parse must be reset before the next one
     out.diagnostics.push_back({0, absl::StrCat("not scanned: parsing took longer than its ",

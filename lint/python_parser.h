@@ -34,9 +34,9 @@ struct SourceDiagnostic {
 };
 
 struct ParsedSource {
-  SyntaxTree tree;      // empty when nothing could be parsed
+  SyntaxTree tree;  // empty when nothing could be parsed
   std::vector<SourceDiagnostic> diagnostics;
-  uint32_t lines = 0;   // lines in the source
+  uint32_t lines = 0;  // lines in the source
   bool has_errors = false;
 };
 

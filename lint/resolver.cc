@@ -107,7 +107,8 @@ ClassRef Resolver::InstanceClass(int file, const FunctionView& view, absl::strin
     value = b->value;
   } else if (!view.Binds(name)) {
     const std::vector<NodeId>& sites = m.ModuleAssignments(name);
-    if (!sites.empty() && t.kind(sites.back()) == Kind::kAssignment) value = t.Child(sites.back(), Field::kRight);
+    if (!sites.empty() && t.kind(sites.back()) == Kind::kAssignment)
+      value = t.Child(sites.back(), Field::kRight);
     where = &m.module_view();
   }
   value = t.Unparen(value);
@@ -173,7 +174,8 @@ void Resolver::CallTargets(int file, int function, const FunctionView& view, con
       if (b->loop_var && it != kNoNode && t.kind(it) == Kind::kAttribute && own.ok()) {
         const NodeId object = t.Child(it, Field::kObject);
         if (object != kNoNode && t.Text(object) == "self") {
-          for (ClassRef k : AttributeClasses(own, t.Text(t.Child(it, Field::kAttribute)))) add_forward(k);
+          for (ClassRef k : AttributeClasses(own, t.Text(t.Child(it, Field::kAttribute))))
+            add_forward(k);
           return;
         }
       }

@@ -42,7 +42,8 @@ class Resolver {
   ClassRef EnclosingClass(int file, int function) const;
   // The class of the instance `name` holds at `pos`: its binding in `view` (or the module's
   // top-level one) is `ClassName(...)` for a class in the files.
-  ClassRef InstanceClass(int file, const FunctionView& view, absl::string_view name, uint32_t pos) const;
+  ClassRef InstanceClass(int file, const FunctionView& view, absl::string_view name,
+                         uint32_t pos) const;
   // The classes constructed into `self.attr` in class `c` (and its bases).
   std::vector<ClassRef> AttributeClasses(ClassRef c, absl::string_view attr) const;
   // The functions a call in `view` (of function `function`, -1 at module level) may run.

@@ -12,13 +12,15 @@ bool IsCompileCallee(absl::string_view callee) { return callee == "torch.compile
 
 bool IsCompileDecorator(absl::string_view callee) {
   return callee == "torch.compile" || callee == "torch._dynamo.optimize" ||
-         callee == "torch._dynamo.optimize_assert" || callee == "torch.compiler.nested_compile_region";
+         callee == "torch._dynamo.optimize_assert" ||
+         callee == "torch.compiler.nested_compile_region";
 }
 
 bool IsExcludingDecorator(absl::string_view callee) {
   return callee == "torch.compiler.disable" || callee == "torch._dynamo.disable" ||
          callee == "torch.compiler.assume_constant_result" ||
-         callee == "torch._dynamo.assume_constant_result" || callee == "torch._dynamo.disallow_in_graph";
+         callee == "torch._dynamo.assume_constant_result" ||
+         callee == "torch._dynamo.disallow_in_graph";
 }
 
 class RegionBuilder {
@@ -44,14 +46,16 @@ class RegionBuilder {
       const auto& fns = files_[f]->functions();
       children_[f].resize(fns.size());
       for (size_t i = 0; i < fns.size(); ++i) {
-        if (fns[i].parent >= 0 && fns[i].cls < 0) children_[f][fns[i].parent].push_back(static_cast<int>(i));
+        if (fns[i].parent >= 0 && fns[i].cls < 0)
+          children_[f][fns[i].parent].push_back(static_cast<int>(i));
       }
     }
     for (int f = 0; f < static_cast<int>(files_.size()); ++f) FindRoots(f, frames);
     Close();
     for (size_t f = 0; f < files_.size(); ++f) {
       bool any = compile_sites_[f];
-      for (CompiledRegion::State s : r_.state_[f]) any = any || s == CompiledRegion::State::kCompiled;
+      for (CompiledRegion::State s : r_.state_[f])
+        any = any || s == CompiledRegion::State::kCompiled;
       r_.assumed_[f] = !any;
     }
   }
@@ -63,7 +67,8 @@ class RegionBuilder {
     if (s == CompiledRegion::State::kExcluded) return;
     for (RegionRoot& root : r_.roots_) {
       if (root.file == file && root.function == function) {
-        // One root, every reason it is one ("compiled frame in the capture; torch.compile(model) ...").
+        // One root, every reason it is one ("compiled frame in the capture; torch.compile(model)
+        // ...").
         if (root.why.find(why) == std::string::npos) absl::StrAppend(&root.why, "; ", why);
         return;
       }
@@ -124,13 +129,16 @@ class RegionBuilder {
       for (FunctionRef f : Targets(file, view, target)) AddRoot(f.file, f.function, why);
       return;
     }
-    if (call.method == "compile" && call.object != kNoNode && t.kind(call.object) == Kind::kIdentifier &&
-        !m.IsImported(t.Text(call.object))) {
-      const ClassRef k = resolver_.InstanceClass(file, view, t.Text(call.object), t[call.node].start);
+    if (call.method == "compile" && call.object != kNoNode &&
+        t.kind(call.object) == Kind::kIdentifier && !m.IsImported(t.Text(call.object))) {
+      const ClassRef k =
+          resolver_.InstanceClass(file, view, t.Text(call.object), t[call.node].start);
       if (!k.ok()) return;
       compile_sites_[file] = true;
       const FunctionRef forward = resolver_.FindMethod(k, "forward");
-      if (forward.ok()) AddRoot(forward.file, forward.function, absl::StrCat(t.Snippet(call.node, 60), " at line ", line));
+      if (forward.ok())
+        AddRoot(forward.file, forward.function,
+                absl::StrCat(t.Snippet(call.node, 60), " at line ", line));
     }
   }
 
@@ -161,14 +169,16 @@ class RegionBuilder {
         as_call.callee = m.Canonical(target, &view, pos);
         if (view.function >= 0) {
           for (int scope = view.function; scope >= 0; scope = m.functions()[scope].parent) {
-            if (const int nested = m.NestedFunction(scope, name); nested >= 0) return {{file, nested}};
+            if (const int nested = m.NestedFunction(scope, name); nested >= 0)
+              return {{file, nested}};
           }
         }
         if (const ClassRef k = resolver_.InstanceClass(file, view, name, pos); k.ok()) {
           if (const FunctionRef f = resolver_.FindMethod(k, "forward"); f.ok()) out.push_back(f);
           return out;
         }
-        if (const FunctionRef f = resolver_.ResolveFunction(file, as_call.callee); f.ok()) out.push_back(f);
+        if (const FunctionRef f = resolver_.ResolveFunction(file, as_call.callee); f.ok())
+          out.push_back(f);
         return out;
       }
       case Kind::kCall: {
@@ -218,7 +228,8 @@ class RegionBuilder {
   Resolver resolver_;
   CompiledRegion& r_;
   std::vector<bool> compile_sites_;
-  std::vector<std::vector<std::vector<int>>> children_;  // [file][function] → nested plain functions
+  std::vector<std::vector<std::vector<int>>>
+      children_;  // [file][function] → nested plain functions
   std::deque<FunctionRef> queue_;
 };
 

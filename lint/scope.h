@@ -40,9 +40,10 @@ struct RegionRoot {
 };
 
 // Canonical names of the calls and decorators that make roots or stop the closure.
-bool IsCompileCallee(absl::string_view callee);        // torch.compile
-bool IsCompileDecorator(absl::string_view callee);     // torch.compile, optimize, nested_compile_region
-bool IsExcludingDecorator(absl::string_view callee);   // disable, assume_constant_result
+bool IsCompileCallee(absl::string_view callee);  // torch.compile
+bool IsCompileDecorator(
+    absl::string_view callee);  // torch.compile, optimize, nested_compile_region
+bool IsExcludingDecorator(absl::string_view callee);  // disable, assume_constant_result
 
 class CompiledRegion {
  public:

@@ -15,7 +15,8 @@ Suppressions Suppressions::Scan(absl::string_view source) {
   size_t line_start = 0;
   uint32_t line = 1;
   size_t counted = 0;  // newlines counted up to here
-  for (size_t at = source.find(kMarker); at != absl::string_view::npos; at = source.find(kMarker, at + 1)) {
+  for (size_t at = source.find(kMarker); at != absl::string_view::npos;
+       at = source.find(kMarker, at + 1)) {
     line += static_cast<uint32_t>(std::count(source.begin() + counted, source.begin() + at, '\n'));
     counted = at;
     const size_t nl = source.rfind('\n', at);

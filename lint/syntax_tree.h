@@ -215,7 +215,8 @@ class NamedChildren {
 
    private:
     static NodeId Skip(const SyntaxTree* tree, NodeId id) {
-      while (id != kNoNode && (tree->kind(id) == Kind::kToken || tree->kind(id) == Kind::kComment)) {
+      while (id != kNoNode &&
+             (tree->kind(id) == Kind::kToken || tree->kind(id) == Kind::kComment)) {
         id = tree->next_sibling(id);
       }
       return id;

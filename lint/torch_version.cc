@@ -14,7 +14,8 @@ namespace cl::lint {
 std::optional<TorchVersion> TorchVersion::Parse(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
   absl::ConsumePrefix(&text, "v");
-  if (const size_t plus = text.find('+'); plus != absl::string_view::npos) text = text.substr(0, plus);
+  if (const size_t plus = text.find('+'); plus != absl::string_view::npos)
+    text = text.substr(0, plus);
   TorchVersion v;
   size_t i = 0;
   while (i < text.size()) {
@@ -37,8 +38,9 @@ std::optional<TorchVersion> TorchVersion::Parse(absl::string_view text) {
   absl::ConsumePrefix(&rest, ".");
   if (!rest.empty()) {
     const std::string lower = absl::AsciiStrToLower(rest);
-    if (absl::StartsWith(lower, "a") || absl::StartsWith(lower, "b") || absl::StartsWith(lower, "rc") ||
-        absl::StartsWith(lower, "dev") || absl::StartsWith(lower, "alpha") || absl::StartsWith(lower, "beta")) {
+    if (absl::StartsWith(lower, "a") || absl::StartsWith(lower, "b") ||
+        absl::StartsWith(lower, "rc") || absl::StartsWith(lower, "dev") ||
+        absl::StartsWith(lower, "alpha") || absl::StartsWith(lower, "beta")) {
       v.pre = true;
     } else if (!absl::StartsWith(lower, "post")) {
       return std::nullopt;
@@ -58,7 +60,8 @@ int Compare(const TorchVersion& a, const TorchVersion& b) {
   return 0;
 }
 
-std::optional<VersionSpecifier> VersionSpecifier::Parse(absl::string_view text, std::string* error) {
+std::optional<VersionSpecifier> VersionSpecifier::Parse(absl::string_view text,
+                                                        std::string* error) {
   VersionSpecifier spec;
   for (absl::string_view clause : absl::StrSplit(text, ',')) {
     clause = absl::StripAsciiWhitespace(clause);
@@ -71,7 +74,8 @@ std::optional<VersionSpecifier> VersionSpecifier::Parse(absl::string_view text, 
       }
     }
     if (c.op.empty()) {
-      *error = absl::StrCat("\"", text, "\" is not a version specifier (a clause lacks >=, <, ==, ...)");
+      *error =
+          absl::StrCat("\"", text, "\" is not a version specifier (a clause lacks >=, <, ==, ...)");
       return std::nullopt;
     }
     clause = absl::StripAsciiWhitespace(clause);
@@ -100,8 +104,9 @@ std::optional<VersionSpecifier> VersionSpecifier::Parse(absl::string_view text, 
 bool VersionSpecifier::Contains(const TorchVersion& v) const {
   for (const Clause& c : clauses_) {
     if (c.wildcard) {
-      bool prefix = v.release.size() >= c.version.release.size() &&
-                    std::equal(c.version.release.begin(), c.version.release.end(), v.release.begin());
+      bool prefix =
+          v.release.size() >= c.version.release.size() &&
+          std::equal(c.version.release.begin(), c.version.release.end(), v.release.begin());
       if ((c.op == "==") != prefix) return false;
       continue;
     }
@@ -117,8 +122,9 @@ bool VersionSpecifier::Contains(const TorchVersion& v) const {
       // ~=2.1.3 means >=2.1.3, ==2.1.*
       TorchVersion upper = c.version;
       if (upper.release.size() > 1) upper.release.pop_back();
-      ok = cmp >= 0 && std::equal(upper.release.begin(), upper.release.end(), v.release.begin(),
-                                  v.release.begin() + std::min(v.release.size(), upper.release.size())) &&
+      ok = cmp >= 0 &&
+           std::equal(upper.release.begin(), upper.release.end(), v.release.begin(),
+                      v.release.begin() + std::min(v.release.size(), upper.release.size())) &&
            v.release.size() >= upper.release.size();
     }
     if (!ok) return false;

@@ -8,7 +8,8 @@ namespace cl {
 absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRefs captures,
                                                 const v1::AnalyzeOptions& options,
                                                 const std::atomic<bool>* cancelled) {
-  CL_ASSIGN_OR_RETURN(EngineResult result, engine.Analyze(*captures.head, captures.base, options, cancelled));
+  CL_ASSIGN_OR_RETURN(EngineResult result,
+                      engine.Analyze(*captures.head, captures.base, options, cancelled));
   v1::AnalyzeResponse response;
   if (options.render_html()) response.set_html(RenderHtml(result.report));
   if (options.render_text()) response.set_text(RenderText(result.report, /*color=*/false));

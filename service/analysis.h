@@ -17,7 +17,8 @@ absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRef
                                                 const v1::AnalyzeOptions& options,
                                                 const std::atomic<bool>* cancelled);
 
-inline absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, const AssembledCaptures& captures,
+inline absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine,
+                                                       const AssembledCaptures& captures,
                                                        const v1::AnalyzeOptions& options,
                                                        const std::atomic<bool>* cancelled) {
   return RunAnalysis(engine, RefsOf(captures), options, cancelled);

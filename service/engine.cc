@@ -28,8 +28,8 @@ void SetSectionStatus(Message* section, v1::SectionStatus status, absl::string_v
 }
 
 v1::SectionStatus GetSectionStatus(const Message& section) {
-  return static_cast<v1::SectionStatus>(
-      section.GetReflection()->GetEnumValue(section, section.GetDescriptor()->FindFieldByName("status")));
+  return static_cast<v1::SectionStatus>(section.GetReflection()->GetEnumValue(
+      section, section.GetDescriptor()->FindFieldByName("status")));
 }
 
 // The AnalysisReport fields that are sections: messages with a `status` field. Found once.
@@ -108,8 +108,8 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
       if (!known) {
         std::vector<std::string> names;
         for (const Pass* p : passes_) names.emplace_back(p->Name());
-        return absl::InvalidArgumentError(absl::StrCat("unknown pass \"", name, "\"; the passes are: ",
-                                                       absl::StrJoin(names, ", ")));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unknown pass \"", name, "\"; the passes are: ", absl::StrJoin(names, ", ")));
       }
     }
     for (const Pass* p : passes_) {
@@ -126,7 +126,9 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   // its share. Under load no thread is idle and each analysis runs its passes itself: helpers never
   // take the queue slots that admit new calls.
   for (size_t i = 1; i < selected.size(); ++i) {
-    if (!pool_->TryScheduleIfIdle([fan, selected, input]() mutable { Work(*fan, selected, input); })) break;
+    if (!pool_->TryScheduleIfIdle(
+            [fan, selected, input]() mutable { Work(*fan, selected, input); }))
+      break;
   }
   Work(*fan, selected, input);
   fan->done.Wait();
@@ -151,9 +153,11 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     timing->set_pass(std::string(pass.Name()));
     timing->set_seconds(run.seconds);
 
-    const FieldDescriptor* field = v1::AnalysisReport::descriptor()->FindFieldByName(std::string(pass.Section()));
+    const FieldDescriptor* field =
+        v1::AnalysisReport::descriptor()->FindFieldByName(std::string(pass.Section()));
     if (field == nullptr) {
-      return absl::InternalError(absl::StrCat("pass ", pass.Name(), " names no report section \"", pass.Section(), "\""));
+      return absl::InternalError(
+          absl::StrCat("pass ", pass.Name(), " names no report section \"", pass.Section(), "\""));
     }
     filled.insert(field);
     Message* section = r->MutableMessage(&report, field);
@@ -166,8 +170,10 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
       continue;
     }
     section->CopyFrom(run.report.GetReflection()->GetMessage(run.report, field));
-    if (GetSectionStatus(*section) == v1::SECTION_STATUS_UNSPECIFIED) SetSectionStatus(section, v1::OK, "");
-    for (v1::Diagnostic& d : *run.report.mutable_diagnostics()) *report.add_diagnostics() = std::move(d);
+    if (GetSectionStatus(*section) == v1::SECTION_STATUS_UNSPECIFIED)
+      SetSectionStatus(section, v1::OK, "");
+    for (v1::Diagnostic& d : *run.report.mutable_diagnostics())
+      *report.add_diagnostics() = std::move(d);
   }
 
   // Sections that no selected pass filled say why.
@@ -175,9 +181,9 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     if (filled.contains(field)) continue;
     bool registered = false;
     for (const Pass* p : passes_) registered = registered || p->Section() == field->name();
-    SetSectionStatus(r->MutableMessage(&report, field), v1::SKIPPED,
-                     registered ? "pass not selected (--passes)"
-                                : "no pass for this section in this build yet");
+    SetSectionStatus(
+        r->MutableMessage(&report, field), v1::SKIPPED,
+        registered ? "pass not selected (--passes)" : "no pass for this section in this build yet");
   }
   return result;
 }

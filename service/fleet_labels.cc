@@ -14,9 +14,10 @@ namespace {
 constexpr size_t kMaxValueBytes = 64;
 
 // Labels the service's own metrics (and Prometheus's target labels) already use.
-constexpr absl::string_view kReserved[] = {
-    "outcome", "category", "severity", "verdict", "pattern", "pass", "reason", "le",
-    "quantile", "job", "instance", "grpc_type", "grpc_service", "grpc_method", "grpc_code"};
+constexpr absl::string_view kReserved[] = {"outcome",      "category",    "severity", "verdict",
+                                           "pattern",      "pass",        "reason",   "le",
+                                           "quantile",     "job",         "instance", "grpc_type",
+                                           "grpc_service", "grpc_method", "grpc_code"};
 
 bool IsLabelName(absl::string_view key) {
   if (key.empty() || absl::ascii_isdigit(key[0]) || absl::StartsWith(key, "__")) return false;
@@ -29,7 +30,8 @@ bool IsLabelName(absl::string_view key) {
 // "never ids or paths": a label that identifies a session, a file or a machine makes a series per
 // session. Judged by the key's words: session_id, run_uuid, log_path, source_file, host, ...
 bool NamesAnIdOrPath(absl::string_view key) {
-  constexpr absl::string_view kWords[] = {"id", "uuid", "path", "file", "filename", "dir", "host", "hostname"};
+  constexpr absl::string_view kWords[] = {"id",       "uuid", "path", "file",
+                                          "filename", "dir",  "host", "hostname"};
   const std::string lower = absl::AsciiStrToLower(key);
   for (absl::string_view word : absl::StrSplit(lower, '_')) {
     for (absl::string_view bad : kWords) {
@@ -66,21 +68,26 @@ absl::StatusOr<std::unique_ptr<FleetLabels>> FleetLabels::Create(std::vector<std
       }
     }
     if (NamesAnIdOrPath(key)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "metrics label \"", key, "\" names an id, a path or a host: one series per session is not a metric"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("metrics label \"", key,
+                       "\" names an id, a path or a host: one series per session is not a metric"));
     }
     if (!unique.insert(key).second) {
-      return absl::InvalidArgumentError(absl::StrCat("metrics label \"", key, "\" is listed twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("metrics label \"", key, "\" is listed twice"));
     }
   }
   return std::unique_ptr<FleetLabels>(new FleetLabels(std::move(keys), max_values));
 }
 
-FleetLabels::FleetLabels(std::vector<std::string> keys, size_t max_values) : keys_(std::move(keys)) {
-  for (size_t i = 0; i < keys_.size(); ++i) values_.push_back(std::make_unique<BoundedLabelValues>(max_values));
+FleetLabels::FleetLabels(std::vector<std::string> keys, size_t max_values)
+    : keys_(std::move(keys)) {
+  for (size_t i = 0; i < keys_.size(); ++i)
+    values_.push_back(std::make_unique<BoundedLabelValues>(max_values));
 }
 
-std::vector<std::string> FleetLabels::Resolve(const google::protobuf::Map<std::string, std::string>& labels) {
+std::vector<std::string> FleetLabels::Resolve(
+    const google::protobuf::Map<std::string, std::string>& labels) {
   std::vector<std::string> out;
   out.reserve(keys_.size());
   for (size_t i = 0; i < keys_.size(); ++i) {

@@ -23,26 +23,32 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "gRPC listen address HOST:PORT; port 0 picks a free port (the bound address is printed "
           "on stderr's first line)");
 ABSL_FLAG(int, analysis_threads, 0,
-          "analysis pool threads, which parse, check and analyze each session; 0 = one per hardware thread");
+          "analysis pool threads, which parse, check and analyze each session; 0 = one per "
+          "hardware thread");
 ABSL_FLAG(int, analysis_queue, 64,
           "analysis tasks that may wait for a pool thread; past it calls get RESOURCE_EXHAUSTED");
-ABSL_FLAG(int, analysis_nice, 10,
-          "niceness of the analysis threads (0-19): uploads, refusals and health checks preempt them");
+ABSL_FLAG(
+    int, analysis_nice, 10,
+    "niceness of the analysis threads (0-19): uploads, refusals and health checks preempt them");
 ABSL_FLAG(int, max_inflight, 32,
           "Analyze calls served at once (uploading or analyzing); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{256} << 20,
-          "largest upload one call may make (the bytes of its part-carrying messages as they arrive, and 512 "
+          "largest upload one call may make (the bytes of its part-carrying messages as they "
+          "arrive, and 512 "
           "more for each message's buffer); past it RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
-ABSL_FLAG(absl::Duration, upload_timeout, absl::Seconds(60),
-          "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "
-          "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit");
+ABSL_FLAG(
+    absl::Duration, upload_timeout, absl::Seconds(60),
+    "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "
+    "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit");
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
           "second analysis; 0 = analyze every call");
 ABSL_FLAG(int, lint_cache_files, static_cast<int>(cl::kLintCacheFiles),
-          "parsed source files the lint pass keeps across sessions (0: none); their trees take about 13x their text");
-ABSL_FLAG(int64_t, lint_cache_mib, int64_t{cl::kLintCacheBytes >> 20}, "MiB of source text the lint pass's cache of parsed files holds at most");
+          "parsed source files the lint pass keeps across sessions (0: none); their trees take "
+          "about 13x their text");
+ABSL_FLAG(int64_t, lint_cache_mib, int64_t{cl::kLintCacheBytes >> 20},
+          "MiB of source text the lint pass's cache of parsed files holds at most");
 ABSL_FLAG(absl::Duration, drain_delay, absl::Seconds(2),
           "on SIGTERM: time between health going NOT_SERVING and refusing new calls");
 ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(25),
@@ -53,18 +59,22 @@ ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS (with --t
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM roots: require client certificates they sign (mTLS; needs --tls_cert/--tls_key)");
-ABSL_FLAG(std::string, token_file, "",
-          "a file holding the bearer token every Analyze call must carry (`authorization: Bearer ...`, "
-          "compared in constant time); gRPC health and the metrics port are exempt");
+ABSL_FLAG(
+    std::string, token_file, "",
+    "a file holding the bearer token every Analyze call must carry (`authorization: Bearer ...`, "
+    "compared in constant time); gRPC health and the metrics port are exempt");
 ABSL_FLAG(std::string, correctness_db, "",
-          "a correctness.toml (e.g. lint/correctness.toml) that rates lint findings for requests that carry "
+          "a correctness.toml (e.g. lint/correctness.toml) that rates lint findings for requests "
+          "that carry "
           "no DB of their own (a request's DB wins); read and validated at startup");
-ABSL_FLAG(std::string, metrics_listen, "",
-          "serve Prometheus metrics at http://HOST:PORT/metrics; port 0 picks a free port (the bound "
-          "address is printed on stderr as \"cl-server: metrics on ADDR\"); empty: no metrics endpoint");
-ABSL_FLAG(std::vector<std::string>, metrics_labels, std::vector<std::string>({"cluster", "model"}),
-          "session.labels keys that become labels of the fleet metrics (comma-separated); keys that "
-          "name ids, paths or hosts are refused");
+ABSL_FLAG(
+    std::string, metrics_listen, "",
+    "serve Prometheus metrics at http://HOST:PORT/metrics; port 0 picks a free port (the bound "
+    "address is printed on stderr as \"cl-server: metrics on ADDR\"); empty: no metrics endpoint");
+ABSL_FLAG(
+    std::vector<std::string>, metrics_labels, std::vector<std::string>({"cluster", "model"}),
+    "session.labels keys that become labels of the fleet metrics (comma-separated); keys that "
+    "name ids, paths or hosts are refused");
 ABSL_FLAG(int, metrics_label_values, 16,
           "distinct values kept per metrics label; later values are reported as \"other\"");
 
@@ -94,7 +104,9 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
   // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
   absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "service/main.cc"); };
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "service/main.cc");
+  };
   usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
   absl::SetFlagsUsageConfig(usage_config);
   absl::ParseCommandLine(argc, argv);
@@ -120,7 +132,8 @@ int main(int argc, char** argv) {
     absl::StatusOr<cl::PassOptions> prepared =
         text.ok() ? cl::PrepareOptions(cl::RegisteredPasses(), server_options) : text.status();
     if (!prepared.ok()) {
-      std::cerr << "cl-server: --correctness_db=" << db << ": " << prepared.status().message() << "\n";
+      std::cerr << "cl-server: --correctness_db=" << db << ": " << prepared.status().message()
+                << "\n";
       return 1;
     }
     options.pass_defaults = *std::move(prepared);
@@ -130,17 +143,20 @@ int main(int argc, char** argv) {
   options.analysis_queue = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_analysis_queue)));
   options.max_inflight = absl::GetFlag(FLAGS_max_inflight);
   options.analysis_nice = std::clamp(absl::GetFlag(FLAGS_analysis_nice), 0, 19);
-  options.max_session_bytes = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_bytes)));
-  options.lint_cache_files = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lint_cache_files)));
-  options.lint_cache_bytes = static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
+  options.max_session_bytes =
+      static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_bytes)));
+  options.lint_cache_files =
+      static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lint_cache_files)));
+  options.lint_cache_bytes =
+      static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.upload_timeout = absl::GetFlag(FLAGS_upload_timeout);
   options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace = absl::GetFlag(FLAGS_drain_grace) + absl::Seconds(5);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
-  options.security = {absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_client_ca),
-                      absl::GetFlag(FLAGS_token_file)};
+  options.security = {absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                      absl::GetFlag(FLAGS_tls_client_ca), absl::GetFlag(FLAGS_token_file)};
   options.metrics.fleet_labels = absl::GetFlag(FLAGS_metrics_labels);
   options.metrics.max_label_values = absl::GetFlag(FLAGS_metrics_label_values);
 

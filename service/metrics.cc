@@ -24,9 +24,9 @@ using ::prometheus::Labels;
 // grpc-go's codes/code_string.go, indexed by code: grpc_code must match it exactly or the
 // queries written for Go services silently return nothing. Note "Canceled", one "l".
 constexpr absl::string_view kGoCodeNames[kGrpcCodes] = {
-    "OK",       "Canceled",        "Unknown",         "InvalidArgument",   "DeadlineExceeded",
-    "NotFound", "AlreadyExists",   "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
-    "Aborted",  "OutOfRange",      "Unimplemented",   "Internal",          "Unavailable",
+    "OK",       "Canceled",       "Unknown",          "InvalidArgument",   "DeadlineExceeded",
+    "NotFound", "AlreadyExists",  "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+    "Aborted",  "OutOfRange",     "Unimplemented",    "Internal",          "Unavailable",
     "DataLoss", "Unauthenticated"};
 
 // Every method the server serves: gRPC's own health and reflection services, then ours, read off
@@ -43,18 +43,20 @@ std::vector<ServedMethod> ServedMethods() {
       {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", "bidi_stream"},
   };
   const google::protobuf::ServiceDescriptor* service =
-      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(v1::CompileLens::service_full_name());
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          v1::CompileLens::service_full_name());
   for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
     const google::protobuf::MethodDescriptor* m = service->method(i);
-    const char* type = m->client_streaming() ? (m->server_streaming() ? "bidi_stream" : "client_stream")
-                                             : (m->server_streaming() ? "server_stream" : "unary");
+    const char* type = m->client_streaming()
+                           ? (m->server_streaming() ? "bidi_stream" : "client_stream")
+                           : (m->server_streaming() ? "server_stream" : "unary");
     methods.push_back({service->full_name(), m->name(), type});
   }
   return methods;
 }
 
-constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large", "invalid",
-                                                  "upload_timeout"};
+constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large",
+                                                 "invalid", "upload_timeout"};
 static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
 
 // Lint patterns come from the lint pass's catalog; the cap only guards against a runaway one.
@@ -65,23 +67,27 @@ constexpr char kLintCandidate[] = "candidate";  // a finding the correctness DB 
 
 // Go's prometheus.DefBuckets (.005 … 10 s) plus 30, 60, 120: a client stream includes the upload.
 // Every pod must use the same buckets for histogram_quantile across pods.
-const std::vector<double> kRpcSecondsBuckets = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120};
+const std::vector<double> kRpcSecondsBuckets = {.005, .01, .025, .05, .1, .25, .5,
+                                                1,    2.5, 5,    10,  30, 60,  120};
 const std::vector<double> kAnalysisSecondsBuckets = {.001, .0025, .005, .01, .025, .05, .1, .25,
                                                      .5,   1,     2.5,  5,   10,   30,  60, 120};
 // 1 KiB … 1 GiB by powers of 4 (the default --max_session_bytes is 256 MiB).
-const std::vector<double> kCaptureBytesBuckets = {1 << 10,  1 << 12,  1 << 14,  1 << 16,
-                                                  1 << 18,  1 << 20,  1 << 22,  1 << 24,
-                                                  1 << 26,  1 << 28,  1 << 30};
+const std::vector<double> kCaptureBytesBuckets = {1 << 10, 1 << 12, 1 << 14, 1 << 16,
+                                                  1 << 18, 1 << 20, 1 << 22, 1 << 24,
+                                                  1 << 26, 1 << 28, 1 << 30};
 
 // ---- Families ----------------------------------------------------------------------------------
 
-prometheus::Family<Counter>& CounterFamily(prometheus::Registry& r, const char* name, const char* help) {
+prometheus::Family<Counter>& CounterFamily(prometheus::Registry& r, const char* name,
+                                           const char* help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(r);
 }
-prometheus::Family<Gauge>& GaugeFamily(prometheus::Registry& r, const char* name, const char* help) {
+prometheus::Family<Gauge>& GaugeFamily(prometheus::Registry& r, const char* name,
+                                       const char* help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r);
 }
-prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const char* name, const char* help) {
+prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const char* name,
+                                               const char* help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
 
@@ -91,9 +97,11 @@ absl::string_view GoCodeName(int code) {
   return code >= 0 && static_cast<size_t>(code) < kGrpcCodes ? kGoCodeNames[code] : "Unknown";
 }
 
-absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(const MetricsOptions& options) {
+absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(
+    const MetricsOptions& options) {
   if (options.max_label_values < 1) {
-    return absl::InvalidArgumentError("the cap on distinct metrics label values must be at least 1");
+    return absl::InvalidArgumentError(
+        "the cap on distinct metrics label values must be at least 1");
   }
   absl::StatusOr<std::unique_ptr<FleetLabels>> fleet =
       FleetLabels::Create(options.fleet_labels, static_cast<size_t>(options.max_label_values));
@@ -110,15 +118,17 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
       // go-grpc-prometheus (server_metrics.go): names, help and labels as Go has them.
       grpc_started_(CounterFamily(*registry_, "grpc_server_started_total",
                                   "Total number of RPCs started on the server.")),
-      grpc_handled_(CounterFamily(*registry_, "grpc_server_handled_total",
-                                  "Total number of RPCs completed on the server, regardless of success or failure.")),
-      grpc_msg_received_(CounterFamily(*registry_, "grpc_server_msg_received_total",
-                                       "Total number of RPC stream messages received on the server.")),
+      grpc_handled_(CounterFamily(
+          *registry_, "grpc_server_handled_total",
+          "Total number of RPCs completed on the server, regardless of success or failure.")),
+      grpc_msg_received_(
+          CounterFamily(*registry_, "grpc_server_msg_received_total",
+                        "Total number of RPC stream messages received on the server.")),
       grpc_msg_sent_(CounterFamily(*registry_, "grpc_server_msg_sent_total",
                                    "Total number of gRPC stream messages sent by the server.")),
-      grpc_handling_seconds_(HistogramFamily(
-          *registry_, "grpc_server_handling_seconds",
-          "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.")),
+      grpc_handling_seconds_(HistogramFamily(*registry_, "grpc_server_handling_seconds",
+                                             "Histogram of response latency (seconds) of gRPC that "
+                                             "had been application-level handled by the server.")),
       // compile_lens_*: what the analyses found, under the fleet labels (FleetCounters).
       fleet_families_{
           CounterFamily(*registry_, "compile_lens_sessions_analyzed_total",
@@ -141,30 +151,35 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                         "changed, no recompile, output diverged) or suspicious (changed state no "
                         "guard reads)."),
       },
-      lint_findings_(CounterFamily(*registry_, "compile_lens_lint_findings_total",
-                                   "Lint findings in analyzed sessions, by pattern and severity (candidate: not "
-                                   "rated by a correctness DB).")),
+      lint_findings_(CounterFamily(
+          *registry_, "compile_lens_lint_findings_total",
+          "Lint findings in analyzed sessions, by pattern and severity (candidate: not "
+          "rated by a correctness DB).")),
       // compile_lens_*: how the service behaves.
       pass_seconds_(HistogramFamily(*registry_, "compile_lens_analysis_pass_duration_seconds",
                                     "Time one analysis pass took on one session, by pass.")),
-      analysis_seconds_(HistogramFamily(
-          *registry_, "compile_lens_analysis_duration_seconds",
-          "Time one session's analysis took (passes and rendering; not the upload, not the queueing).")),
-      capture_bytes_(HistogramFamily(*registry_, "compile_lens_capture_bytes",
-                                     "Encoded size of each complete upload (what --max_session_bytes counts).")),
-      rejected_(CounterFamily(
-          *registry_, "compile_lens_analysis_rejected_total",
-          "Analyze calls refused before analysis, by reason: max_inflight, queue_full (both load shedding), "
-          "too_large (--max_session_bytes), invalid (a malformed or truncated stream), upload_timeout "
-          "(--upload_timeout: the capture did not arrive in time).")),
+      analysis_seconds_(HistogramFamily(*registry_, "compile_lens_analysis_duration_seconds",
+                                        "Time one session's analysis took (passes and rendering; "
+                                        "not the upload, not the queueing).")),
+      capture_bytes_(HistogramFamily(
+          *registry_, "compile_lens_capture_bytes",
+          "Encoded size of each complete upload (what --max_session_bytes counts).")),
+      rejected_(CounterFamily(*registry_, "compile_lens_analysis_rejected_total",
+                              "Analyze calls refused before analysis, by reason: max_inflight, "
+                              "queue_full (both load shedding), "
+                              "too_large (--max_session_bytes), invalid (a malformed or truncated "
+                              "stream), upload_timeout "
+                              "(--upload_timeout: the capture did not arrive in time).")),
       queue_depth_(GaugeFamily(*registry_, "compile_lens_analysis_queue_depth",
                                "Analysis pool tasks waiting for a thread.")),
-      queue_capacity_(GaugeFamily(*registry_, "compile_lens_analysis_queue_capacity",
-                                  "Analysis pool tasks that may wait before calls are refused (--analysis_queue).")),
+      queue_capacity_(GaugeFamily(
+          *registry_, "compile_lens_analysis_queue_capacity",
+          "Analysis pool tasks that may wait before calls are refused (--analysis_queue).")),
       inflight_(GaugeFamily(*registry_, "compile_lens_sessions_inflight",
                             "Analyze calls being served (uploading or analyzing).")),
-      inflight_limit_(GaugeFamily(*registry_, "compile_lens_sessions_inflight_limit",
-                                  "Analyze calls served at once before calls are refused (--max_inflight).")),
+      inflight_limit_(
+          GaugeFamily(*registry_, "compile_lens_sessions_inflight_limit",
+                      "Analyze calls served at once before calls are refused (--max_inflight).")),
       lint_patterns_(kMaxLintPatterns) {
   CreateRpcSeries();
   for (const Pass* pass : RegisteredPasses()) {
@@ -187,7 +202,8 @@ ServiceMetrics::~ServiceMetrics() = default;
 void ServiceMetrics::CreateRpcSeries() {
   // go-grpc-middleware's InitializeMetrics: every method × every code, so each reads 0 at first.
   for (const ServedMethod& m : ServedMethods()) {
-    const Labels labels = {{"grpc_type", m.type}, {"grpc_service", m.service}, {"grpc_method", m.method}};
+    const Labels labels = {
+        {"grpc_type", m.type}, {"grpc_service", m.service}, {"grpc_method", m.method}};
     RpcSeries& s = rpc_["/" + m.service + "/" + m.method];
     s.started = &grpc_started_.Add(labels);
     s.msg_received = &grpc_msg_received_.Add(labels);
@@ -227,7 +243,8 @@ prometheus::Counter& ServiceMetrics::LintSeries(absl::string_view pattern,
       rated.empty() ? kLintCandidate : std::string(rated));
   absl::MutexLock lock(&mu_);
   prometheus::Counter*& slot = lint_[key];
-  if (slot == nullptr) slot = &lint_findings_.Add({{"pattern", key.first}, {"severity", key.second}});
+  if (slot == nullptr)
+    slot = &lint_findings_.Add({{"pattern", key.first}, {"severity", key.second}});
   return *slot;
 }
 
@@ -235,9 +252,12 @@ void ServiceMetrics::RecordRejection(Rejection reason) {
   rejected_series_[static_cast<size_t>(reason)]->Increment();
 }
 
-void ServiceMetrics::RecordCaptureBytes(uint64_t bytes) { capture_series_->Observe(static_cast<double>(bytes)); }
+void ServiceMetrics::RecordCaptureBytes(uint64_t bytes) {
+  capture_series_->Observe(static_cast<double>(bytes));
+}
 
-void ServiceMetrics::RecordAnalysis(const v1::Session& session, const absl::StatusOr<v1::AnalyzeResponse>& result,
+void ServiceMetrics::RecordAnalysis(const v1::Session& session,
+                                    const absl::StatusOr<v1::AnalyzeResponse>& result,
                                     absl::Duration elapsed) {
   analysis_series_->Observe(absl::ToDoubleSeconds(elapsed));
   FleetCounters& fleet = Fleet(session);

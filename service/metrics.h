@@ -134,7 +134,7 @@ class ServiceMetrics final : public prometheus::Collectable {
   prometheus::Family<prometheus::Gauge>& inflight_limit_;
 
   // Handles made at start-up; read-only afterwards.
-  absl::flat_hash_map<std::string, RpcSeries> rpc_;  // by "/service/method"
+  absl::flat_hash_map<std::string, RpcSeries> rpc_;                       // by "/service/method"
   absl::flat_hash_map<std::string, prometheus::Histogram*> pass_series_;  // by pass name
   prometheus::Histogram* analysis_series_ = nullptr;
   prometheus::Histogram* capture_series_ = nullptr;
@@ -149,7 +149,8 @@ class ServiceMetrics final : public prometheus::Collectable {
   absl::flat_hash_map<std::vector<std::string>, std::unique_ptr<FleetCounters>> fleet_
       ABSL_GUARDED_BY(mu_);
   BoundedLabelValues lint_patterns_;
-  absl::flat_hash_map<std::pair<std::string, std::string>, prometheus::Counter*> lint_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::pair<std::string, std::string>, prometheus::Counter*> lint_
+      ABSL_GUARDED_BY(mu_);
   absl::AnyInvocable<ServiceLoad() const> load_probe_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -57,7 +57,8 @@ void ThreadPool::WorkLoop(int nice) {
       absl::MutexLock lock(&mu_);
       ++idle_;
       mu_.Await(absl::Condition(
-          +[](ThreadPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) { return p->stopping_ || !p->queue_.empty(); },
+          +[](ThreadPool* p)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) { return p->stopping_ || !p->queue_.empty(); },
           this));
       --idle_;
       if (queue_.empty()) return;  // stopping, and nothing left to run

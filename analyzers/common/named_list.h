@@ -14,7 +14,8 @@ namespace cl {
 
 // The first `shown` of `names`, then how many more there are.
 inline std::string NamedList(const std::vector<std::string>& names, size_t shown = 3) {
-  std::string out = absl::StrJoin(names.begin(), names.begin() + std::min(names.size(), shown), ", ");
+  std::string out =
+      absl::StrJoin(names.begin(), names.begin() + std::min(names.size(), shown), ", ");
   if (names.size() > shown) absl::StrAppend(&out, " and ", names.size() - shown, " more");
   return out;
 }

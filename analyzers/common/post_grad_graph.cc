@@ -134,10 +134,10 @@ bool IsGemm(const v1::Node& node) {
 }
 
 bool IsViewLike(const v1::Node& node) {
-  return IsCall(node, {"aten.view", "aten.reshape", "aten._unsafe_view", "aten.permute",
-                       "aten.transpose", "aten.t", "aten.expand", "aten.clone", "aten.squeeze",
-                       "aten.unsqueeze", "aten.alias", "aten.contiguous",
-                       "prims.convert_element_type"});
+  return IsCall(
+      node, {"aten.view", "aten.reshape", "aten._unsafe_view", "aten.permute", "aten.transpose",
+             "aten.t", "aten.expand", "aten.clone", "aten.squeeze", "aten.unsqueeze", "aten.alias",
+             "aten.contiguous", "prims.convert_element_type"});
 }
 
 absl::string_view GraphEvent(const v1::Graph& graph) {
@@ -173,7 +173,8 @@ std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& ca
     }
     if (out.size() > before) continue;
     // Ids that name no lowered event: the last graph that is not a before_ copy.
-    auto last = std::find_if(graphs.rbegin(), graphs.rend(), [](const v1::Graph* g) { return !IsBeforeCopy(*g); });
+    auto last = std::find_if(graphs.rbegin(), graphs.rend(),
+                             [](const v1::Graph* g) { return !IsBeforeCopy(*g); });
     if (last != graphs.rend()) out.push_back(*last);
   }
   return out;

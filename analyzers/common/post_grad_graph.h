@@ -6,8 +6,9 @@
 // two, the forward and then the backward, logged under one compile id), else every
 // `after_post_grad_graph` (else every `after_recompile_post_grad`), never a `before_` copy. A
 // compile whose graph ids name none of those (ids not the TORCH_TRACE importer's
-// `<compile id>/<event>[#n]`) gives its last POST_GRAD graph that is not a `before_` copy. Recompiles of a frame compile the same code again (for other shapes), so
-// reading them all would count every block once per recompile.
+// `<compile id>/<event>[#n]`) gives its last POST_GRAD graph that is not a `before_` copy.
+// Recompiles of a frame compile the same code again (for other shapes), so reading them all would
+// count every block once per recompile.
 #ifndef ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
 #define ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
 

@@ -17,7 +17,8 @@ std::string Size(uint64_t bytes) {
   if (bytes < 1024) return absl::StrCat(bytes, " B");
   const double kib = bytes / 1024.0;
   if (bytes < 1024 * 1024) {
-    return bytes % 1024 == 0 ? absl::StrCat(bytes / 1024, " KiB") : absl::StrFormat("%.1f KiB", kib);
+    return bytes % 1024 == 0 ? absl::StrCat(bytes / 1024, " KiB")
+                             : absl::StrFormat("%.1f KiB", kib);
   }
   return absl::StrFormat("%.1f MiB", kib / 1024);
 }
@@ -81,8 +82,9 @@ HbmBytes GemmBiasActivationBytes(uint64_t m, uint64_t n, uint64_t k, bool bias, 
 HbmBytes SwiGluBytes(uint64_t m, uint64_t f, uint64_t k, uint64_t k1, bool separate, uint64_t s) {
   const uint64_t down = m * f + f * k1 + m * k1;
   Ledger before(s), after(s);
-  before.Elements(separate ? "gate and up GEMMs" : "gate/up GEMM",
-                  (separate ? 2 * m * k : m * k) + k * 2 * f + 2 * m * f)
+  before
+      .Elements(separate ? "gate and up GEMMs" : "gate/up GEMM",
+                (separate ? 2 * m * k : m * k) + k * 2 * f + 2 * m * f)
       .Elements("silu·mul", 3 * m * f)
       .Elements("down GEMM", down);
   after.Elements("gate/up GEMM + SwiGLU epilogue", m * k + k * 2 * f + m * f)
@@ -109,8 +111,7 @@ HbmBytes RopeGemmBytes(uint64_t m, uint64_t n, uint64_t k, uint64_t rotated, boo
   return Result(before, after, s);
 }
 
-HbmBytes LmHeadCrossEntropyBytes(uint64_t m, uint64_t v, uint64_t k, uint64_t s,
-                                 uint64_t s_logit) {
+HbmBytes LmHeadCrossEntropyBytes(uint64_t m, uint64_t v, uint64_t k, uint64_t s, uint64_t s_logit) {
   Ledger before(s), after(s);
   before.Elements("LM head GEMM", m * k + k * v)
       .Bytes("logits written", m * v * s_logit)
@@ -126,7 +127,8 @@ HbmBytes AttentionBytes(uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, uint6
   before.Elements("Q·Kᵀ", bh * (sq * d + sk * d) + scores)
       .Elements("softmax", 2 * scores)
       .Elements("P·V", scores + bh * (sk * dv + sq * dv));
-  after.Elements("SDPA", bh * (sq * d + sk * d + sk * dv + sq * dv)).Bytes("logsumexp", 4 * bh * sq);
+  after.Elements("SDPA", bh * (sq * d + sk * d + sk * dv + sq * dv))
+      .Bytes("logsumexp", 4 * bh * sq);
   return Result(before, after, s);
 }
 

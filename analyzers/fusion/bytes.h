@@ -47,14 +47,12 @@ HbmBytes RopeGemmBytes(uint64_t m, uint64_t n, uint64_t k, uint64_t rotated, boo
 
 // LM head [m,k]x[k,v] → cross-entropy. Unfused: the m×v logits (element size `s_logit`) are
 // written and read back by the loss; fused (chunked linear-cross-entropy): only the loss (m fp32).
-HbmBytes LmHeadCrossEntropyBytes(uint64_t m, uint64_t v, uint64_t k, uint64_t s,
-                                 uint64_t s_logit);
+HbmBytes LmHeadCrossEntropyBytes(uint64_t m, uint64_t v, uint64_t k, uint64_t s, uint64_t s_logit);
 
 // Hand-written attention over `bh` batch·heads: bmm(Q[sq,d], Kᵀ) → scale/mask → softmax →
 // bmm(P, V[sk,dv]). Unfused: scores written, read and written by the softmax, read by the second
 // bmm (4·bh·sq·sk·s); fused (SDPA / flash): Q, K, V, O and a per-row logsumexp (4 B).
-HbmBytes AttentionBytes(uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, uint64_t dv,
-                        uint64_t s);
+HbmBytes AttentionBytes(uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, uint64_t dv, uint64_t s);
 
 }  // namespace cl
 

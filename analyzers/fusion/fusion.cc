@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzers/common/location.h"
+#include "analyzers/common/post_grad_graph.h"
 #include "analyzers/fusion/advice.h"
 #include "analyzers/fusion/match_util.h"
 #include "analyzers/fusion/patterns.h"
-#include "analyzers/common/location.h"
-#include "analyzers/common/post_grad_graph.h"
 
 namespace cl {
 namespace {
@@ -73,9 +73,17 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
     for (const FusionMatch& match : FindFusionMatches(graph)) {
       residual_addmm |= HasResidualAddmm(graph, match);
       const v1::Location location = MatchLocation(in.head.session(), graph, match);
-      const GroupKey key{match.label,     location.file(), location.line(), location.line_start(),
-                         location.line_end(), match.m,     match.n,         match.k0,
-                         match.k1,        match.bytes.before, match.bytes.after};
+      const GroupKey key{match.label,
+                         location.file(),
+                         location.line(),
+                         location.line_start(),
+                         location.line_end(),
+                         match.m,
+                         match.n,
+                         match.k0,
+                         match.k1,
+                         match.bytes.before,
+                         match.bytes.after};
       auto [it, inserted] = groups.try_emplace(key);
       v1::FusionOpportunity& o = it->second;
       if (inserted) {
@@ -115,7 +123,8 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   section->set_status(v1::OK);
   std::string note = absl::StrCat(
       "HBM bytes are the compulsory traffic of the kernels Inductor emits for a GPU, from the "
-      "shapes and dtypes on the post-grad nodes; the graphs Inductor lowered for each frame's first "
+      "shapes and dtypes on the post-grad nodes; the graphs Inductor lowered for each frame's "
+      "first "
       "compile (forward and backward, in training), ",
       graphs.size(), " graph(s) read.");
   if (residual_addmm) {

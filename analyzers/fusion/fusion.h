@@ -6,8 +6,9 @@
 // backward, in training: LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h), matches the
 // patterns of analyzers/fusion/patterns.h, groups repeated instances (the same pattern, source
 // span, shape and bytes: the blocks of a model) into one opportunity with a count, and ranks them
-// by the HBM bytes they would save in all. The speedup bound is before / after bytes: the kernels are taken as
-// purely memory-bound, so the real gain is smaller. Suggest-only: nothing is rewritten or run.
+// by the HBM bytes they would save in all. The speedup bound is before / after bytes: the kernels
+// are taken as purely memory-bound, so the real gain is smaller. Suggest-only: nothing is rewritten
+// or run.
 #ifndef ANALYZERS_FUSION_FUSION_H_
 #define ANALYZERS_FUSION_FUSION_H_
 

@@ -79,7 +79,8 @@ const v1::Node* RmsNormOf(const PostGradGraph& g, const v1::Node& h_in) {
   if (const v1::Node* sub = UserCalling(g, *h, {"aten.sub.Tensor"})) {
     const v1::Node* a = g.Input(*sub, 0);
     const v1::Node* other = a == h ? g.Input(*sub, 1) : a;
-    if (other != nullptr && other != h && NumelOr0(*other) == LastDimOr0(*h) && NumelOr0(*sub) == NumelOr0(*h)) {
+    if (other != nullptr && other != h && NumelOr0(*other) == LastDimOr0(*h) &&
+        NumelOr0(*sub) == NumelOr0(*h)) {
       h = sub;
     }
   }

@@ -15,8 +15,7 @@ uint64_t ElementSize(const v1::Node& node) {
 
 // The GEMM's [m,k]x[k,n] sizes: n its output width, m the rest (batch included), k the
 // activation's last dim. False when a size is symbolic or the operands are unknown.
-bool GemmDims(const PostGradGraph& g, const v1::Node& gemm, uint64_t* m, uint64_t* n,
-              uint64_t* k) {
+bool GemmDims(const PostGradGraph& g, const v1::Node& gemm, uint64_t* m, uint64_t* n, uint64_t* k) {
   const v1::Node* a = GemmActivation(g, gemm);
   if (a == nullptr) return false;
   *n = LastDimOr0(gemm);
@@ -70,8 +69,9 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
 const v1::Node* SourceGemm(const PostGradGraph& g, const v1::Node* node) {
   for (int step = 0; node != nullptr && step < 8; ++step) {
     if (IsGemm(*node)) return node;
-    if (!IsViewLike(*node) && !IsCall(*node, {"aten.slice", "aten.split", "aten.split_with_sizes",
-                                              "aten.chunk", "aten.narrow"}) &&
+    if (!IsViewLike(*node) &&
+        !IsCall(*node, {"aten.slice", "aten.split", "aten.split_with_sizes", "aten.chunk",
+                        "aten.narrow"}) &&
         node->target() != "getitem" && node->target() != "operator.getitem") {
       return nullptr;
     }
@@ -223,9 +223,8 @@ const v1::SourceLoc* SourceOf(const PostGradGraph& graph, const v1::Node& node) 
 std::vector<FusionMatch> FindFusionMatches(const PostGradGraph& graph) {
   using Matcher = bool (*)(const PostGradGraph&, const v1::Node&, FusionMatch*);
   // Longest chains first: a GEMM side claimed by one match is not offered to the next.
-  constexpr Matcher kMatchers[] = {&MatchResidNorm,      &MatchManualAttention,
-                                   &MatchSwiGlu,         &MatchLmHeadCrossEntropy,
-                                   &MatchLayerNormGemm,  &MatchRope,
+  constexpr Matcher kMatchers[] = {&MatchResidNorm,          &MatchManualAttention, &MatchSwiGlu,
+                                   &MatchLmHeadCrossEntropy, &MatchLayerNormGemm,   &MatchRope,
                                    &MatchBiasActivation};
   std::vector<FusionMatch> matches;
   // Every (anchor, its input side?) an accepted match claims (FusionMatch::input_anchor). Stacked
@@ -236,7 +235,9 @@ std::vector<FusionMatch> FindFusionMatches(const PostGradGraph& graph) {
     for (const v1::Node& node : graph.graph().nodes()) {
       FusionMatch match;
       if (!matcher(graph, node, &match)) continue;
-      const auto claim = [&](const v1::Node* a) { return std::make_pair(a, a == match.input_anchor); };
+      const auto claim = [&](const v1::Node* a) {
+        return std::make_pair(a, a == match.input_anchor);
+      };
       if (std::any_of(match.anchors.begin(), match.anchors.end(),
                       [&](const v1::Node* a) { return claimed.contains(claim(a)); })) {
         continue;

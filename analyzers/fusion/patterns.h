@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/fusion/bytes.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "analyzers/fusion/bytes.h"
 
 namespace cl {
 
@@ -39,10 +39,10 @@ struct FusionMatch {
   // The nodes whose source lines say where the chain is in user code (the GEMMs, mostly).
   std::vector<const v1::Node*> anchors;
   // The anchor (if any) whose input the fusion saves: the tensor a GEMM reads stops making a round
-  // trip through HBM (a norm's output, SwiGLU's silu·mul, attention's probabilities), however the fused
-  // kernel computes it (the RMSNorm chain folds 1/rms into that GEMM's epilogue). For every other
-  // anchor the fusion saves the round trip of what it writes. Two matches exclude each other when
-  // they claim one node on the same side; the two sides are different bytes (a block's RMSNorm
+  // trip through HBM (a norm's output, SwiGLU's silu·mul, attention's probabilities), however the
+  // fused kernel computes it (the RMSNorm chain folds 1/rms into that GEMM's epilogue). For every
+  // other anchor the fusion saves the round trip of what it writes. Two matches exclude each other
+  // when they claim one node on the same side; the two sides are different bytes (a block's RMSNorm
   // into the gate/up GEMM's input, and SwiGLU out of its output).
   const v1::Node* input_anchor = nullptr;
   uint64_t m = 0, n = 0, k0 = 0, k1 = 0;

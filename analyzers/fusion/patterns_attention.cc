@@ -30,9 +30,9 @@ std::vector<const v1::Node*> Downstream(const PostGradGraph& g, const v1::Node& 
       if (!seen.insert(user).second || user->op() == "output") continue;
       out.push_back(user);
       if (IsGemm(*user) || IsCall(*user, {"aten._scaled_dot_product_flash_attention",
-                                           "aten._scaled_dot_product_efficient_attention",
-                                           "aten._scaled_dot_product_flash_attention_for_cpu",
-                                           "aten.scaled_dot_product_attention"})) {
+                                          "aten._scaled_dot_product_efficient_attention",
+                                          "aten._scaled_dot_product_flash_attention_for_cpu",
+                                          "aten.scaled_dot_product_attention"})) {
         continue;
       }
       queue.push_back({user, d + 1});

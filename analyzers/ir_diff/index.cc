@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
-#include "analyzers/ir_diff/fingerprint.h"
 #include "analyzers/common/location.h"
+#include "analyzers/ir_diff/fingerprint.h"
 
 namespace cl {
 namespace {

@@ -8,12 +8,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzers/common/location.h"
 #include "analyzers/ir_diff/anchors.h"
 #include "analyzers/ir_diff/index.h"
 #include "analyzers/ir_diff/matcher.h"
 #include "analyzers/ir_diff/node_diff.h"
 #include "analyzers/ir_diff/plan.h"
-#include "analyzers/common/location.h"
 #include "common/status_macros.h"
 
 namespace cl {

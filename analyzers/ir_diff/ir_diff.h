@@ -4,12 +4,12 @@
 // "My model (or my torch) changed: what changed in the compiled graph?" A textual diff of FX dumps
 // drowns in renamed temporaries; this pass pairs nodes by meaning. Per frame compiled on both
 // sides it takes one graph stage and one compile (analyzers/ir_diff/plan.h), pairs the nodes of the
-// two graphs by anchors, propagation and similarity (analyzers/ir_diff/matcher.h), and compares each
-// pair (analyzers/ir_diff/node_diff.h). The section lists the added, removed and modified nodes
-// (with the head location, the base location for a removed node, and the pairing's confidence),
-// the match coverage (paired / max(|base|, |head|) over the diffed graphs), the anchor uniqueness
-// (analyzers/ir_diff/anchors.h), which stage and compiles were diffed, and the frames only one side
-// compiled.
+// two graphs by anchors, propagation and similarity (analyzers/ir_diff/matcher.h), and compares
+// each pair (analyzers/ir_diff/node_diff.h). The section lists the added, removed and modified
+// nodes (with the head location, the base location for a removed node, and the pairing's
+// confidence), the match coverage (paired / max(|base|, |head|) over the diffed graphs), the anchor
+// uniqueness (analyzers/ir_diff/anchors.h), which stage and compiles were diffed, and the frames
+// only one side compiled.
 #ifndef ANALYZERS_IR_DIFF_IR_DIFF_H_
 #define ANALYZERS_IR_DIFF_IR_DIFF_H_
 

@@ -189,7 +189,8 @@ void CompareKwargs(const v1::Node& b, const v1::Node& h, const ArgComparer& args
         absl::StrCat(Clip(std::string(key)), ": ", Clip(Repr(ab)), kArrow, Clip(Repr(ah))));
   }
   if (!changed.empty()) {
-    Add(delta, node_change::kKwargsChanged, absl::StrCat("kwargs changed (", NamedList(changed), ")"));
+    Add(delta, node_change::kKwargsChanged,
+        absl::StrCat("kwargs changed (", NamedList(changed), ")"));
   }
 }
 

@@ -201,7 +201,8 @@ std::vector<GraphPairing> PairGraphs(const std::vector<const v1::Graph*>& base,
   pair_by([](const v1::Graph& b, const v1::Graph& h) { return b.stage() == h.stage(); });
   std::vector<GraphPairing> out;
   for (size_t j = 0; j < head.size(); ++j) {
-    if (paired[j] != nullptr || !IsBeforeCopy(*head[j])) out.push_back(GraphPairing{paired[j], head[j]});
+    if (paired[j] != nullptr || !IsBeforeCopy(*head[j]))
+      out.push_back(GraphPairing{paired[j], head[j]});
   }
   for (size_t i = 0; i < base.size(); ++i) {
     if (!used[i] && !IsBeforeCopy(*base[i])) out.push_back(GraphPairing{base[i], nullptr});

@@ -71,12 +71,15 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   }
   std::vector<lint::LintSource> sources;
   sources.reserve(in.head.sources_size());
-  for (const v1::SourceFile& file : in.head.sources()) sources.push_back({file.path(), file.text()});
+  for (const v1::SourceFile& file : in.head.sources())
+    sources.push_back({file.path(), file.text()});
 
   lint::LintResult result = lint::Lint(sources, options);
-  if (result.cancelled || in.Cancelled()) return absl::CancelledError("the lint pass was cancelled");
+  if (result.cancelled || in.Cancelled())
+    return absl::CancelledError("the lint pass was cancelled");
 
-  // Graph breaks the capture recorded, by the breaking frame's place: a finding there has a trigger.
+  // Graph breaks the capture recorded, by the breaking frame's place: a finding there has a
+  // trigger.
   absl::flat_hash_map<std::pair<std::string, uint32_t>, std::string> breaks;
   for (const v1::Compile& compile : in.head.compiles()) {
     for (const v1::GraphBreak& brk : compile.graph_breaks()) {
@@ -133,7 +136,8 @@ absl::Status LintPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
     v1::Diagnostic* diagnostic = out->add_diagnostics();
     diagnostic->set_severity(v1::Diagnostic::WARNING);
     const std::string file = RelativeToProjectRoot(session.project_root(), d.file);
-    diagnostic->set_where(d.line > 0 ? absl::StrCat("lint ", file, ":", d.line) : absl::StrCat("lint ", file));
+    diagnostic->set_where(d.line > 0 ? absl::StrCat("lint ", file, ":", d.line)
+                                     : absl::StrCat("lint ", file));
     diagnostic->set_message(d.message);
   }
   return absl::OkStatus();

@@ -47,10 +47,17 @@ struct LimitHits {
 // code, graph dumps): they never carry dynamo's log text, and they are most of a capture's extras
 // (all 234 KB of the hero head's), which the limit scan would otherwise search four times over.
 bool IsGeneratedRecord(absl::string_view kind) {
-  static constexpr absl::string_view kGenerated[] = {
-      "chromium_event", "describe_storage", "describe_tensor", "describe_source", "inductor_output_code",
-      "artifact:fx_graph_runnable", "artifact:aot_forward_graph_fw_metadata", "artifact:before_pre_grad_graph",
-      "artifact:after_pre_grad_graph", "artifact:before_post_grad_graph", "artifact:after_post_grad_graph"};
+  static constexpr absl::string_view kGenerated[] = {"chromium_event",
+                                                     "describe_storage",
+                                                     "describe_tensor",
+                                                     "describe_source",
+                                                     "inductor_output_code",
+                                                     "artifact:fx_graph_runnable",
+                                                     "artifact:aot_forward_graph_fw_metadata",
+                                                     "artifact:before_pre_grad_graph",
+                                                     "artifact:after_pre_grad_graph",
+                                                     "artifact:before_post_grad_graph",
+                                                     "artifact:after_post_grad_graph"};
   return std::find(std::begin(kGenerated), std::end(kGenerated), kind) != std::end(kGenerated);
 }
 
@@ -100,7 +107,9 @@ std::vector<v1::CacheLimitHit> FindCacheLimitHits(const v1::SessionCapture& capt
   };
   for (const v1::Compile& compile : capture.compiles()) {
     const auto in_compile = [&](absl::string_view field) {
-      return [&compile, field] { return absl::StrCat("compile ", compile.id().empty() ? "?" : compile.id(), " ", field); };
+      return [&compile, field] {
+        return absl::StrCat("compile ", compile.id().empty() ? "?" : compile.id(), " ", field);
+      };
     };
     scan(compile.fail_type(), compile.frame_id(), in_compile("fail_type"));
     scan(compile.fail_reason(), compile.frame_id(), in_compile("fail_reason"));
@@ -115,7 +124,8 @@ std::vector<v1::CacheLimitHit> FindCacheLimitHits(const v1::SessionCapture& capt
     if (IsGeneratedRecord(extra.kind())) continue;
     std::optional<uint32_t> frame_id;
     if (auto parts = ParseCompileId(extra.compile_id())) frame_id = parts->frame_id;
-    scan(extra.payload(), frame_id, [&extra] { return absl::StrCat("a `", extra.kind(), "` record"); });
+    scan(extra.payload(), frame_id,
+         [&extra] { return absl::StrCat("a `", extra.kind(), "` record"); });
   }
   for (const auto& [id, frame] : frames) {
     const size_t entries = frame.entries.size();

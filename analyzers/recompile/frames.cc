@@ -34,7 +34,8 @@ std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
   const Struct* config = nullptr;
   if (it->second.kind_case() == Value::kStructValue) {
     config = &it->second.struct_value();
-  } else if (it->second.kind_case() == Value::kStringValue && json::ParseStruct(it->second.string_value(), &parsed)) {
+  } else if (it->second.kind_case() == Value::kStringValue &&
+             json::ParseStruct(it->second.string_value(), &parsed)) {
     config = &parsed;
   } else {
     return std::nullopt;

@@ -26,7 +26,7 @@ struct ParsedGraphBreak {
   std::string reason;  // the reason's first line; the gb_type for structured messages
   std::string gb_id;   // "GB0170" when the text links to the graph-break registry
   v1::GraphBreakCategory::Value category = v1::GraphBreakCategory::UNSPECIFIED;  // §2.2
-  std::string remedy;  // what to change, for the category
+  std::string remedy;          // what to change, for the category
   bool frame_skipped = false;  // the whole frame fell back to eager
   // The user frame the text names (the header's "at f:l", or the last user traceback line).
   std::string file;

@@ -16,7 +16,8 @@ bool ConsumeSubscript(absl::string_view* s, std::string* key) {
   if (s->size() >= 2 && ((*s)[1] == '\'' || (*s)[1] == '"')) {
     const char quote = (*s)[1];
     const size_t close = s->find(quote, 2);
-    if (close == absl::string_view::npos || close + 1 >= s->size() || (*s)[close + 1] != ']') return false;
+    if (close == absl::string_view::npos || close + 1 >= s->size() || (*s)[close + 1] != ']')
+      return false;
     *key = std::string(s->substr(2, close - 2));
     s->remove_prefix(close + 2);
     return true;
@@ -43,8 +44,8 @@ std::string StateKeyOfGuardSource(absl::string_view source) {
   absl::string_view rest = source;
   std::string key;
   // The root: a frame local or a global.
-  for (const auto& [prefix, mapped] : {std::pair<absl::string_view, absl::string_view>{"L", "inputs."},
-                                       {"G", "globals."}}) {
+  for (const auto& [prefix, mapped] :
+       {std::pair<absl::string_view, absl::string_view>{"L", "inputs."}, {"G", "globals."}}) {
     absl::string_view probe = rest;
     if (!absl::ConsumePrefix(&probe, prefix) || !ConsumeSubscript(&probe, &key)) continue;
     out = prefix == "L" && key == "self" ? std::string("model") : absl::StrCat(mapped, key);
@@ -53,7 +54,8 @@ std::string StateKeyOfGuardSource(absl::string_view source) {
   }
   while (!rest.empty()) {
     bool matched = false;
-    for (absl::string_view container : {"._modules", "._parameters", "._buffers", ".__dict__", ""}) {
+    for (absl::string_view container :
+         {"._modules", "._parameters", "._buffers", ".__dict__", ""}) {
       absl::string_view probe = rest;
       if (!absl::ConsumePrefix(&probe, container) || !ConsumeSubscript(&probe, &key)) continue;
       absl::StrAppend(&out, ".", key);
@@ -71,8 +73,10 @@ std::string StateKeyOfGuardSource(absl::string_view source) {
 GuardedKeys::GuardedKeys(const compile_lens::v1::Compile& compile) {
   known_ = !compile.guarded_sources().empty();
   for (const std::string& source : compile.guarded_sources()) {
-    if (source == "GLOBAL_STATE") global_state_ = true;
-    else keys_.insert(StateKeyOfGuardSource(source));
+    if (source == "GLOBAL_STATE")
+      global_state_ = true;
+    else
+      keys_.insert(StateKeyOfGuardSource(source));
   }
 }
 

@@ -193,4 +193,3 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
 }
 
 }  // namespace cl
-

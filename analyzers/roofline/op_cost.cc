@@ -19,11 +19,11 @@ double SizeOf(const v1::Node* node) {
 }
 
 bool IsSdpa(const v1::Node& node) {
-  return IsCall(node, {"aten._scaled_dot_product_flash_attention",
-                       "aten._scaled_dot_product_efficient_attention",
-                       "aten._scaled_dot_product_cudnn_attention",
-                       "aten._scaled_dot_product_flash_attention_for_cpu",
-                       "aten.scaled_dot_product_attention"});
+  return IsCall(
+      node,
+      {"aten._scaled_dot_product_flash_attention", "aten._scaled_dot_product_efficient_attention",
+       "aten._scaled_dot_product_cudnn_attention",
+       "aten._scaled_dot_product_flash_attention_for_cpu", "aten.scaled_dot_product_attention"});
 }
 
 // (grad_out, query, key, value, ...) in each of them.
@@ -252,9 +252,9 @@ class PointwiseRun {
     }
     if (work.empty()) return std::nullopt;
     for (const v1::Node* node : work) cost.flops += NumelOf(node);
-    cost.name = work.size() == 1 ? work.front()->name()
-                                 : absl::StrCat("fused: ", work.front()->name(), " … ",
-                                                work.back()->name());
+    cost.name = work.size() == 1
+                    ? work.front()->name()
+                    : absl::StrCat("fused: ", work.front()->name(), " … ", work.back()->name());
     cost.op = "pointwise";
     cost.dtype = work.front()->meta().dtype();
     return cost;

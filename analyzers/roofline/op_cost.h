@@ -33,9 +33,9 @@
 namespace cl {
 
 struct KernelCost {
-  std::string name;   // the node ("mm_1"), or "fused: pow_1 … mul_1" for a pointwise run
-  std::string op;     // "aten.mm.default"; "pointwise" for a run
-  std::string dtype;  // the output's torch dtype
+  std::string name;     // the node ("mm_1"), or "fused: pow_1 … mul_1" for a pointwise run
+  std::string op;       // "aten.mm.default"; "pointwise" for a run
+  std::string dtype;    // the output's torch dtype
   bool matmul = false;  // runs on tensor cores (mm, bmm, conv, sdpa)
   // False for a library call whose cost is unknown (a symbolic dimension, or no formula here):
   // flops and bytes are 0, not an estimate.

@@ -11,10 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/common/named_list.h"
-#include "analyzers/roofline/op_cost.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "analyzers/roofline/gpu_specs.h"
+#include "analyzers/roofline/op_cost.h"
 
 namespace cl {
 namespace {
@@ -40,7 +40,7 @@ bool Classify(const GpuSpec* spec, bool matmul, v1::RooflineKernel* k) {
   if (k->achieved() > attainable) return false;
   k->set_attainable(attainable);
   k->set_bound(k->intensity() < RidgePoint(peak, *spec) ? v1::RooflineKernel::MEMORY
-                                                         : v1::RooflineKernel::COMPUTE);
+                                                        : v1::RooflineKernel::COMPUTE);
   return true;
 }
 
@@ -83,8 +83,8 @@ std::string ShortOp(const std::string& target) {
   const size_t first = target.find('.');
   const size_t second = target.find('.', first + 1);
   if (first == std::string::npos) return target;
-  return target.substr(first + 1, second == std::string::npos ? std::string::npos
-                                                               : second - first - 1);
+  return target.substr(first + 1,
+                       second == std::string::npos ? std::string::npos : second - first - 1);
 }
 
 }  // namespace
@@ -97,8 +97,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
 
   std::vector<std::string> notes;
   if (gpu.empty()) {
-    notes.push_back(absl::StrCat("The session names no GPU; pass one (--gpu) for roofs. Known: ",
-                                 KnownGpus(), "."));
+    notes.push_back(absl::StrCat(
+        "The session names no GPU; pass one (--gpu) for roofs. Known: ", KnownGpus(), "."));
   } else if (spec == nullptr) {
     notes.push_back(absl::StrCat("GPU \"", gpu, "\" is not in the spec table, so there are no ",
                                  "roofs; known: ", KnownGpus(), "."));
@@ -179,7 +179,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
     if (!section->kernels().empty()) {
       notes.push_back(absl::StrCat(
-          "Estimated from ", graphs.size(), " post-grad graph(s), those Inductor lowered for each frame's "
+          "Estimated from ", graphs.size(),
+          " post-grad graph(s), those Inductor lowered for each frame's "
           "first compile: library calls ",
           "(mm, addmm, bmm, conv, sdpa) by their shapes, each run of pointwise and reduction ops ",
           "between them as one fused kernel by its bytes."));

@@ -9,13 +9,13 @@
 // dtype, and whether they are matmul-like, from the post-grad nodes they name; FP32 when none);
 // when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are
 // estimated analytically from the post-grad graphs Inductor lowered for each frame's first compile
-// (LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h; analyzers/roofline/op_cost.h) and marked
-// `estimated`; a library call with no estimate (a symbolic shape, or no formula in op_cost.h) is
-// named in the note instead of shown on the chart. Inductor's estimated runtimes (kernels[].estimated_us), when
-// the capture has them, give library calls a time: the i-th `extern_kernels.<op>` of a graph is
-// its i-th <op> node.
-// A kernel whose achieved rate beats the roof its dtype gives has the wrong roof, so it gets
-// none (no attainable rate, no bound) and the note names it: achieved never exceeds attainable.
+// (LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h; analyzers/roofline/op_cost.h) and
+// marked `estimated`; a library call with no estimate (a symbolic shape, or no formula in
+// op_cost.h) is named in the note instead of shown on the chart. Inductor's estimated runtimes
+// (kernels[].estimated_us), when the capture has them, give library calls a time: the i-th
+// `extern_kernels.<op>` of a graph is its i-th <op> node. A kernel whose achieved rate beats the
+// roof its dtype gives has the wrong roof, so it gets none (no attainable rate, no bound) and the
+// note names it: achieved never exceeds attainable.
 #ifndef ANALYZERS_ROOFLINE_ROOFLINE_H_
 #define ANALYZERS_ROOFLINE_ROOFLINE_H_
 

@@ -23,8 +23,8 @@ constexpr absl::string_view kMissing = "—";
 
 // Keys that change every step by design: not staleness, only context.
 bool IsNoisy(absl::string_view key) {
-  return absl::StartsWith(key, "rng.") || absl::EndsWith(key, "._version") || absl::EndsWith(key, ".step") ||
-         absl::StrContains(key, "step_count");
+  return absl::StartsWith(key, "rng.") || absl::EndsWith(key, "._version") ||
+         absl::EndsWith(key, ".step") || absl::StrContains(key, "step_count");
 }
 
 struct Change {
@@ -35,7 +35,8 @@ struct Change {
 
 // The non-noisy keys whose value differs between `before` and `after`, sorted; the noisy ones that
 // differ go to `noisy`.
-std::vector<Change> Diff(const StateMap& before, const StateMap& after, std::set<std::string>* noisy) {
+std::vector<Change> Diff(const StateMap& before, const StateMap& after,
+                         std::set<std::string>* noisy) {
   std::vector<Change> changed;
   const auto consider = [&](const std::string& key, const std::string* bv, const std::string* av) {
     if (bv != nullptr && av != nullptr && *bv == *av) return;
@@ -54,7 +55,8 @@ std::vector<Change> Diff(const StateMap& before, const StateMap& after, std::set
   for (const auto& [key, value] : after) {
     if (before.find(key) == before.end()) consider(key, nullptr, &value);
   }
-  std::sort(changed.begin(), changed.end(), [](const Change& a, const Change& b) { return a.key < b.key; });
+  std::sort(changed.begin(), changed.end(),
+            [](const Change& a, const Change& b) { return a.key < b.key; });
   return changed;
 }
 
@@ -66,9 +68,10 @@ struct Pending {
 
 class Findings {
  public:
-  void Add(uint32_t frame_id, const std::string& frame, const v1::Iteration& it, const Change& change,
-           size_t changed, Verdict verdict, const std::string& evidence) {
-    const auto id = std::make_tuple(frame_id, it.compile_id(), change.key, static_cast<int>(verdict));
+  void Add(uint32_t frame_id, const std::string& frame, const v1::Iteration& it,
+           const Change& change, size_t changed, Verdict verdict, const std::string& evidence) {
+    const auto id =
+        std::make_tuple(frame_id, it.compile_id(), change.key, static_cast<int>(verdict));
     auto [slot, inserted] = index_.try_emplace(id, pending_.size());
     if (!inserted) {
       ++pending_[slot->second].later;
@@ -114,7 +117,8 @@ std::string Transition(const Change& change) {
 }
 
 // The baseline of each cache entry among one frame's iterations (in index order).
-absl::flat_hash_map<std::string, const v1::Iteration*> Baselines(const std::vector<const v1::Iteration*>& frame) {
+absl::flat_hash_map<std::string, const v1::Iteration*> Baselines(
+    const std::vector<const v1::Iteration*>& frame) {
   absl::flat_hash_map<std::string, const v1::Iteration*> out;
   for (const v1::Iteration* it : frame) {
     if (it->recompiled() && !it->compile_id().empty()) out.try_emplace(it->compile_id(), it);
@@ -152,8 +156,9 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
   Findings findings;
   for (auto& [frame_id, iterations] : frames) {
     if (in.Cancelled()) return absl::CancelledError("cache_stability pass cancelled");
-    std::stable_sort(iterations.begin(), iterations.end(),
-                     [](const v1::Iteration* a, const v1::Iteration* b) { return a->index() < b->index(); });
+    std::stable_sort(
+        iterations.begin(), iterations.end(),
+        [](const v1::Iteration* a, const v1::Iteration* b) { return a->index() < b->index(); });
     auto name = frame_names.find(frame_id);
     const std::string frame = name == frame_names.end() ? "" : name->second;
     const auto baselines = Baselines(iterations);
@@ -162,7 +167,8 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
       const v1::Iteration* prev = previous;
       previous = it;
       if (it->recompiled()) {
-        if (prev != nullptr) benign += static_cast<uint32_t>(Diff(prev->state(), it->state(), &noisy).size());
+        if (prev != nullptr)
+          benign += static_cast<uint32_t>(Diff(prev->state(), it->state(), &noisy).size());
         continue;
       }
       auto base_it = baselines.find(it->compile_id());
@@ -175,12 +181,14 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
       const bool diverged_then = base.has_output_diverged() && base.output_diverged();
       if (diverged_now && !diverged_then) {
         std::string diverged = "output diverged from eager";
-        if (it->has_output_max_abs_diff()) absl::StrAppend(&diverged, " by ", FormatScientific(it->output_max_abs_diff()));
+        if (it->has_output_max_abs_diff())
+          absl::StrAppend(&diverged, " by ", FormatScientific(it->output_max_abs_diff()));
         absl::StrAppend(&diverged, " (entry ", it->compile_id(),
                         base.has_output_diverged() ? " matched eager when compiled)"
                                                    : " had no eager check when compiled)");
         for (const Change& change : changed) {
-          findings.Add(frame_id, frame, *it, change, changed.size(), v1::CacheStabilityFinding::STALE,
+          findings.Add(frame_id, frame, *it, change, changed.size(),
+                       v1::CacheStabilityFinding::STALE,
                        absl::StrCat(Transition(change), "; ", diverged));
         }
         continue;
@@ -192,7 +200,8 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
       if (!guarded.known()) continue;
       for (const Change& change : changed) {
         if (guarded.Guards(change.key)) continue;
-        findings.Add(frame_id, frame, *it, change, changed.size(), v1::CacheStabilityFinding::SUSPICIOUS,
+        findings.Add(frame_id, frame, *it, change, changed.size(),
+                     v1::CacheStabilityFinding::SUSPICIOUS,
                      absl::StrCat(Transition(change), "; no guard of entry ", it->compile_id(),
                                   " reads it, and no eager check ran"));
       }

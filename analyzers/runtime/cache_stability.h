@@ -14,8 +14,8 @@
 //   STALE       when the call's output diverged from eager while the entry matched eager when it
 //               was compiled (or was not checked then): the error this section exists for;
 //   SUSPICIOUS  when no eager reference ran for the call and the serving entry's guards do not
-//               read the key (analyzers/recompile/guard_sources.h), so nothing would have noticed; not said
-//               when the log recorded no guards for the entry;
+//               read the key (analyzers/recompile/guard_sources.h), so nothing would have noticed;
+//               not said when the log recorded no guards for the entry;
 // and otherwise (the eager check passed) not a finding. Each (frame, entry, key, verdict) is
 // reported once, at its first iteration, with the number of later iterations that repeat it.
 // Confidence is 1 / the number of keys that changed at that call. State changes a recompile

@@ -6,7 +6,9 @@
 namespace cl {
 namespace {
 
-bool Diverged(const v1::DivergenceLayer& layer) { return layer.diverged() || layer.nan() || layer.inf(); }
+bool Diverged(const v1::DivergenceLayer& layer) {
+  return layer.diverged() || layer.nan() || layer.inf();
+}
 
 v1::DivergenceSection::Severity SeverityOf(const v1::BisectCulprit& culprit) {
   if (culprit.kind() == v1::BisectCulprit::CONFIG) {
@@ -29,12 +31,15 @@ absl::Status DivergencePass::Run(const PassInput& in, v1::AnalysisReport* out) c
   std::vector<const v1::DivergenceLayer*> layers;
   for (const v1::DivergenceLayer& layer : divergence.layers()) layers.push_back(&layer);
   std::stable_sort(layers.begin(), layers.end(),
-                   [](const v1::DivergenceLayer* a, const v1::DivergenceLayer* b) { return a->order() < b->order(); });
+                   [](const v1::DivergenceLayer* a, const v1::DivergenceLayer* b) {
+                     return a->order() < b->order();
+                   });
 
   section->set_status(v1::OK);
   section->set_layers_compared(static_cast<uint32_t>(layers.size()));
   *section->mutable_steps() = divergence.bisect().steps();
-  auto first = std::find_if(layers.begin(), layers.end(), [](const v1::DivergenceLayer* l) { return Diverged(*l); });
+  auto first = std::find_if(layers.begin(), layers.end(),
+                            [](const v1::DivergenceLayer* l) { return Diverged(*l); });
   if (first == layers.end()) return absl::OkStatus();
 
   const v1::DivergenceLayer& layer = **first;

@@ -7,8 +7,8 @@
 // and the bisect that toggled backends, passes and configs until the verdict flipped. The first
 // layer that failed its tolerance, or produced NaN / Inf, is the first divergent layer; its figures
 // and the bisect's culprit and steps are the section. Severity says whether it is a bug: a culprit
-// of config `fallback_random` is RNG parity (INFO), `emulate_precision_casts` expected low-precision
-// rounding (LOW); any other divergence is an ERROR.
+// of config `fallback_random` is RNG parity (INFO), `emulate_precision_casts` expected
+// low-precision rounding (LOW); any other divergence is an ERROR.
 #ifndef ANALYZERS_RUNTIME_DIVERGENCE_H_
 #define ANALYZERS_RUNTIME_DIVERGENCE_H_
 

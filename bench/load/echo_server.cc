@@ -28,7 +28,8 @@ class EchoReactor : public grpc::ServerGenericBidiReactor {
     if (ok) {
       std::vector<grpc::Slice> slices;
       if (in_.Dump(&slices).ok()) {
-        for (const grpc::Slice& s : slices) received_.append(reinterpret_cast<const char*>(s.begin()), s.size());
+        for (const grpc::Slice& s : slices)
+          received_.append(reinterpret_cast<const char*>(s.begin()), s.size());
       }
       StartRead(&in_);
       return;
@@ -37,7 +38,9 @@ class EchoReactor : public grpc::ServerGenericBidiReactor {
     out_ = grpc::ByteBuffer(&slice, 1);
     StartWrite(&out_);
   }
-  void OnWriteDone(bool ok) override { Finish(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::UNAVAILABLE, "write")); }
+  void OnWriteDone(bool ok) override {
+    Finish(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::UNAVAILABLE, "write"));
+  }
   void OnDone() override { delete this; }
 
  private:
@@ -46,7 +49,8 @@ class EchoReactor : public grpc::ServerGenericBidiReactor {
 };
 
 class EchoService : public grpc::CallbackGenericService {
-  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override {
     return new EchoReactor(context);
   }
 };

@@ -62,9 +62,11 @@ absl::StatusOr<Session> LoadSession(const SessionOptions& options) {
     CL_RETURN_IF_ERROR(packer.Add(std::move(part), push));
     return packer.Flush(push);
   };
-  if (absl::Status st = SplitCapture(*head, v1::HEAD, kDefaultPartBudget, emit); !st.ok()) return st;
+  if (absl::Status st = SplitCapture(*head, v1::HEAD, kDefaultPartBudget, emit); !st.ok())
+    return st;
   if (base) {
-    if (absl::Status st = SplitCapture(*base, v1::BASE, kDefaultPartBudget, emit); !st.ok()) return st;
+    if (absl::Status st = SplitCapture(*base, v1::BASE, kDefaultPartBudget, emit); !st.ok())
+      return st;
   }
   if (absl::Status st = packer.Flush(push); !st.ok()) return st;
   s.chunks.emplace_back().mutable_end()->set_parts(packer.parts());
@@ -82,7 +84,8 @@ CallResult Call(grpc::GenericStub& stub, grpc::CompletionQueue& cq, const Sessio
   const auto start = Clock::now();
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, kMethod, &cq);
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+      stub.PrepareCall(&context, kMethod, &cq);
   void* tag = nullptr;
   bool ok = false;
   bool metadata_pending = false, answered = false, admitted = false;
@@ -114,7 +117,8 @@ CallResult Call(grpc::GenericStub& stub, grpc::CompletionQueue& cq, const Sessio
     if (i == 0 && sent && metadata_pending) {
       // The options are out: cl-server answers admission with its response headers (or refuses,
       // trailers only). A server that sends none within the wait gets the session anyway.
-      const auto wait_until = std::chrono::system_clock::now() + absl::ToChronoNanoseconds(pacing.admission_wait);
+      const auto wait_until =
+          std::chrono::system_clock::now() + absl::ToChronoNanoseconds(pacing.admission_wait);
       if (cq.AsyncNext(&tag, &ok, wait_until) == grpc::CompletionQueue::GOT_EVENT) on_metadata(ok);
     }
   }
@@ -132,15 +136,17 @@ CallResult Call(grpc::GenericStub& stub, grpc::CompletionQueue& cq, const Sessio
   CallResult r;
   r.code = status.error_code();
   if (!status.ok() && std::getenv("CL_LOAD_DEBUG") != nullptr) {
-    std::cerr << status.error_message() << " answered=" << answered << " sent=" << sent << " writes=" << i << "\n";
+    std::cerr << status.error_message() << " answered=" << answered << " sent=" << sent
+              << " writes=" << i << "\n";
   }
   if (status.ok() && read) {
     if (echo) {
       r.report = answer.Length() == session.bytes;
     } else {
       v1::AnalyzeResponse response;
-      r.report = grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&answer, &response).ok() &&
-                 response.has_report();
+      r.report =
+          grpc::SerializationTraits<v1::AnalyzeResponse>::Deserialize(&answer, &response).ok() &&
+          response.has_report();
     }
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -163,13 +169,15 @@ LoadResult RunLoad(const std::string& address, const Session& session, int strea
       grpc::ChannelArguments args;
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection per stream, as per job
       args.SetMaxSendMessageSize(1 << 20);
-      grpc::GenericStub stub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+      grpc::GenericStub stub(
+          grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
       grpc::CompletionQueue cq;
       LoadResult& r = per[static_cast<size_t>(t)];
       std::mt19937 jitter(static_cast<uint32_t>(t));
       const double backoff = absl::ToDoubleSeconds(pacing.backoff);
       for (uint64_t n = 0; Clock::now() < stop; ++n) {
-        const CallResult c = Call(stub, cq, session, absl::StrCat(tag, "-", t, "-", n), echo, pacing);
+        const CallResult c =
+            Call(stub, cq, session, absl::StrCat(tag, "-", t, "-", n), echo, pacing);
         if (c.code == grpc::StatusCode::RESOURCE_EXHAUSTED) {
           std::this_thread::sleep_for(std::chrono::duration<double>(
               backoff * std::uniform_real_distribution<double>(0.5, 1.5)(jitter)));
@@ -178,7 +186,8 @@ LoadResult RunLoad(const std::string& address, const Session& session, int strea
         ++r.calls;
         ++r.codes[c.code];
         r.reports += c.report;
-        (c.code == grpc::StatusCode::OK ? r.ok_latencies : r.refused_latencies).push_back(c.seconds);
+        (c.code == grpc::StatusCode::OK ? r.ok_latencies : r.refused_latencies)
+            .push_back(c.seconds);
       }
       cq.Shutdown();
       void* tag_ = nullptr;
@@ -194,7 +203,8 @@ LoadResult RunLoad(const std::string& address, const Session& session, int strea
     all.reports += r.reports;
     for (auto [code, n] : r.codes) all.codes[code] += n;
     all.ok_latencies.insert(all.ok_latencies.end(), r.ok_latencies.begin(), r.ok_latencies.end());
-    all.refused_latencies.insert(all.refused_latencies.end(), r.refused_latencies.begin(), r.refused_latencies.end());
+    all.refused_latencies.insert(all.refused_latencies.end(), r.refused_latencies.begin(),
+                                 r.refused_latencies.end());
   }
   all.seconds = std::chrono::duration<double>(stop - measure_from).count();
   return all;

@@ -25,9 +25,9 @@ namespace v1 = ::compile_lens::v1;
 using Clock = std::chrono::steady_clock;
 
 struct SessionOptions {
-  std::string head;  // the head capture's file
-  std::string base;  // the base capture's, or "": none
-  bool html = false;  // ask for the HTML report too
+  std::string head;         // the head capture's file
+  std::string base;         // the base capture's, or "": none
+  bool html = false;        // ask for the HTML report too
   bool batch_parts = true;  // pack parts into messages as cl-client does; false: one a message
 };
 

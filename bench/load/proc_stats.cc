@@ -31,7 +31,8 @@ ProcStats ReadProc(pid_t pid) {
   for (std::string line; std::getline(status, line);) {
     double kib = 0;
     absl::string_view v = line;
-    if (absl::ConsumePrefix(&v, "VmRSS:") && absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(v), " kB"), &kib)) {
+    if (absl::ConsumePrefix(&v, "VmRSS:") &&
+        absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(v), " kB"), &kib)) {
       p.rss_mib = kib / 1024;
     } else if (absl::ConsumePrefix(&v, "VmHWM:") &&
                absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(v), " kB"), &kib)) {

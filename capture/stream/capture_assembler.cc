@@ -48,7 +48,8 @@ absl::Status CaptureAssembler::Add(v1::CapturePart&& part) {
 absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::FunctionRef<std::string()> what) {
   bytes_ += bytes;
   if (bytes_ > max_bytes_) {
-    return absl::ResourceExhaustedError(absl::StrCat(what(), ": the capture is over the session limit of ",
+    return absl::ResourceExhaustedError(absl::StrCat(what(),
+                                                     ": the capture is over the session limit of ",
                                                      max_bytes_, " bytes (max_session_bytes)"));
   }
   return absl::OkStatus();
@@ -57,24 +58,30 @@ absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::FunctionRef<std:
 absl::Status CaptureAssembler::AddCounted(v1::CapturePart&& part) {
   const uint64_t index = parts_++;
   if (part.side() != v1::HEAD && part.side() != v1::BASE) {
-    return absl::InvalidArgumentError(absl::StrCat(PartWhere(index, part), ": side must be HEAD or BASE"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(PartWhere(index, part), ": side must be HEAD or BASE"));
   }
   SideState& side = part.side() == v1::BASE ? base_ : head_;
   absl::Status status = Apply(side, part);
   // Named only when something is wrong: this runs for every part of every upload.
-  if (!status.ok()) return absl::Status(status.code(), absl::StrCat(PartWhere(index, part), ": ", status.message()));
+  if (!status.ok())
+    return absl::Status(status.code(),
+                        absl::StrCat(PartWhere(index, part), ": ", status.message()));
   return absl::OkStatus();
 }
 
 absl::Status CaptureAssembler::AddCountedMessage(v1::AnalyzeChunk& chunk, uint64_t message) {
-  if (chunk.kind_case() == v1::AnalyzeChunk::kPart) return AddCounted(std::move(*chunk.mutable_part()));
+  if (chunk.kind_case() == v1::AnalyzeChunk::kPart)
+    return AddCounted(std::move(*chunk.mutable_part()));
   if (chunk.kind_case() != v1::AnalyzeChunk::kParts) {
     return absl::InvalidArgumentError(absl::StrCat("message ", message, " carries no parts"));
   }
   if (chunk.parts().parts().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("message ", message, " is an empty batch of parts"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("message ", message, " is an empty batch of parts"));
   }
-  for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts()) CL_RETURN_IF_ERROR(AddCounted(std::move(part)));
+  for (v1::CapturePart& part : *chunk.mutable_parts()->mutable_parts())
+    CL_RETURN_IF_ERROR(AddCounted(std::move(part)));
   return absl::OkStatus();
 }
 
@@ -90,7 +97,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
   }
   if (part.part_case() == v1::CapturePart::kHeader) {
     if (side.has_header) return absl::InvalidArgumentError("a second header for the same side");
-    if (side.trace != nullptr) return absl::InvalidArgumentError("the header must come before the side's trace bytes");
+    if (side.trace != nullptr)
+      return absl::InvalidArgumentError("the header must come before the side's trace bytes");
     side.has_header = true;
     side.source_name = part.header().source_name();
     side.capture->set_schema(part.header().schema());
@@ -99,21 +107,25 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
   }
   if (part.part_case() == v1::CapturePart::kTorchTrace) {
     if (side.typed) {
-      return absl::InvalidArgumentError("a side carries typed parts or raw TORCH_TRACE bytes, not both");
+      return absl::InvalidArgumentError(
+          "a side carries typed parts or raw TORCH_TRACE bytes, not both");
     }
     if (side.trace == nullptr) {
       TraceParseOptions options;
-      options.source_name =
-          side.source_name.empty() ? std::string(SideName(&side == &base_ ? v1::BASE : v1::HEAD)) : side.source_name;
+      options.source_name = side.source_name.empty()
+                                ? std::string(SideName(&side == &base_ ? v1::BASE : v1::HEAD))
+                                : side.source_name;
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());
     return absl::OkStatus();
   }
   if (side.trace != nullptr) {
-    return absl::InvalidArgumentError("a side carries typed parts or raw TORCH_TRACE bytes, not both");
+    return absl::InvalidArgumentError(
+        "a side carries typed parts or raw TORCH_TRACE bytes, not both");
   }
-  if (!side.has_header) return absl::InvalidArgumentError("the header must be the first part of a side");
+  if (!side.has_header)
+    return absl::InvalidArgumentError("the header must be the first part of a side");
   side.typed = true;
 
   v1::SessionCapture& c = *side.capture;
@@ -128,7 +140,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       const v1::GraphHeader& h = part.graph_header();
       if (h.id().empty()) return absl::InvalidArgumentError("graph_header.id is empty");
       if (!side.graph_index.emplace(h.id(), c.graphs_size()).second) {
-        return absl::InvalidArgumentError(absl::StrCat("graph \"", h.id(), "\" was announced twice"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("graph \"", h.id(), "\" was announced twice"));
       }
       v1::Graph* g = c.add_graphs();
       g->set_id(h.id());
@@ -145,7 +158,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       }
       v1::Graph* g = c.mutable_graphs(it->second);
       // Moved: swapped when the part and the capture share an arena (or are both on the heap).
-      google::protobuf::RepeatedPtrField<v1::Node>* nodes = part.mutable_node_batch()->mutable_nodes();
+      google::protobuf::RepeatedPtrField<v1::Node>* nodes =
+          part.mutable_node_batch()->mutable_nodes();
       g->mutable_nodes()->Reserve(g->nodes_size() + nodes->size());
       for (v1::Node& node : *nodes) *g->add_nodes() = std::move(node);
       return absl::OkStatus();
@@ -166,8 +180,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
         f->set_sha256(chunk.sha256());
         side.source_path = chunk.path();
       } else if (side.source_path != chunk.path()) {
-        return absl::InvalidArgumentError(absl::StrCat("source \"", side.source_path,
-                                                       "\" was still arriving (no piece marked last)"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "source \"", side.source_path, "\" was still arriving (no piece marked last)"));
       }
       c.mutable_sources(c.sources_size() - 1)->mutable_text()->append(chunk.text());
       if (chunk.last()) side.source_path.clear();
@@ -210,12 +224,13 @@ absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment
   const google::protobuf::FieldDescriptor* field = whole.GetDescriptor()->FindFieldByName(kind);
   if (field == nullptr || field->message_type() == nullptr ||
       field->number() == v1::CapturePart::kFragment) {
-    return absl::InvalidArgumentError(absl::StrCat("fragment.kind \"", kind, "\" is not a capture part"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fragment.kind \"", kind, "\" is not a capture part"));
   }
   google::protobuf::Message* item = whole.GetReflection()->MutableMessage(&whole, field);
   if (!item->ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the reassembled ", field->name(), " is not a valid ", field->message_type()->name()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the reassembled ", field->name(), " is not a valid ", field->message_type()->name()));
   }
   return Apply(side, whole);
 }
@@ -241,8 +256,8 @@ absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCaptu
           absl::StrCat(name, ": the stream ended inside a fragmented ", side->fragment_kind));
     }
     if (!side->source_path.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(name, ": the stream ended inside source \"",
-                                                     side->source_path, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": the stream ended inside source \"", side->source_path, "\""));
     }
     if (side->trace != nullptr) {
       // The log is the capture; a header's non-empty session fields override what it says.

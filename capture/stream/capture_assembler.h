@@ -19,12 +19,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
-#include "google/protobuf/arena.h"
-#include "capture/torch_trace/importer.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "capture/torch_trace/importer.h"
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/service.pb.h"
+#include "google/protobuf/arena.h"
 
 namespace cl {
 
@@ -41,7 +41,9 @@ struct CaptureRefs {
   const v1::SessionCapture* base = nullptr;  // null: no base
 };
 
-inline CaptureRefs RefsOf(const AssembledCaptures& c) { return {&c.head, c.base ? &*c.base : nullptr}; }
+inline CaptureRefs RefsOf(const AssembledCaptures& c) {
+  return {&c.head, c.base ? &*c.base : nullptr};
+}
 
 class CaptureAssembler {
  public:
@@ -75,16 +77,16 @@ class CaptureAssembler {
 
  private:
   struct SideState {
-    v1::SessionCapture* capture = nullptr;        // on the arena, or `owned`
+    v1::SessionCapture* capture = nullptr;  // on the arena, or `owned`
     std::unique_ptr<v1::SessionCapture> owned;
     bool has_header = false;
     absl::flat_hash_map<std::string, int> graph_index;  // graph id -> index in capture.graphs
     std::string fragment_kind;  // non-empty while a fragmented item is arriving
     std::string fragment_bytes;
-    std::string source_path;    // non-empty while a source file's pieces are arriving
+    std::string source_path;               // non-empty while a source file's pieces are arriving
     std::unique_ptr<TraceImporter> trace;  // set once raw TORCH_TRACE bytes arrive
-    bool typed = false;         // typed parts other than the header arrived
-    std::string source_name;    // the header's name for the raw log
+    bool typed = false;                    // typed parts other than the header arrived
+    std::string source_name;               // the header's name for the raw log
   };
 
   absl::Status Apply(SideState& side, v1::CapturePart& part);

@@ -22,13 +22,13 @@ class Splitter {
   absl::Status Send(v1::CapturePart part) {
     part.set_side(side_);
     if (part.ByteSizeLong() <= budget_) return emit_(std::move(part));
-    const std::string kind(part.GetDescriptor()
-                               ->FindFieldByNumber(static_cast<int>(part.part_case()))
-                               ->name());
+    const std::string kind(
+        part.GetDescriptor()->FindFieldByNumber(static_cast<int>(part.part_case()))->name());
     std::string bytes;
     const google::protobuf::Message& item =
         part.GetReflection()->GetMessage(part, part.GetDescriptor()->FindFieldByName(kind));
-    if (!item.SerializeToString(&bytes)) return absl::InternalError("capture part does not serialize");
+    if (!item.SerializeToString(&bytes))
+      return absl::InternalError("capture part does not serialize");
     const size_t piece = budget_ - kEnvelope - kind.size();
     for (size_t at = 0; at < bytes.size(); at += piece) {
       v1::CapturePart fragment;

@@ -2,7 +2,8 @@
 //
 // Every part stays under a byte budget whatever the capture's size: items are sent one per part,
 // graph nodes in batches, source text in pieces, and any single item still over the budget as
-// Fragments of its serialized bytes. CaptureAssembler (capture_assembler.h) puts them back together.
+// Fragments of its serialized bytes. CaptureAssembler (capture_assembler.h) puts them back
+// together.
 #ifndef CAPTURE_STREAM_CAPTURE_SPLITTER_H_
 #define CAPTURE_STREAM_CAPTURE_SPLITTER_H_
 

@@ -7,7 +7,8 @@
 
 namespace cl {
 
-std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(google::protobuf::io::ZeroCopyInputStream* in) {
+std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(
+    google::protobuf::io::ZeroCopyInputStream* in) {
   using google::protobuf::internal::WireFormatLite;
   google::protobuf::io::CodedInputStream input(in);
   auto kind = v1::AnalyzeChunk::KIND_NOT_SET;

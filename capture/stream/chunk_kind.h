@@ -21,7 +21,8 @@ namespace v1 = ::compile_lens::v1;
 
 // The kind, or nullopt where the message's framing is broken (cut short, a malformed varint or
 // tag, an unmatched group): bytes that protobuf's parse refuses too. Reads `in` to its end.
-std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(google::protobuf::io::ZeroCopyInputStream* in);
+std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(
+    google::protobuf::io::ZeroCopyInputStream* in);
 
 }  // namespace cl
 

@@ -103,8 +103,8 @@ bool ExpressionReader::ReadExpression(absl::string_view rhs, v1::Node* node) {
       SetCall(node, "call_module", *path);
     } else if (!IsDottedName(callee)) {
       return false;
-    } else if (const size_t dot = callee.find('.');
-               dot != kNpos && dot == callee.rfind('.') && defined_.contains(callee.substr(0, dot))) {
+    } else if (const size_t dot = callee.find('.'); dot != kNpos && dot == callee.rfind('.') &&
+                                                    defined_.contains(callee.substr(0, dot))) {
       SetCall(node, "call_method", callee.substr(dot + 1));
       Assign(node->add_args()->mutable_node(), callee.substr(0, dot));
     } else {
@@ -155,7 +155,8 @@ void ExpressionReader::ReadCallArgs(absl::string_view text, v1::Node* node) {
   for (absl::string_view item : items) {
     if (const size_t eq = FindAssign(index_, item);
         eq != kNpos && IsIdentifier(Strip(item.substr(0, eq)))) {
-      ReadValue(item.substr(eq + 1), 0, &(*node->mutable_kwargs())[std::string(Strip(item.substr(0, eq)))]);
+      ReadValue(item.substr(eq + 1), 0,
+                &(*node->mutable_kwargs())[std::string(Strip(item.substr(0, eq)))]);
     } else {
       ReadValue(item, 0, node->add_args());
     }

@@ -137,7 +137,8 @@ class FxGraphReader {
           state_ = State::kAfterForward;
           OnAfterForward(line);
         } else if (line.text == "return" || absl::StartsWith(line.text, "return ") ||
-                   absl::StartsWith(line.text, "return(") || absl::StartsWith(line.text, "return[")) {
+                   absl::StartsWith(line.text, "return(") ||
+                   absl::StartsWith(line.text, "return[")) {
           OnReturn(line);
         } else {
           OnStatement(line);
@@ -190,7 +191,8 @@ class FxGraphReader {
       p = Strip(p);
       if (p.empty() || p == "*" || p == "/") continue;
       if (std::exchange(first, false) && p == "self") continue;
-      if (const size_t eq = FindAssign(scan, p); eq != kNpos) p = Strip(p.substr(0, eq));  // a default
+      if (const size_t eq = FindAssign(scan, p); eq != kNpos)
+        p = Strip(p.substr(0, eq));  // a default
       Param param;
       absl::string_view ann;
       if (const size_t colon = FindTopLevel(scan, p, ':'); colon != kNpos) {
@@ -245,7 +247,8 @@ class FxGraphReader {
     const absl::string_view stmt = parts[0];
     const size_t eq = FindAssign(index_, stmt);
     if (!materialized_) {
-      if (eq != kNpos && absl::StartsWith(Strip(stmt.substr(eq + 1)), "fx_pytree.tree_flatten_spec(")) {
+      if (eq != kNpos &&
+          absl::StartsWith(Strip(stmt.substr(eq + 1)), "fx_pytree.tree_flatten_spec(")) {
         MaterializePytree(line, Strip(stmt.substr(0, eq)));
         return;
       }
@@ -295,8 +298,8 @@ class FxGraphReader {
   bool OnAnnotations(const Line& line, const std::vector<absl::string_view>& parts) {
     for (absl::string_view p : parts) {
       const size_t colon = FindTopLevel(index_, p, ':');
-      if (FindAssign(index_, p) != kNpos || colon == kNpos || !IsIdentifier(Strip(p.substr(0, colon))) ||
-          !IsQuoted(Strip(p.substr(colon + 1)))) {
+      if (FindAssign(index_, p) != kNpos || colon == kNpos ||
+          !IsIdentifier(Strip(p.substr(0, colon))) || !IsQuoted(Strip(p.substr(colon + 1)))) {
         return false;
       }
     }
@@ -379,8 +382,8 @@ class FxGraphReader {
   }
 
   // `a[i] = v;  setitem = a`.
-  void OnSetitem(const Line& line, const std::vector<absl::string_view>& parts, absl::string_view lhs,
-                 size_t index, absl::string_view rhs) {
+  void OnSetitem(const Line& line, const std::vector<absl::string_view>& parts,
+                 absl::string_view lhs, size_t index, absl::string_view rhs) {
     v1::Node* node = graph_->add_nodes();
     SetCall(node, "call_function", "operator.setitem");
     expressions_.ReadValue(lhs.substr(0, index), 0, node->add_args());
@@ -410,7 +413,8 @@ class FxGraphReader {
     Append(line.number, name, /*with_source=*/true);
   }
 
-  // `return (a, b)`, `return [a]`, `return a`, `return pytree.tree_unflatten([a, b], self._out_spec)`.
+  // `return (a, b)`, `return [a]`, `return a`, `return pytree.tree_unflatten([a, b],
+  // self._out_spec)`.
   void OnReturn(const Line& line) {
     state_ = State::kAfterForward;
     Materialize();

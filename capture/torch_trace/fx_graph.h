@@ -8,8 +8,8 @@
 // statement shapes FX's code generator writes (torch/fx/graph.py, `_CodeGen`) and nothing more:
 //
 //   def forward(self, L_x_: "f32[s0, 64][64, 1]cpu", s0: "Sym(s0)"):   -> placeholders
-//   l_x_ = L_x_                                  -> renames the placeholder (name l_x_, target L_x_)
-//   mm: "f32[8, 8][8, 1]cpu" = torch.ops.aten.mm.default(a, b);  a = b = None
+//   l_x_ = L_x_                                  -> renames the placeholder (name l_x_, target
+//   L_x_) mm: "f32[8, 8][8, 1]cpu" = torch.ops.aten.mm.default(a, b);  a = b = None
 //                                                -> call_function aten.mm.default
 //   h_1 = h + l_resid_ / y = -x / g = t[0]       -> call_function operator.add / .neg / .getitem
 //   pow_1 = h_1.pow(2)                           -> call_method pow (args[0] is the receiver)

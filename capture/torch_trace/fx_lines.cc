@@ -23,7 +23,8 @@ bool LineReader::Next(Line* line) {
       code = code_end == first.body.size()
                  ? first.body
                  : absl::StripTrailingAsciiWhitespace(first.body.substr(0, code_end));
-      depth = static_cast<int>(std::min<size_t>(index_->open_brackets(), std::numeric_limits<int>::max()));
+      depth = static_cast<int>(
+          std::min<size_t>(index_->open_brackets(), std::numeric_limits<int>::max()));
       line->indexed = depth == 0;
     }
     if (code.empty()) continue;

@@ -62,7 +62,8 @@ bool ParsePlainMeta(absl::string_view ann, v1::TensorMeta* meta) {
 }  // namespace
 
 // Annotations are string literals of their statement, so they are scanned on their own.
-bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta, std::vector<absl::string_view>* scratch) {
+bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta,
+               std::vector<absl::string_view>* scratch) {
   const PlainScanner scan;
   ann = Strip(ann);
   if (ParsePlainMeta(ann, meta)) return true;

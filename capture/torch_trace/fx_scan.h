@@ -96,7 +96,8 @@ class StatementIndex {
       }
       if (cls == kQuote) {
         const size_t end = LiteralEnd(text, i);
-        spans_.push_back({static_cast<uint32_t>(i), end == kNpos ? kNever : static_cast<uint32_t>(end),
+        spans_.push_back({static_cast<uint32_t>(i),
+                          end == kNpos ? kNever : static_cast<uint32_t>(end),
                           static_cast<uint32_t>(spans_.size() + 1)});
         if (end == kNpos) break;  // the literal runs to the end
         i = end;
@@ -147,7 +148,8 @@ class StatementIndex {
     if (!Covers(part, &k)) return PlainScanner().MatchingClose(part, open);
     const size_t base = static_cast<size_t>(part.data() - text_.data());
     const size_t at = base + open;
-    k = static_cast<size_t>(std::lower_bound(spans_.begin() + k, spans_.end(), at, PosLess) - spans_.begin());
+    k = static_cast<size_t>(std::lower_bound(spans_.begin() + k, spans_.end(), at, PosLess) -
+                            spans_.begin());
     // Not an opening bracket outside the statement's literals (callers pass one): scan plainly.
     if (k == spans_.size() || spans_[k].pos != at || !IsOpen(text_[at])) {
       return PlainScanner().MatchingClose(part, open);
@@ -172,7 +174,8 @@ class StatementIndex {
   size_t Find(char c, size_t from, size_t to) const {
     if (to - from >= 32) {
       const void* hit = std::memchr(text_.data() + from, c, to - from);
-      return hit == nullptr ? to : static_cast<size_t>(static_cast<const char*>(hit) - text_.data());
+      return hit == nullptr ? to
+                            : static_cast<size_t>(static_cast<const char*>(hit) - text_.data());
     }
     while (from < to && text_[from] != c) ++from;
     return from;
@@ -190,7 +193,8 @@ class StatementIndex {
       *k = 0;
       return true;
     }
-    *k = static_cast<size_t>(std::lower_bound(spans_.begin(), spans_.end(), base, PosLess) - spans_.begin());
+    *k = static_cast<size_t>(std::lower_bound(spans_.begin(), spans_.end(), base, PosLess) -
+                             spans_.begin());
     // Literals hold no spans, so a literal around `base` is the span just before it.
     if (*k > 0) {
       const Span& before = spans_[*k - 1];
@@ -244,7 +248,8 @@ constexpr std::array<bool, 256> CharSet(absl::string_view chars) {
   for (const char c : chars) set[static_cast<uint8_t>(c)] = true;
   return set;
 }
-inline constexpr std::array<bool, 256> kBeforeOtherAssign = CharSet("=!<>+-*/%&|^@:");  // `==`, `+=`, ...
+inline constexpr std::array<bool, 256> kBeforeOtherAssign =
+    CharSet("=!<>+-*/%&|^@:");  // `==`, `+=`, ...
 inline constexpr std::array<bool, 256> kOperatorChars = CharSet("+-*/%<>=!&|^@~");
 
 // The top-level plain `=` of an assignment or keyword argument (not `==`, `<=`, `+=`, ...).

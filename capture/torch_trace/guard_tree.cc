@@ -40,7 +40,8 @@ GuardTreeSources ReadGuardSources(absl::string_view payload) {
     if (node == absl::string_view::npos) continue;
     out.has_tree = true;
     absl::string_view text = line.substr(node + 3);
-    if (absl::StartsWith(text, kGlobalState) && absl::StartsWith(text.substr(kGlobalState.size()), ":")) {
+    if (absl::StartsWith(text, kGlobalState) &&
+        absl::StartsWith(text.substr(kGlobalState.size()), ":")) {
       add(kGlobalState);
       continue;
     }

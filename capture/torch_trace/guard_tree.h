@@ -24,14 +24,14 @@
 namespace cl {
 
 struct GuardTreeProblem {
-  size_t line = 0;   // 0-based line of the payload
+  size_t line = 0;  // 0-based line of the payload
   std::string what;
 };
 
 struct GuardTreeSources {
   std::vector<std::string> sources;  // distinct, in order of first appearance
   std::vector<GuardTreeProblem> problems;
-  bool has_tree = false;             // at least one "+- " node line was seen
+  bool has_tree = false;  // at least one "+- " node line was seen
 };
 
 GuardTreeSources ReadGuardSources(absl::string_view payload);

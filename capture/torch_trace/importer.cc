@@ -49,7 +49,8 @@ v1::RankDigest DigestOf(const v1::SessionCapture& c, const std::string& source) 
   d.set_source(source);
   for (const v1::Compile& cp : c.compiles()) {
     d.add_compile_ids(cp.id());
-    for (const v1::CacheEvent& e : cp.cache_events()) d.add_cache_sequence(absl::StrCat(e.cache(), ":", e.status()));
+    for (const v1::CacheEvent& e : cp.cache_events())
+      d.add_cache_sequence(absl::StrCat(e.cache(), ":", e.status()));
     d.set_compiles(d.compiles() + 1);
     if (!cp.recompile_reasons().empty()) d.set_recompiles(d.recompiles() + 1);
     if (cp.status() == v1::Compile::FAILED) d.set_failed(d.failed() + 1);
@@ -92,7 +93,8 @@ bool FeedMapped(const std::string& path, TraceImporter* importer) {
   close(fd);
   if (map == MAP_FAILED) return false;
   const auto* bytes = static_cast<const char*>(map);
-  if (static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b) {
+  if (static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b) {
     munmap(map, size);
     return false;
   }
@@ -138,14 +140,16 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   if (!FeedMapped(path, &importer)) CL_RETURN_IF_ERROR(FeedThroughZlib(path, &importer));
   v1::SessionCapture capture = importer.Finish();
   *rank_in_log = importer.rank().has_value();
-  if (!options.project_root.empty()) capture.mutable_session()->set_project_root(options.project_root);
+  if (!options.project_root.empty())
+    capture.mutable_session()->set_project_root(options.project_root);
   if (options.read_sources) ReadSources(options, &capture);
   return capture;
 }
 
 }  // namespace
 
-absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path, const ImportOptions& options) {
+absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path,
+                                                   const ImportOptions& options) {
   bool rank_in_log = false;
   return ImportOne(path, options, &rank_in_log);
 }
@@ -173,19 +177,22 @@ absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, b
     }
     return out;
   }
-  if (logs.empty()) return absl::NotFoundError(absl::StrCat(dir, ": no TORCH_TRACE log (*.log, *.log.gz) in it"));
+  if (logs.empty())
+    return absl::NotFoundError(absl::StrCat(dir, ": no TORCH_TRACE log (*.log, *.log.gz) in it"));
   if (logs.size() > 1 && !latest) {
     std::vector<std::string> names;
     for (const auto& [t, p] : logs) names.push_back(fs::path(p).filename().string());
     std::sort(names.begin(), names.end());
-    return absl::InvalidArgumentError(absl::StrCat(dir, " holds ", logs.size(), " logs (", absl::StrJoin(names, ", "),
-                                                   "); pass one of them, or --latest for the newest"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, " holds ", logs.size(), " logs (", absl::StrJoin(names, ", "),
+                     "); pass one of them, or --latest for the newest"));
   }
   out.push_back(std::max_element(logs.begin(), logs.end())->second);
   return out;
 }
 
-absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path, const ImportOptions& options) {
+absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path,
+                                                            const ImportOptions& options) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) {
     CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportTraceFile(path, options));
@@ -197,7 +204,8 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
     bool rank_in_log = false;
     CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportOne(file, options, &rank_in_log));
     // A log whose records name no rank (written before dist.init) is the rank its name says.
-    if (const int named = RankOfFileName(fs::path(file).filename().string()); !rank_in_log && named >= 0) {
+    if (const int named = RankOfFileName(fs::path(file).filename().string());
+        !rank_in_log && named >= 0) {
       capture.mutable_session()->set_rank(named);
       for (v1::Compile& c : *capture.mutable_compiles()) c.set_rank(named);
     }
@@ -245,7 +253,8 @@ void ReadSources(const ImportOptions& options, v1::SessionCapture* capture) {
   for (const std::string& file : files) {
     if (have.contains(file)) continue;
     // Only the user's code: torch's own files are not what a stack points the user at.
-    if (absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/")) continue;
+    if (absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/"))
+      continue;
     std::string local = file;
     for (const auto& [from, to] : options.path_map) {
       if (absl::StartsWith(file, from)) {

@@ -1,8 +1,8 @@
 // TORCH_TRACE import: a log (.log or .log.gz) or a directory of them → SessionCapture.
 //
-// TraceImporter is the streaming core (tokenizer + parser): bytes go in as they arrive, memory holds
-// the capture being built, not the log. The file and directory functions feed it from disk; the
-// server feeds it from the Analyze stream. A directory of per-rank logs
+// TraceImporter is the streaming core (tokenizer + parser): bytes go in as they arrive, memory
+// holds the capture being built, not the log. The file and directory functions feed it from disk;
+// the server feeds it from the Analyze stream. A directory of per-rank logs
 // (`dedicated_log_torch_trace_rank_<N>_*.log`) imports every rank and gives each capture the
 // digests of all ranks, for the cross-rank comparison.
 #ifndef CAPTURE_TORCH_TRACE_IMPORTER_H_
@@ -40,13 +40,14 @@ struct ImportOptions {
   bool read_sources = true;  // read the user files the stacks name, when they exist here
   // Where a path in the trace lives on this machine: {"/mnt/project/examples", "examples/hero"}.
   std::vector<std::pair<std::string, std::string>> path_map;
-  std::string project_root;   // sets session.project_root
-  bool latest = false;        // a directory without rank logs: take the newest log
+  std::string project_root;  // sets session.project_root
+  bool latest = false;       // a directory without rank logs: take the newest log
   size_t max_source_bytes = 4 << 20;
 };
 
 // Reads one log, gzip-compressed or not.
-absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path, const ImportOptions& options);
+absl::StatusOr<v1::SessionCapture> ImportTraceFile(const std::string& path,
+                                                   const ImportOptions& options);
 
 // The logs a directory holds: its rank logs, in rank order, when it has any; otherwise its one
 // log, or with `latest` its newest. Unrelated and empty files are ignored.
@@ -54,7 +55,8 @@ absl::StatusOr<std::vector<std::string>> FindTraceLogs(const std::string& dir, b
 
 // A file or a directory. One capture per rank (one for a single log), each carrying every rank's
 // digest when there are several.
-absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path, const ImportOptions& options);
+absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& path,
+                                                            const ImportOptions& options);
 
 // True when `path` looks like a TORCH_TRACE log or a directory (not a .cls.json / .cls.pb).
 bool IsTraceInput(const std::string& path);

@@ -19,7 +19,8 @@ simdjson::dom::object AsObject(Element value) {
 std::optional<Element> Field(Element object, absl::string_view key) {
   if (!object.is_object()) return std::nullopt;
   Element value;
-  if (AsObject(object).at_key(std::string_view(key.data(), key.size())).get(value) != simdjson::SUCCESS) {
+  if (AsObject(object).at_key(std::string_view(key.data(), key.size())).get(value) !=
+      simdjson::SUCCESS) {
     return std::nullopt;
   }
   if (value.is_null()) return std::nullopt;
@@ -102,7 +103,8 @@ void ToProtoValue(Element value, google::protobuf::Value* out, int max_depth) {
         return;
       }
       out->mutable_list_value();
-      for (Element item : AsArray(value)) ToProtoValue(item, out->mutable_list_value()->add_values(), max_depth - 1);
+      for (Element item : AsArray(value))
+        ToProtoValue(item, out->mutable_list_value()->add_values(), max_depth - 1);
       return;
     case simdjson::dom::element_type::OBJECT:
       if (max_depth <= 0) {
@@ -111,7 +113,8 @@ void ToProtoValue(Element value, google::protobuf::Value* out, int max_depth) {
       }
       out->mutable_struct_value();
       for (simdjson::dom::key_value_pair kv : AsObject(value)) {
-        ToProtoValue(kv.value, &(*out->mutable_struct_value()->mutable_fields())[std::string(kv.key)],
+        ToProtoValue(kv.value,
+                     &(*out->mutable_struct_value()->mutable_fields())[std::string(kv.key)],
                      max_depth - 1);
       }
       return;

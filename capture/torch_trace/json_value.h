@@ -32,7 +32,8 @@ std::optional<std::string> String(Element object, absl::string_view key);
 // `value` as a google.protobuf.Value. Containers nested deeper than `max_depth` become their JSON
 // text, so hostile nesting cannot exhaust the stack.
 void ToProtoValue(Element value, google::protobuf::Value* out, int max_depth = 32);
-// `text` as a Struct when it is a JSON object; false otherwise (not JSON, or another kind of value).
+// `text` as a Struct when it is a JSON object; false otherwise (not JSON, or another kind of
+// value).
 bool ParseStruct(const std::string& text, google::protobuf::Struct* out);
 // The JSON text of `value`.
 std::string ToJsonText(Element value);

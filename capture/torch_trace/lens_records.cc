@@ -14,9 +14,12 @@ namespace {
 
 absl::string_view NameOf(LensRecord kind) {
   switch (kind) {
-    case LensRecord::kIteration: return "compile_lens_iteration";
-    case LensRecord::kDivergence: return "compile_lens_divergence";
-    case LensRecord::kSource: return "compile_lens_source";
+    case LensRecord::kIteration:
+      return "compile_lens_iteration";
+    case LensRecord::kDivergence:
+      return "compile_lens_divergence";
+    case LensRecord::kSource:
+      return "compile_lens_source";
   }
   return "compile_lens_record";
 }
@@ -52,8 +55,8 @@ std::optional<LensRecord> LensRecordOf(absl::string_view artifact_name) {
   return std::nullopt;
 }
 
-absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload, v1::SessionCapture* capture,
-                             std::vector<std::string>* warnings) {
+absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload,
+                             v1::SessionCapture* capture, std::vector<std::string>* warnings) {
   switch (kind) {
     case LensRecord::kIteration: {
       v1::Iteration iteration;
@@ -65,7 +68,8 @@ absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload, v1::Ses
       v1::Divergence divergence;
       if (absl::Status s = Parse(kind, payload, &divergence); !s.ok()) return s;
       for (int i = 0; i < divergence.layers_size(); ++i) {
-        if (divergence.layers(i).name().empty()) return NotValid(kind, absl::StrCat("layers[", i, "].name is empty"));
+        if (divergence.layers(i).name().empty())
+          return NotValid(kind, absl::StrCat("layers[", i, "].name is empty"));
       }
       if (capture->has_divergence()) {
         warnings->push_back("a second compile_lens_divergence record replaces the first");
@@ -79,8 +83,9 @@ absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload, v1::Ses
       if (source.path().empty()) return NotValid(kind, "path is empty");
       const std::string hash = Sha256Hex(source.text());
       if (!source.sha256().empty() && !absl::EqualsIgnoreCase(source.sha256(), hash)) {
-        warnings->push_back(absl::StrCat("compile_lens_source ", Quote(source.path()),
-                                         ": sha256 does not match the text (kept the text, with its own hash)"));
+        warnings->push_back(
+            absl::StrCat("compile_lens_source ", Quote(source.path()),
+                         ": sha256 does not match the text (kept the text, with its own hash)"));
       }
       source.set_sha256(hash);
       for (v1::SourceFile& existing : *capture->mutable_sources()) {

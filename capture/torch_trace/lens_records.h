@@ -33,8 +33,8 @@ std::optional<LensRecord> LensRecordOf(absl::string_view artifact_name);
 // unchanged and comes back as INVALID_ARGUMENT whose message reads
 // "compile_lens_iteration payload is not valid: <why>". What was merged with a caveat (a second
 // divergence, a wrong sha256) is appended to `warnings`.
-absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload, v1::SessionCapture* capture,
-                             std::vector<std::string>* warnings);
+absl::Status MergeLensRecord(LensRecord kind, absl::string_view payload,
+                             v1::SessionCapture* capture, std::vector<std::string>* warnings);
 
 }  // namespace cl
 

@@ -18,7 +18,8 @@ constexpr size_t kBatchRecords = 512;
 
 }  // namespace
 
-// Incremental md5 over a payload past the payload cap (EVP: OpenSSL 3 deprecates the MD5_* functions).
+// Incremental md5 over a payload past the payload cap (EVP: OpenSSL 3 deprecates the MD5_*
+// functions).
 class TraceTokenizer::Md5 {
  public:
   Md5() : ctx_(EVP_MD_CTX_new()) {}
@@ -63,13 +64,15 @@ bool ParseHeader(absl::string_view line, TraceRecord* r, absl::string_view* json
   if (line.empty() || std::strchr("VIWECD", line[0]) == nullptr) return false;
   absl::string_view s = line.substr(1);
   if (!Digits(s, 2, &r->month) || !Digits(s, 2, &r->day) || !Consume(s, ' ') ||
-      !Digits(s, 2, &r->hour) || !Consume(s, ':') || !Digits(s, 2, &r->minute) || !Consume(s, ':') ||
-      !Digits(s, 2, &r->second) || !Consume(s, '.') || !Digits(s, 6, &r->micros) || !Consume(s, ' ')) {
+      !Digits(s, 2, &r->hour) || !Consume(s, ':') || !Digits(s, 2, &r->minute) ||
+      !Consume(s, ':') || !Digits(s, 2, &r->second) || !Consume(s, '.') ||
+      !Digits(s, 6, &r->micros) || !Consume(s, ' ')) {
     return false;
   }
   uint64_t pid = 0;
   size_t i = 0;
-  while (i < s.size() && absl::ascii_isdigit(static_cast<unsigned char>(s[i]))) pid = pid * 10 + (s[i++] - '0');
+  while (i < s.size() && absl::ascii_isdigit(static_cast<unsigned char>(s[i])))
+    pid = pid * 10 + (s[i++] - '0');
   if (i == 0) return false;
   r->pid = pid;
   // `path:line] {` — the path may hold spaces or colons, so look for the "] {" that ends it.
@@ -217,7 +220,8 @@ void TraceTokenizer::Flush(Sink sink) {
   Md5Batch(payloads, absl::MakeSpan(digests));
   for (size_t k = 0; k < owners.size(); ++k) {
     Pending& p = pending_[owners[k]];
-    const absl::string_view digest(reinterpret_cast<const char*>(digests[k].data()), digests[k].size());
+    const absl::string_view digest(reinterpret_cast<const char*>(digests[k].data()),
+                                   digests[k].size());
     p.record.md5_ok = absl::BytesToHexString(digest) == p.expected_md5;
     if (!p.record.md5_ok) ++counters_.md5_mismatches;
   }

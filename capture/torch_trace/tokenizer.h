@@ -25,24 +25,24 @@
 namespace cl {
 
 struct TraceRecord {
-  uint64_t line = 0;     // 1-based line number of the header
+  uint64_t line = 0;  // 1-based line number of the header
   int month = 0, day = 0, hour = 0, minute = 0, second = 0, micros = 0;
   uint64_t pid = 0;
   std::string metadata;  // the header's JSON object, as written
   bool has_payload = false;
-  std::string payload;   // payload lines without their tab, joined with '\n'
+  std::string payload;             // payload lines without their tab, joined with '\n'
   bool payload_truncated = false;  // over the payload cap: `payload` holds its first bytes
-  bool md5_ok = true;    // false when the payload's md5 disagrees with `has_payload`
+  bool md5_ok = true;              // false when the payload's md5 disagrees with `has_payload`
 };
 
 struct TokenizerCounters {
   uint64_t lines = 0;
   uint64_t records = 0;
-  uint64_t blank_lines = 0;        // dropped, as tlparse drops them
-  uint64_t unparsed_lines = 0;     // neither a header nor a payload line
+  uint64_t blank_lines = 0;           // dropped, as tlparse drops them
+  uint64_t unparsed_lines = 0;        // neither a header nor a payload line
   uint64_t orphan_payload_lines = 0;  // payload lines with no record expecting a payload
   uint64_t md5_mismatches = 0;
-  uint64_t long_lines = 0;         // over the line cap; cut
+  uint64_t long_lines = 0;  // over the line cap; cut
   uint64_t truncated_payloads = 0;
   uint64_t bytes = 0;
 };
@@ -77,8 +77,8 @@ class TraceTokenizer {
 
   const TokenizerLimits limits_;
   TokenizerCounters counters_;
-  std::string partial_;          // an incomplete last line from the previous chunk
-  bool discarding_ = false;      // inside an over-long line: drop bytes until its newline
+  std::string partial_;      // an incomplete last line from the previous chunk
+  bool discarding_ = false;  // inside an over-long line: drop bytes until its newline
   bool in_record_ = false;
   TraceRecord record_;
   std::string expected_md5_;

@@ -1,8 +1,6 @@
 // TraceParser's handlers of the events the capture model knows (trace_parser.h): which handler
 // reads which event, and what each takes from its record. The envelope, the extras and the
 // finished capture are trace_parser.cc's.
-#include "capture/torch_trace/trace_parser.h"
-
 #include <algorithm>
 #include <ctime>
 #include <optional>
@@ -18,6 +16,7 @@
 #include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/json_value.h"
 #include "capture/torch_trace/lens_records.h"
+#include "capture/torch_trace/trace_parser.h"
 #include "simdjson.h"
 
 namespace cl {
@@ -26,33 +25,36 @@ namespace {
 using simdjson::dom::element;
 
 std::optional<v1::Graph::Stage> GraphStage(absl::string_view name) {
-  static const auto* const kStages = new std::vector<std::pair<absl::string_view, v1::Graph::Stage>>{
-      {"dynamo_output_graph", v1::Graph::DYNAMO},
-      {"aot_forward_graph", v1::Graph::AOT_FORWARD},
-      {"aot_backward_graph", v1::Graph::AOT_BACKWARD},
-      {"aot_inference_graph", v1::Graph::AOT_INFERENCE},
-      {"aot_joint_graph", v1::Graph::AOT_JOINT},
-      {"inductor_pre_grad_graph", v1::Graph::PRE_GRAD},
-      {"before_pre_grad_graph", v1::Graph::PRE_GRAD},
-      {"after_pre_grad_graph", v1::Graph::PRE_GRAD},
-      {"before_recompile_pre_grad", v1::Graph::PRE_GRAD},
-      {"after_recompile_pre_grad", v1::Graph::PRE_GRAD},
-      {"inductor_post_grad_graph", v1::Graph::POST_GRAD},
-      {"before_post_grad_graph", v1::Graph::POST_GRAD},
-      {"after_post_grad_graph", v1::Graph::POST_GRAD},
-      {"before_recompile_post_grad", v1::Graph::POST_GRAD},
-      {"after_recompile_post_grad", v1::Graph::POST_GRAD},
-  };
+  static const auto* const kStages =
+      new std::vector<std::pair<absl::string_view, v1::Graph::Stage>>{
+          {"dynamo_output_graph", v1::Graph::DYNAMO},
+          {"aot_forward_graph", v1::Graph::AOT_FORWARD},
+          {"aot_backward_graph", v1::Graph::AOT_BACKWARD},
+          {"aot_inference_graph", v1::Graph::AOT_INFERENCE},
+          {"aot_joint_graph", v1::Graph::AOT_JOINT},
+          {"inductor_pre_grad_graph", v1::Graph::PRE_GRAD},
+          {"before_pre_grad_graph", v1::Graph::PRE_GRAD},
+          {"after_pre_grad_graph", v1::Graph::PRE_GRAD},
+          {"before_recompile_pre_grad", v1::Graph::PRE_GRAD},
+          {"after_recompile_pre_grad", v1::Graph::PRE_GRAD},
+          {"inductor_post_grad_graph", v1::Graph::POST_GRAD},
+          {"before_post_grad_graph", v1::Graph::POST_GRAD},
+          {"after_post_grad_graph", v1::Graph::POST_GRAD},
+          {"before_recompile_post_grad", v1::Graph::POST_GRAD},
+          {"after_recompile_post_grad", v1::Graph::POST_GRAD},
+      };
   for (const auto& [event, stage] : *kStages) {
     if (event == name) return stage;
   }
   return std::nullopt;
 }
 
-// "fx_graph_cache_miss" -> {"fx_graph", "miss"}; "aotautograd_cache_hit" -> {"aot_autograd", "hit"}.
+// "fx_graph_cache_miss" -> {"fx_graph", "miss"}; "aotautograd_cache_hit" -> {"aot_autograd",
+// "hit"}.
 std::optional<std::pair<std::string, std::string>> CacheArtifact(absl::string_view name) {
-  for (const auto& [prefix, cache] : {std::pair<absl::string_view, absl::string_view>{"fx_graph_cache_", "fx_graph"},
-                                      {"aotautograd_cache_", "aot_autograd"}}) {
+  for (const auto& [prefix, cache] :
+       {std::pair<absl::string_view, absl::string_view>{"fx_graph_cache_", "fx_graph"},
+        {"aotautograd_cache_", "aot_autograd"}}) {
     if (!absl::StartsWith(name, prefix)) continue;
     const absl::string_view status = name.substr(prefix.size());
     if (status == "hit" || status == "miss" || status == "bypass") {
@@ -72,17 +74,20 @@ void ReadUserStack(absl::string_view payload, v1::GraphBreak* out) {
     const size_t file_start = pos + 6;
     const size_t file_end = rest.find("\", line ", file_start);
     const size_t eol = rest.find('\n', file_start);
-    if (file_end == absl::string_view::npos || (eol != absl::string_view::npos && file_end > eol)) break;
+    if (file_end == absl::string_view::npos || (eol != absl::string_view::npos && file_end > eol))
+      break;
     // Stop at the compiler's own traceback, which follows a blank line.
     const absl::string_view before = rest.substr(0, pos);
     if (before.find("\n\n") != absl::string_view::npos) break;
     uint32_t line = 0;
     size_t i = file_end + 8;
-    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') line = line * 10 + (rest[i++] - '0');
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9')
+      line = line * 10 + (rest[i++] - '0');
     std::string name;
     if (absl::StartsWith(rest.substr(i), ", in ")) {
       const size_t name_end = rest.find('\n', i);
-      name = std::string(rest.substr(i + 5, name_end == absl::string_view::npos ? absl::string_view::npos : name_end - i - 5));
+      name = std::string(rest.substr(
+          i + 5, name_end == absl::string_view::npos ? absl::string_view::npos : name_end - i - 5));
     }
     v1::StackFrame* f = out->add_user_stack();
     f->set_file(std::string(rest.substr(file_start, file_end - file_start)));
@@ -110,8 +115,10 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     return;
   }
   if (e == "dynamo_start") {
-    if (std::optional<element> stack = json::Field(value, "stack")) OnDynamoStart(env, *stack);
-    else CompileFor(env);
+    if (std::optional<element> stack = json::Field(value, "stack"))
+      OnDynamoStart(env, *stack);
+    else
+      CompileFor(env);
     return;
   }
   if (e == "compilation_metrics") return OnMetrics(r, env, value);
@@ -142,12 +149,14 @@ void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
         if (s != strings_.end()) file = s->second;
       }
     }
-    if (absl::StrContains(file, "torch/_dynamo/convert_frame.py") || absl::StrContains(file, "torch/_dynamo/eval_frame.py")) {
+    if (absl::StrContains(file, "torch/_dynamo/convert_frame.py") ||
+        absl::StrContains(file, "torch/_dynamo/eval_frame.py")) {
       continue;
     }
     frame->set_name(json::String(*it, "name").value_or(""));
     frame->set_file(file);
-    frame->set_line(static_cast<uint32_t>(std::max<int64_t>(0, json::Int(*it, "line").value_or(0))));
+    frame->set_line(
+        static_cast<uint32_t>(std::max<int64_t>(0, json::Int(*it, "line").value_or(0))));
     return;
   }
 }
@@ -168,25 +177,33 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
     const std::optional<double> seconds = json::Number(m, key);
     if (!seconds) return std::nullopt;
     if (std::optional<int64_t> us = json::ToInt64(*seconds * 1e6)) return us;
-    Diagnose(v1::Diagnostic::WARNING, r.line,
-             absl::StrCat("compilation_metrics.", key, " ", *seconds, " s is out of range (ignored)"));
+    Diagnose(
+        v1::Diagnostic::WARNING, r.line,
+        absl::StrCat("compilation_metrics.", key, " ", *seconds, " s is out of range (ignored)"));
     return std::nullopt;
   };
-  if (auto v = json::Int(m, "start_time_us")) c->set_start_us(*v);
-  else if (auto us = micros("start_time")) c->set_start_us(*us);
-  if (auto v = json::Int(m, "duration_us")) c->set_duration_us(std::max<int64_t>(0, *v));
-  else if (auto us = micros("entire_frame_compile_time_s")) c->set_duration_us(std::max<int64_t>(0, *us));
-  if (auto v = json::Int(m, "guard_count")) c->set_guard_count(static_cast<uint32_t>(std::max<int64_t>(0, *v)));
+  if (auto v = json::Int(m, "start_time_us"))
+    c->set_start_us(*v);
+  else if (auto us = micros("start_time"))
+    c->set_start_us(*us);
+  if (auto v = json::Int(m, "duration_us"))
+    c->set_duration_us(std::max<int64_t>(0, *v));
+  else if (auto us = micros("entire_frame_compile_time_s"))
+    c->set_duration_us(std::max<int64_t>(0, *us));
+  if (auto v = json::Int(m, "guard_count"))
+    c->set_guard_count(static_cast<uint32_t>(std::max<int64_t>(0, *v)));
   if (auto v = json::String(m, "fail_type")) c->set_fail_type(*v);
   if (auto v = json::String(m, "fail_reason")) c->set_fail_reason(*v);
-  if (std::optional<element> restarts = json::Field(m, "restart_reasons"); restarts && restarts->is_array()) {
+  if (std::optional<element> restarts = json::Field(m, "restart_reasons");
+      restarts && restarts->is_array()) {
     for (element item : json::AsArray(*restarts)) {
       std::string_view s;
       if (item.get_string().get(s) == simdjson::SUCCESS) c->add_restart_reasons(std::string(s));
     }
   }
   if (c->recompile_reasons().empty()) {
-    if (auto v = json::String(m, "recompile_reason"); v && !v->empty()) c->add_recompile_reasons(*v);
+    if (auto v = json::String(m, "recompile_reason"); v && !v->empty())
+      c->add_recompile_reasons(*v);
   }
   if (!year_) {
     if (auto s = json::Number(m, "start_time"); s && *s > 0) {
@@ -196,18 +213,21 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
       year_ = tm.tm_year + 1900;
     }
   }
-  if (auto v = json::String(m, "python_version"); v && capture_.session().python_version().empty()) {
+  if (auto v = json::String(m, "python_version");
+      v && capture_.session().python_version().empty()) {
     capture_.mutable_session()->set_python_version(*v);
   }
   // co_name / co_filename / co_firstlineno name the compiled code object exactly.
   v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
   if (auto v = json::String(m, "co_name")) frame->set_name(*v);
   if (auto v = json::String(m, "co_filename")) frame->set_file(*v);
-  if (auto v = json::Int(m, "co_firstlineno"); v && *v >= 0) frame->set_line(static_cast<uint32_t>(*v));
+  if (auto v = json::Int(m, "co_firstlineno"); v && *v >= 0)
+    frame->set_line(static_cast<uint32_t>(*v));
 }
 
 void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name) {
-  if (std::optional<v1::Graph::Stage> stage = GraphStage(name)) return OnGraph(r, env, name, *stage);
+  if (std::optional<v1::Graph::Stage> stage = GraphStage(name))
+    return OnGraph(r, env, name, *stage);
   if (name == "inductor_runtime_and_tensor_meta" || name == "inductor_tlparse_runtime" ||
       name == "triton_kernel_info") {
     return OnKernels(r, env, name);
@@ -238,7 +258,8 @@ void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::st
     ReadUserStack(r.payload, gb);
     return;
   }
-  if (std::optional<std::pair<std::string, std::string>> cache = CacheArtifact(name); cache && c != nullptr) {
+  if (std::optional<std::pair<std::string, std::string>> cache = CacheArtifact(name);
+      cache && c != nullptr) {
     v1::CacheEvent* ev = c->add_cache_events();
     ev->set_cache(cache->first);
     ev->set_status(cache->second);
@@ -264,9 +285,9 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   Count(ImportCounter::kGraphs);
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
-            absl::StrCat(event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
-                         parsed.problems.empty() ? ""
-                                                 : absl::StrCat(" (first: ", parsed.problems[0], ")")));
+            absl::StrCat(
+                event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
+                parsed.problems.empty() ? "" : absl::StrCat(" (first: ", parsed.problems[0], ")")));
   }
   // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.
   absl::flat_hash_set<absl::string_view> names;
@@ -280,7 +301,8 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   }
   if (c != nullptr) {
     c->add_graph_ids(id);
-    if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_")) lowered_graph_[c->id()] = id;
+    if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_"))
+      lowered_graph_[c->id()] = id;
   }
   *capture_.add_graphs() = std::move(graph);
 }
@@ -302,7 +324,8 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
     }
     return;
   }
-  // inductor_runtime_and_tensor_meta: {"ops": [{"name", "type", "estimated_runtime_ns", "outputs"}]}
+  // inductor_runtime_and_tensor_meta: {"ops": [{"name", "type", "estimated_runtime_ns",
+  // "outputs"}]}
   std::optional<element> ops = json::Field(payload, "ops");
   if (!ops || !ops->is_array()) return;
   for (element op : json::AsArray(*ops)) {
@@ -314,7 +337,8 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
     // it lowers last once every graph is known (at Finish).
     if (env.compile_id.empty()) continue;
     auto lowered = lowered_graph_.find(env.compile_id);
-    k->set_graph_id(lowered != lowered_graph_.end() ? lowered->second : absl::StrCat("?", env.compile_id));
+    k->set_graph_id(lowered != lowered_graph_.end() ? lowered->second
+                                                    : absl::StrCat("?", env.compile_id));
   }
 }
 

@@ -32,17 +32,18 @@ bool IsEnvelopeKey(std::string_view key) {
 }
 
 std::string Rfc3339(int year, const TraceRecord& r) {
-  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, r.month, r.day, r.hour, r.minute,
-                         r.second, r.micros / 1000);
+  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, r.month, r.day, r.hour,
+                         r.minute, r.second, r.micros / 1000);
 }
 
 // A stable id for a session read from a log: the same log always gets the same id.
 std::string SessionIdFor(const TraceRecord& first) {
-  const std::string seed = absl::StrCat(first.pid, " ", first.month, first.day, first.hour, first.minute,
-                                        first.second, first.micros, " ", first.metadata);
+  const std::string seed =
+      absl::StrCat(first.pid, " ", first.month, first.day, first.hour, first.minute, first.second,
+                   first.micros, " ", first.metadata);
   const std::string hex = Md5Hex(seed);
-  return absl::StrCat(hex.substr(0, 8), "-", hex.substr(8, 4), "-", hex.substr(12, 4), "-", hex.substr(16, 4),
-                      "-", hex.substr(20, 12));
+  return absl::StrCat(hex.substr(0, 8), "-", hex.substr(8, 4), "-", hex.substr(12, 4), "-",
+                      hex.substr(16, 4), "-", hex.substr(20, 12));
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ void TraceParser::Problem(ImportCounter counter, uint64_t line, std::string mess
 }
 
 void TraceParser::Add(TraceRecord&& r) {
-  if (!r.md5_ok) Diagnose(v1::Diagnostic::WARNING, r.line, "payload md5 does not match has_payload (kept)");
+  if (!r.md5_ok)
+    Diagnose(v1::Diagnostic::WARNING, r.line, "payload md5 does not match has_payload (kept)");
   // Payload text becomes proto strings, which must be valid UTF-8: check once here (fast, and
   // nearly always true) rather than walking the finished capture. The metadata is JSON, which the
   // JSON parser checks itself.
@@ -115,15 +117,19 @@ void TraceParser::Add(TraceRecord&& r) {
   }
   if (env.frame_id && env.frame_compile_id && *env.frame_id >= 0 && *env.frame_compile_id >= 0) {
     // What a compile id can spell (capture/validate.h): past it, the record keeps no compile.
-    const auto fits = [](std::optional<int64_t> n) { return !n || (*n >= 0 && *n <= kMaxCompileIdNumber); };
+    const auto fits = [](std::optional<int64_t> n) {
+      return !n || (*n >= 0 && *n <= kMaxCompileIdNumber);
+    };
     if (fits(env.frame_id) && fits(env.frame_compile_id) && fits(env.ca_id) &&
         env.attempt.value_or(0) <= kMaxCompileIdNumber) {
-      env.compile_id = absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
-                                    *env.frame_compile_id,
-                                    env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
+      env.compile_id =
+          absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
+                       *env.frame_compile_id,
+                       env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
     } else {
       Diagnose(v1::Diagnostic::WARNING, r.line,
-               absl::StrCat("compile id numbers past ", kMaxCompileIdNumber, " (the record is kept without a compile)"));
+               absl::StrCat("compile id numbers past ", kMaxCompileIdNumber,
+                            " (the record is kept without a compile)"));
     }
   }
   if (!first_) first_ = r;
@@ -211,7 +217,8 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   // Statuses: a compile's own metrics decide; without them, a later attempt means it restarted.
   // The highest attempt of each frame compile, rather than a set of every earlier attempt's id:
   // the attempt is the log's number, up to 999,999,999 (a fuzzed log's took minutes to list).
-  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> last_attempt;  // (frame, frame compile)
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t>
+      last_attempt;  // (frame, frame compile)
   for (const v1::Compile& c : capture_.compiles()) {
     uint32_t& last = last_attempt[{c.frame_id(), c.frame_compile_id()}];
     last = std::max(last, c.attempt());
@@ -227,11 +234,13 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
     const auto& f = c.metrics().fields();
     if (!f.empty()) {
       auto ops = f.find("graph_op_count");
-      if (!c.fail_type().empty()) c.set_status(v1::Compile::FAILED);
+      if (!c.fail_type().empty())
+        c.set_status(v1::Compile::FAILED);
       else if (ops != f.end() && ops->second.kind_case() == google::protobuf::Value::kNumberValue &&
                ops->second.number_value() == 0)
         c.set_status(v1::Compile::EMPTY_GRAPH);
-      else c.set_status(v1::Compile::OK);
+      else
+        c.set_status(v1::Compile::OK);
     } else if (restarted(c)) {
       c.set_status(v1::Compile::RESTARTED);
     } else {

@@ -1,14 +1,14 @@
 // Turns TORCH_TRACE records (tokenizer.h) into a SessionCapture.
 //
 // Known events become the model: `str` interns file names; `dynamo_start` opens a compile and names
-// its frame; `compilation_metrics` fills the compile (every field kept in `metrics`); artifacts give
-// recompile reasons, graph breaks, cache events, kernels; graph events and artifacts are parsed from
-// their FX text into nodes (fx_graph.h); `dynamo_cpp_guards_str` gives a compile the sources its
-// guards read (guard_tree.h); the compile_lens_* artifacts the Python package writes give
-// iterations, the divergence check and embedded sources (lens_records.h). Everything else is kept,
-// size-capped, in `extras`. Problems are counted (import_counters.h) into `diagnostics`, never
-// fatal, and the first few are listed by line. One parser per rank's log: records of another rank
-// are counted and skipped, as tlparse does.
+// its frame; `compilation_metrics` fills the compile (every field kept in `metrics`); artifacts
+// give recompile reasons, graph breaks, cache events, kernels; graph events and artifacts are
+// parsed from their FX text into nodes (fx_graph.h); `dynamo_cpp_guards_str` gives a compile the
+// sources its guards read (guard_tree.h); the compile_lens_* artifacts the Python package writes
+// give iterations, the divergence check and embedded sources (lens_records.h). Everything else is
+// kept, size-capped, in `extras`. Problems are counted (import_counters.h) into `diagnostics`,
+// never fatal, and the first few are listed by line. One parser per rank's log: records of another
+// rank are counted and skipped, as tlparse does.
 #ifndef CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 #define CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 
@@ -33,7 +33,7 @@ namespace cl {
 namespace v1 = ::compile_lens::v1;
 
 struct TraceParseOptions {
-  std::string source_name = "trace";  // names the input in diagnostics ("trace.log:123")
+  std::string source_name = "trace";    // names the input in diagnostics ("trace.log:123")
   size_t extra_payload_cap = 16 << 10;  // bytes of each unmodelled record kept in `extras`
   size_t extras_budget = 8 << 20;       // all extras together; past it they are only counted
 };
@@ -74,7 +74,8 @@ class TraceParser {
   void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
-  void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event, v1::Graph::Stage stage);
+  void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
+               v1::Graph::Stage stage);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGuards(const TraceRecord& r, const Envelope& env);
   void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
@@ -82,20 +83,20 @@ class TraceParser {
   const TraceParseOptions options_;
   std::unique_ptr<simdjson::dom::parser> json_;
   v1::SessionCapture capture_;
-  absl::flat_hash_map<int64_t, std::string> strings_;     // the `str` intern table
-  absl::flat_hash_map<std::string, int> compile_index_;   // compile id -> index in compiles
-  absl::flat_hash_map<uint32_t, int> frame_index_;        // frame id -> index in frames
-  absl::flat_hash_map<std::string, int> graph_count_;     // graph id -> times seen (for unique ids)
+  absl::flat_hash_map<int64_t, std::string> strings_;    // the `str` intern table
+  absl::flat_hash_map<std::string, int> compile_index_;  // compile id -> index in compiles
+  absl::flat_hash_map<uint32_t, int> frame_index_;       // frame id -> index in frames
+  absl::flat_hash_map<std::string, int> graph_count_;    // graph id -> times seen (for unique ids)
   // compile id -> the post-grad graph Inductor lowered last (not a before_ copy): the kernels
   // logged after it are its (a training compile lowers the forward, then the backward).
   absl::flat_hash_map<std::string, std::string> lowered_graph_;
-  absl::flat_hash_map<std::string, int> kernel_index_;    // kernel name -> index in kernels
-  std::vector<uint64_t> iteration_lines_;                 // the line of each of capture_.iterations
-  std::optional<int64_t> rank_;                           // the rank this log is about
+  absl::flat_hash_map<std::string, int> kernel_index_;  // kernel name -> index in kernels
+  std::vector<uint64_t> iteration_lines_;               // the line of each of capture_.iterations
+  std::optional<int64_t> rank_;                         // the rank this log is about
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;
-  std::optional<int> year_;                               // from a compilation_metrics epoch
-  std::optional<TraceRecord> first_;                      // for started_at
+  std::optional<int> year_;           // from a compilation_metrics epoch
+  std::optional<TraceRecord> first_;  // for started_at
   ImportCounts counts_;
   int diagnostics_kept_ = 0;
 };

@@ -39,8 +39,9 @@ void WriteNoisyKeys(const v1::CacheStabilitySection& section, HtmlWriter& w) {
 void WriteCacheStabilityBody(const v1::CacheStabilitySection& section, HtmlWriter& w) {
   const auto& findings = section.findings();
   if (findings.empty()) {
-    w.Tag("<p class=\"good\">No silently-stale-cache findings — recompilation tracked the state "
-          "changes.</p>");
+    w.Tag(
+        "<p class=\"good\">No silently-stale-cache findings — recompilation tracked the state "
+        "changes.</p>");
     WriteTracked(section, w);
     WriteNoisyKeys(section, w);
     return;
@@ -51,21 +52,26 @@ void WriteCacheStabilityBody(const v1::CacheStabilitySection& section, HtmlWrite
   if (stale > 0) {
     w.Tag("<p class=\"warn\"><strong>")
         .Text(absl::StrCat(stale))
-        .Tag("</strong> silently-stale-cache finding(s): the state changed between iterations, no "
-             "recompile followed, and the output diverged from eager.</p>\n");
+        .Tag(
+            "</strong> silently-stale-cache finding(s): the state changed between iterations, no "
+            "recompile followed, and the output diverged from eager.</p>\n");
   }
   if (suspicious > 0) {
     w.Tag("<p class=\"warn\"><strong>")
         .Text(absl::StrCat(suspicious))
-        .Tag("</strong> suspicious state change(s): no recompile followed, no guard of the cache "
-             "entry that ran reads the state, and no eager check ran to tell whether the output "
-             "changed.</p>\n");
+        .Tag(
+            "</strong> suspicious state change(s): no recompile followed, no guard of the cache "
+            "entry that ran reads the state, and no eager check ran to tell whether the output "
+            "changed.</p>\n");
   }
-  w.BeginTable({"verdict", "state", "before → after", "iteration", "cache entry that ran", "evidence"});
+  w.BeginTable(
+      {"verdict", "state", "before → after", "iteration", "cache entry that ran", "evidence"});
   for (int i = 0; i < ShownRows(findings.size()); ++i) {
     const v1::CacheStabilityFinding& finding = findings[i];
-    if (IsSuspicious(finding)) w.Tag("<tr><td>suspicious");
-    else w.Tag("<tr><td>stale");
+    if (IsSuspicious(finding))
+      w.Tag("<tr><td>suspicious");
+    else
+      w.Tag("<tr><td>stale");
     w.Tag("</td><td><code>").Text(OrDash(finding.state_key())).Tag("</code></td><td>");
     w.Text(OrDash(finding.before())).Tag(" → ").Text(OrDash(finding.after())).Tag("</td><td>");
     w.Text(absl::StrCat(finding.iteration())).Tag("</td><td><code>");

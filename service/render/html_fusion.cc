@@ -3,9 +3,9 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
-#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -22,8 +22,8 @@ std::string HbmSaved(const v1::FusionOpportunity& opportunity) {
   const uint64_t after = opportunity.hbm_bytes_after();
   if (before == 0) return "—";
   const double change = (static_cast<double>(before) - static_cast<double>(after)) / before;
-  return absl::StrCat(change >= 0 ? "↓" : "↑", FormatPercent(change >= 0 ? change : -change),
-                      " (", FormatBytes(before), " → ", FormatBytes(after), ")");
+  return absl::StrCat(change >= 0 ? "↓" : "↑", FormatPercent(change >= 0 ? change : -change), " (",
+                      FormatBytes(before), " → ", FormatBytes(after), ")");
 }
 
 void WriteRow(const v1::FusionOpportunity& opportunity, HtmlWriter& w) {
@@ -79,10 +79,11 @@ void WriteFusionBody(const v1::FusionSection& section, HtmlWriter& w) {
   if (opportunities.empty()) {
     w.Tag("<p class=\"good\">No unfused algebraic chain found in the post-grad graph.</p>\n");
   } else {
-    w.Tag("<p class=\"muted\">Algebraic fusions Inductor leaves unfused — opportunities, not "
-          "applied changes. The speedup is an analytical memory-bound <strong>upper bound for "
-          "ranking</strong> (real is ~1.05–1.15×); applying one means a fused epilogue "
-          "kernel.</p>\n");
+    w.Tag(
+        "<p class=\"muted\">Algebraic fusions Inductor leaves unfused — opportunities, not "
+        "applied changes. The speedup is an analytical memory-bound <strong>upper bound for "
+        "ranking</strong> (real is ~1.05–1.15×); applying one means a fused epilogue "
+        "kernel.</p>\n");
   }
   // The note on the byte model follows the advice, so that the table and the advice read
   // first, as the seed shows them.

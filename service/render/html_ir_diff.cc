@@ -1,9 +1,9 @@
 // IR diff (base → head): the change summary, the matcher's quality figures, and one table per
 // kind of change.
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
-#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -44,14 +44,19 @@ void WriteFrameList(Markup lead, const google::protobuf::RepeatedPtrField<std::s
 // it a reader cannot tell a diff of the post-grad graph of 0/0 from one of every recompile.
 void WriteScope(const v1::IrDiffSection& section, HtmlWriter& w) {
   if (!section.stage().empty()) {
-    w.Tag("<p class=\"muted\">Compared <code>").Text(section.stage())
-        .Tag("</code>: the most-lowered graph stage both sides have, each frame's first compile "
-             "of it.</p>");
+    w.Tag("<p class=\"muted\">Compared <code>")
+        .Text(section.stage())
+        .Tag(
+            "</code>: the most-lowered graph stage both sides have, each frame's first compile "
+            "of it.</p>");
   }
   for (const v1::IrDiffFrame& frame : section.frames()) {
     if (frame.note().empty()) continue;
-    w.Tag("<p class=\"muted\">Not compared: <code>").Text(frame.frame()).Tag("</code> (")
-        .Text(frame.note()).Tag(").</p>");
+    w.Tag("<p class=\"muted\">Not compared: <code>")
+        .Text(frame.frame())
+        .Tag("</code> (")
+        .Text(frame.note())
+        .Tag(").</p>");
   }
   WriteFrameList("Frames compiled only in the base: ", section.frames_only_in_base(), w);
   WriteFrameList("Frames compiled only in the head: ", section.frames_only_in_head(), w);
@@ -61,8 +66,9 @@ void WriteScope(const v1::IrDiffSection& section, HtmlWriter& w) {
 
 void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w) {
   if (section.added().empty() && section.removed().empty() && section.modified().empty()) {
-    w.Tag("<p class=\"good\">The compiled graph is unchanged: no node added, removed or "
-          "modified.</p>");
+    w.Tag(
+        "<p class=\"good\">The compiled graph is unchanged: no node added, removed or "
+        "modified.</p>");
   } else {
     w.Tag("<p class=\"warn\">The compiled graph changed: <strong>")
         .Text(absl::StrCat(section.added().size()))

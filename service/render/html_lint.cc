@@ -31,9 +31,13 @@ void WriteLintNotes(const v1::LintSection& section, HtmlWriter& w) {
   if (section.escalated()) {
     std::vector<std::string> seen;
     for (const v1::LintFinding& f : findings) {
-      if (f.remedy().empty() || std::find(seen.begin(), seen.end(), f.pattern()) != seen.end()) continue;
+      if (f.remedy().empty() || std::find(seen.begin(), seen.end(), f.pattern()) != seen.end())
+        continue;
       seen.push_back(f.pattern());
-      w.Tag("<p><strong>Remedy</strong> <code>").Text(f.pattern()).Tag("</code>: ").TextWithCode(f.remedy());
+      w.Tag("<p><strong>Remedy</strong> <code>")
+          .Text(f.pattern())
+          .Tag("</code>: ")
+          .TextWithCode(f.remedy());
       w.Tag("</p>\n");
     }
     for (int i = 0; i < ShownRows(findings.size()); ++i) {  // the rows the table shows
@@ -44,8 +48,9 @@ void WriteLintNotes(const v1::LintSection& section, HtmlWriter& w) {
       w.Tag(": ").Text(f.version_note()).Tag("</p>\n");
     }
   }
-  const int assumed = static_cast<int>(std::count_if(findings.begin(), findings.end(),
-                                                     [](const v1::LintFinding& f) { return f.assumed_compiled(); }));
+  const int assumed = static_cast<int>(
+      std::count_if(findings.begin(), findings.end(),
+                    [](const v1::LintFinding& f) { return f.assumed_compiled(); }));
   if (assumed > 0) {
     w.Tag("<p class=\"muted\">").Text(absl::StrCat(assumed));
     w.Tag(" finding(s) in files no compiled root reaches, scanned as if compiled");
@@ -64,8 +69,9 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
   const auto& findings = section.findings();
   if (findings.empty()) {
     if (section.escalated()) {
-      w.Tag("<p class=\"good\">No known-risky pattern in the captured sources (checked against "
-            "the correctness DB).</p>");
+      w.Tag(
+          "<p class=\"good\">No known-risky pattern in the captured sources (checked against "
+          "the correctness DB).</p>");
     } else {
       w.Tag("<p class=\"good\">No known-risky pattern in the captured sources.</p>");
     }
@@ -81,8 +87,9 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
   } else {
     w.Tag("<p class=\"warn\">")
         .Text(absl::StrCat(findings.size()))
-        .Tag(" candidate pattern(s) from the static scan — not yet escalated. Pass <code>--db "
-             "&lt;correctness.toml&gt;</code> to rate severity and attach issue links.</p>\n");
+        .Tag(
+            " candidate pattern(s) from the static scan — not yet escalated. Pass <code>--db "
+            "&lt;correctness.toml&gt;</code> to rate severity and attach issue links.</p>\n");
     w.BeginTable({"pattern", "location", "trigger", "confidence"});
   }
   for (int i = 0; i < ShownRows(findings.size()); ++i) {

@@ -12,12 +12,13 @@ void WriteRawBody(const v1::RawSection& raw, HtmlWriter& w) {
   WriteMetaRow("compiled graphs", absl::StrCat(raw.compiled_graphs()), w);
   WriteMetaRow("graph breaks", absl::StrCat(raw.graph_breaks()), w);
   WriteMetaRow("iterations", absl::StrCat(raw.iterations()), w);
-  w.Tag("</dl><p class=\"muted\">The machine-readable <code>.cls.json</code> is the source of "
-        "truth for this report.</p>");
+  w.Tag(
+      "</dl><p class=\"muted\">The machine-readable <code>.cls.json</code> is the source of "
+      "truth for this report.</p>");
 }
 
-void WriteDiagnosticsBody(
-    const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics, HtmlWriter& w) {
+void WriteDiagnosticsBody(const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics,
+                          HtmlWriter& w) {
   w.Tag("<p class=\"muted\">")
       .Text(absl::StrCat(diagnostics.size()))
       .Tag(" import or validation note(s), recorded rather than dropped.</p>\n");

@@ -2,7 +2,6 @@
 // section is a <details open> with the seed's id and heading; a pass that was skipped or failed
 // shows its reason in place of a body, and the rest of the page still renders.
 #include "service/render/html.h"
-
 #include "service/render/html_sections.h"
 #include "service/render/html_writer.h"
 #include "service/render/report_css.h"
@@ -13,11 +12,12 @@ namespace {
 // The page's <head>. The CSP is the second line of defence after escaping: even markup that
 // slipped through could neither run a script nor load anything.
 void WriteHead(HtmlWriter& w) {
-  w.Tag("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-        "'unsafe-inline'\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<title>compile-lens session report</title>\n<style>\n")
+  w.Tag(
+       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+       "<title>compile-lens session report</title>\n<style>\n")
       .Tag(ReportCss())
       .Tag("</style>\n</head>\n");
 }
@@ -89,8 +89,7 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   WritePassSection("divergence", "Divergence (eager vs compiled)", report.divergence(),
                    &WriteDivergenceBody, w);
   WritePassSection("lint", "Lint (Tool 4)", report.lint(), &WriteLintBody, w);
-  WritePassSection("fusion", "Fusion opportunities (CODA)", report.fusion(), &WriteFusionBody,
-                   w);
+  WritePassSection("fusion", "Fusion opportunities (CODA)", report.fusion(), &WriteFusionBody, w);
   WritePassSection("roofline", "Roofline (Tool 5)", report.roofline(), &WriteRooflineBody, w);
   OpenSection("raw", "Raw artifacts", w);
   WriteRawBody(report.raw(), w);
@@ -105,7 +104,9 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
     if (serious) {
       OpenSection("diagnostics", "Diagnostics", w);
     } else {
-      w.Tag("<details id=\"diagnostics\">\n<summary><h2>Diagnostics</h2></summary>\n<div class=\"body\">");
+      w.Tag(
+          "<details id=\"diagnostics\">\n<summary><h2>Diagnostics</h2></summary>\n<div "
+          "class=\"body\">");
     }
     WriteDiagnosticsBody(report.diagnostics(), w);
     CloseSection(w);

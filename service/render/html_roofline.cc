@@ -5,10 +5,10 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
-#include "common/number_format.h"
 #include "service/render/svg_roofline.h"
 
 namespace cl {
@@ -41,8 +41,9 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
   const bool measured = std::any_of(kernels.begin(), kernels.end(),
                                     [](const v1::RooflineKernel& k) { return !k.estimated(); });
   if (!measured) {
-    w.Tag("<p class=\"muted\">No kernel carried the flops/bytes features the roofline model "
-          "needs");
+    w.Tag(
+        "<p class=\"muted\">No kernel carried the flops/bytes features the roofline model "
+        "needs");
     if (!section.gpu().empty()) w.Tag(" (GPU: <code>").Text(section.gpu()).Tag("</code>)");
     w.Tag(".</p>");
   }
@@ -53,12 +54,12 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
     WriteMetaRow("GPU", section.gpu(), w);
     w.Tag("</dl>");
   } else {
-    w.Tag("<p class=\"muted\">The figures below are estimated analytically from the graph "
-          "(mm, bmm, addmm, conv, sdpa), not measured.</p>");
+    w.Tag(
+        "<p class=\"muted\">The figures below are estimated analytically from the graph "
+        "(mm, bmm, addmm, conv, sdpa), not measured.</p>");
   }
   w.Tag("\n");
-  w.BeginTable(
-      {"kernel", "flops", "bytes", "intensity", "achieved", "attainable", "bound"});
+  w.BeginTable({"kernel", "flops", "bytes", "intensity", "achieved", "attainable", "bound"});
   for (int i = 0; i < ShownRows(kernels.size()); ++i) WriteKernelRow(kernels[i], w);
   w.EndTable();
   WriteOmittedRows(kernels.size(), w);

@@ -7,28 +7,28 @@
 #ifndef SERVICE_RENDER_HTML_SECTIONS_H_
 #define SERVICE_RENDER_HTML_SECTIONS_H_
 
-#include "google/protobuf/repeated_ptr_field.h"
 #include "compile_lens/v1/report.pb.h"
+#include "google/protobuf/repeated_ptr_field.h"
 #include "service/render/html_writer.h"
 
 namespace cl {
 
 namespace v1 = ::compile_lens::v1;
 
-void WriteMetadataBody(const v1::Metadata& metadata, HtmlWriter& w);        // html_metadata.cc
-void WriteRanksBody(const v1::CrossRankSection& section, HtmlWriter& w);    // html_ranks.cc
-void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w);      // html_ir_diff.cc
+void WriteMetadataBody(const v1::Metadata& metadata, HtmlWriter& w);          // html_metadata.cc
+void WriteRanksBody(const v1::CrossRankSection& section, HtmlWriter& w);      // html_ranks.cc
+void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w);        // html_ir_diff.cc
 void WriteRecompileBody(const v1::RecompileSection& section, HtmlWriter& w);  // html_recompile.cc
 void WriteCacheStabilityBody(const v1::CacheStabilitySection& section,
-                             HtmlWriter& w);                                // html_cache_stability.cc
-void WriteDivergenceBody(const v1::DivergenceSection& section, HtmlWriter& w);  // html_divergence.cc
+                             HtmlWriter& w);  // html_cache_stability.cc
+void WriteDivergenceBody(const v1::DivergenceSection& section,
+                         HtmlWriter& w);                                    // html_divergence.cc
 void WriteLintBody(const v1::LintSection& section, HtmlWriter& w);          // html_lint.cc
 void WriteFusionBody(const v1::FusionSection& section, HtmlWriter& w);      // html_fusion.cc
 void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w);  // html_roofline.cc
 void WriteRawBody(const v1::RawSection& raw, HtmlWriter& w);                // html_raw.cc
-void WriteDiagnosticsBody(
-    const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics,
-    HtmlWriter& w);                                                         // html_raw.cc
+void WriteDiagnosticsBody(const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics,
+                          HtmlWriter& w);  // html_raw.cc
 
 }  // namespace cl
 

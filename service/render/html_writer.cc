@@ -20,8 +20,7 @@ HtmlWriter& HtmlWriter::Text(absl::string_view untrusted) {
 HtmlWriter& HtmlWriter::TextWithCode(absl::string_view untrusted) {
   while (!untrusted.empty()) {
     const size_t open = untrusted.find('`');
-    const size_t close =
-        open == absl::string_view::npos ? open : untrusted.find('`', open + 1);
+    const size_t close = open == absl::string_view::npos ? open : untrusted.find('`', open + 1);
     if (close == absl::string_view::npos) break;
     Text(untrusted.substr(0, open));
     Tag("<code>").Text(untrusted.substr(open + 1, close - open - 1)).Tag("</code>");

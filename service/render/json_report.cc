@@ -2,8 +2,6 @@
 // names (the contract paths of docs/design.md §6) and every field printed, so a reader can rely on
 // a path existing even when its value is zero or empty. Both go through ReportTypes(), so that an
 // enum value with a word (report.proto) reads and writes as its word.
-#include "service/render/json.h"
-
 #include <string>
 
 #include "absl/status/status.h"
@@ -14,6 +12,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/report_words.h"
+#include "service/render/json.h"
 
 namespace cl {
 

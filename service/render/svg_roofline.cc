@@ -89,8 +89,9 @@ void WriteRooflineChart(const v1::RooflineSection& section, HtmlWriter& w) {
          std::floor(std::log10(rate_min)), std::ceil(std::log10(peak * 1.01))};
   if (a.y_hi - a.y_lo < 1) a.y_lo = a.y_hi - 1;
 
-  w.Tag("<svg class=\"roofline\" role=\"img\" viewBox=\"0 0 560 320\" width=\"560\" "
-        "height=\"320\" xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%;height:auto\">");
+  w.Tag(
+      "<svg class=\"roofline\" role=\"img\" viewBox=\"0 0 560 320\" width=\"560\" "
+      "height=\"320\" xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%;height:auto\">");
   w.Tag("<title>Roofline: kernels against the memory and compute roofs</title>");
   WriteGrid(a, w);
   // The memory roof rises from the chart's left edge (or its floor) to the ridge point; the
@@ -114,9 +115,8 @@ void WriteRooflineChart(const v1::RooflineSection& section, HtmlWriter& w) {
     } else {
       w.Tag("\" fill=\"none\">");
     }
-    w.Tag("<title>").Text(k.name()).Text(absl::StrCat(": ", FormatFixed(k.intensity(), 2),
-                                                       " FLOP/B, ", FormatSi(PlottedRate(k),
-                                                                             "FLOP/s")));
+    w.Tag("<title>").Text(k.name()).Text(absl::StrCat(
+        ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ", FormatSi(PlottedRate(k), "FLOP/s")));
     w.Tag("</title></circle>");
   }
   w.Tag("</g></svg>\n");

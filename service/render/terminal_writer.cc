@@ -9,12 +9,18 @@ namespace {
 
 const char* StyleCode(Style style) {
   switch (style) {
-    case Style::kTitle: return "\x1b[1m";
-    case Style::kGood: return "\x1b[32m";
-    case Style::kWarn: return "\x1b[33m";
-    case Style::kError: return "\x1b[1;31m";
-    case Style::kMuted: return "\x1b[2m";
-    case Style::kPlain: break;
+    case Style::kTitle:
+      return "\x1b[1m";
+    case Style::kGood:
+      return "\x1b[32m";
+    case Style::kWarn:
+      return "\x1b[33m";
+    case Style::kError:
+      return "\x1b[1;31m";
+    case Style::kMuted:
+      return "\x1b[2m";
+    case Style::kPlain:
+      break;
   }
   return "";
 }

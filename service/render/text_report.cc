@@ -1,8 +1,6 @@
 // RenderText: the terminal summary. One headline per section ("recompile: 3 recompilation(s) in
 // forward (examples/hero_scene.py:86); size x[0]: 16→32, …") and, under it, at most a few
 // indented lines with the findings that matter most; the HTML and JSON reports have the rest.
-#include "service/render/text.h"
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,10 +11,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_format.h"
 #include "proto/report_words.h"
 #include "service/render/location_format.h"
-#include "common/number_format.h"
 #include "service/render/terminal_writer.h"
+#include "service/render/text.h"
 
 namespace cl {
 namespace {
@@ -145,8 +144,8 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
   }
   if (!s.cache_limit_hits().empty()) {
     const v1::CacheLimitHit& hit = s.cache_limit_hits(0);
-    t.Text("  ").Styled(Style::kWarn, absl::StrCat(s.cache_limit_hits().size(),
-                                                   " cache-size limit hit(s)"));
+    t.Text("  ").Styled(Style::kWarn,
+                        absl::StrCat(s.cache_limit_hits().size(), " cache-size limit hit(s)"));
     t.Text(absl::StrCat(": ", hit.frame(), " hit ", hit.limit(), " = ", hit.value())).EndLine();
   }
   if (!s.graph_breaks().empty()) {
@@ -167,7 +166,8 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
   if (s.findings().empty()) {
     t.Styled(Style::kGood, "no silently-stale-cache findings");
     if (s.iterations() > 0) {
-      t.Text(absl::StrCat(" (", s.iterations(), " iteration(s), ", s.eager_checks(), " eager check(s))"));
+      t.Text(absl::StrCat(" (", s.iterations(), " iteration(s), ", s.eager_checks(),
+                          " eager check(s))"));
     }
     t.EndLine();
     return;
@@ -185,8 +185,9 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
     const v1::CacheStabilityFinding& f = s.findings(i);
     const bool is_suspicious = f.verdict() == v1::CacheStabilityFinding::SUSPICIOUS;
-    t.Text(absl::StrCat("  ", is_suspicious ? "suspicious " : "stale ", f.state_key(), " at iteration ",
-                        f.iteration(), " (cache entry ", f.compile_id(), "): ", f.evidence()));
+    t.Text(absl::StrCat("  ", is_suspicious ? "suspicious " : "stale ", f.state_key(),
+                        " at iteration ", f.iteration(), " (cache entry ", f.compile_id(),
+                        "): ", f.evidence()));
     t.EndLine();
   }
   WriteMore(s.findings().size(), t);
@@ -195,14 +196,22 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
 std::string Cause(const v1::BisectCulprit& cause) {
   if (cause.name().empty()) return "not attributed";
   switch (cause.kind()) {
-    case v1::BisectCulprit::BACKEND: return absl::StrCat("backend ", cause.name());
-    case v1::BisectCulprit::SUBSYSTEM: return absl::StrCat("subsystem ", cause.name());
-    case v1::BisectCulprit::PASS: return absl::StrCat("pass ", cause.name());
-    case v1::BisectCulprit::DECOMPOSITION: return absl::StrCat("decomposition ", cause.name());
-    case v1::BisectCulprit::LOWERING: return absl::StrCat("lowering ", cause.name());
-    case v1::BisectCulprit::CONFIG: return absl::StrCat("config ", cause.name());
-    case v1::BisectCulprit::TRACING: return absl::StrCat("tracing ", cause.name());
-    default: return cause.name();
+    case v1::BisectCulprit::BACKEND:
+      return absl::StrCat("backend ", cause.name());
+    case v1::BisectCulprit::SUBSYSTEM:
+      return absl::StrCat("subsystem ", cause.name());
+    case v1::BisectCulprit::PASS:
+      return absl::StrCat("pass ", cause.name());
+    case v1::BisectCulprit::DECOMPOSITION:
+      return absl::StrCat("decomposition ", cause.name());
+    case v1::BisectCulprit::LOWERING:
+      return absl::StrCat("lowering ", cause.name());
+    case v1::BisectCulprit::CONFIG:
+      return absl::StrCat("config ", cause.name());
+    case v1::BisectCulprit::TRACING:
+      return absl::StrCat("tracing ", cause.name());
+    default:
+      return cause.name();
   }
 }
 
@@ -219,16 +228,18 @@ void WriteDivergence(const v1::DivergenceSection& s, TerminalWriter& t) {
                       s.layers_compared(), " layer(s) compared); cause: ", Cause(s.cause())));
   t.EndLine();
   if (s.accumulated_max_abs_diff() != 0 || s.tolerance() != 0) {
-    t.Text("  ").Styled(Style::kMuted, absl::StrCat("isolated ", FormatScientific(s.max_abs_diff()),
-                                                    " · accumulated ",
-                                                    FormatScientific(s.accumulated_max_abs_diff()),
-                                                    " · tolerance ", FormatScientific(s.tolerance())));
+    t.Text("  ").Styled(
+        Style::kMuted,
+        absl::StrCat("isolated ", FormatScientific(s.max_abs_diff()), " · accumulated ",
+                     FormatScientific(s.accumulated_max_abs_diff()), " · tolerance ",
+                     FormatScientific(s.tolerance())));
     t.EndLine();
   }
   if (s.severity() == v1::DivergenceSection::INFO) {
     t.Text("  ").Styled(Style::kMuted, "RNG parity (fallback_random), not a bug").EndLine();
   } else if (s.severity() == v1::DivergenceSection::LOW) {
-    t.Text("  ").Styled(Style::kMuted, "expected low-precision rounding (emulate_precision_casts), not a bug");
+    t.Text("  ").Styled(Style::kMuted,
+                        "expected low-precision rounding (emulate_precision_casts), not a bug");
     t.EndLine();
   }
 }
@@ -240,9 +251,9 @@ void WriteLint(const v1::LintSection& s, TerminalWriter& t) {
     t.Styled(Style::kGood, "no known-risky pattern").EndLine();
     return;
   }
-  t.Styled(Style::kWarn, absl::StrCat(s.findings().size(), s.escalated()
-                                                               ? " pattern(s), rated"
-                                                               : " candidate pattern(s)"));
+  t.Styled(Style::kWarn,
+           absl::StrCat(s.findings().size(),
+                        s.escalated() ? " pattern(s), rated" : " candidate pattern(s)"));
   if (!s.escalated()) t.Text(" (not yet escalated; pass --db <correctness.toml> to rate)");
   t.EndLine();
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
@@ -298,7 +309,8 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   if (s.ridge_point() > 0) {
     absl::StrAppend(&line, ", ridge ", FormatFixed(s.ridge_point(), 1), " FLOP/B");
   }
-  if (estimated) absl::StrAppend(&line, "; no kernel carried flops/bytes, estimated from the graph");
+  if (estimated)
+    absl::StrAppend(&line, "; no kernel carried flops/bytes, estimated from the graph");
   t.Text(line).EndLine();
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
     const v1::RooflineKernel& k = s.kernels(i);
@@ -326,11 +338,12 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
   if (report.diagnostics().empty()) return;
   std::vector<const v1::Diagnostic*> serious;
   for (const v1::Diagnostic& d : report.diagnostics()) {
-    if (d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR) serious.push_back(&d);
+    if (d.severity() == v1::Diagnostic::WARNING || d.severity() == v1::Diagnostic::ERROR)
+      serious.push_back(&d);
   }
   WriteName("diagnostics", t);
-  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s), ", serious.size(),
-                      " warning(s) or error(s)"))
+  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s), ",
+                      serious.size(), " warning(s) or error(s)"))
       .EndLine();
   for (size_t i = 0; i < std::min(serious.size(), static_cast<size_t>(kMaxItems)); ++i) {
     const v1::Diagnostic& d = *serious[i];

@@ -1,9 +1,9 @@
 #include "service/render/untrusted_text.h"
 
-#include "common/utf8.h"
-
 #include <cstdint>
 #include <cstdio>
+
+#include "common/utf8.h"
 
 namespace cl {
 namespace {

@@ -14,16 +14,17 @@ AnalysisTask::Outcome AnalysisTask::Run(const std::atomic<bool>* cancelled,
                                         grpc::ByteBuffer* response) {
   if (absl::Status status = Assemble(); !status.ok()) return {status, /*refused=*/true};
   metrics_.RecordCaptureBytes(upload_.assembler.bytes());
-  const std::string key = RecentSessions::Key(*captures_, upload_.options, upload_.assembler.bytes(),
-                                              upload_.hash.Finish());
+  const std::string key = RecentSessions::Key(*captures_, upload_.options,
+                                              upload_.assembler.bytes(), upload_.hash.Finish());
   absl::Status status;
   switch (key.empty() ? RecentSessions::Claim::kNew : recent_.Begin(key, response)) {
     case RecentSessions::Claim::kDone:
       status = absl::OkStatus();  // analyzed already: the same answer, not a second analysis
       break;
     case RecentSessions::Claim::kRunning:
-      status = absl::AbortedError(absl::StrCat("session ", captures_->head->session().id(),
-                                               " is being analyzed by another call; retry shortly"));
+      status =
+          absl::AbortedError(absl::StrCat("session ", captures_->head->session().id(),
+                                          " is being analyzed by another call; retry shortly"));
       break;
     case RecentSessions::Claim::kNew:
       status = Analyze(key, cancelled, response);
@@ -57,11 +58,14 @@ absl::Status AnalysisTask::Analyze(const std::string& key, const std::atomic<boo
   if (result.ok()) {
     // Serialized once, here: the same bytes answer this call and any duplicate of it.
     bool own_buffer = false;
-    status = FromGrpcStatus(grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response, &own_buffer));
+    status = FromGrpcStatus(
+        grpc::SerializationTraits<v1::AnalyzeResponse>::Serialize(*result, response, &own_buffer));
   }
   if (!key.empty()) {
-    if (status.ok()) recent_.Done(key, *response);
-    else recent_.Abandon(key);
+    if (status.ok())
+      recent_.Done(key, *response);
+    else
+      recent_.Abandon(key);
   }
   return status;
 }

@@ -8,8 +8,8 @@
 // checks them), claims the session in RecentSessions (a duplicate gets the first call's answer, not
 // a second analysis), runs the analysis, records it in the ServiceMetrics, serializes the answer
 // into the call's response and frees the arena, all on that thread. (Parsed on gRPC's threads and
-// freed on another, the session's strings cost mimalloc a cross-thread free each; the figures are in
-// bench/load/README.md.)
+// freed on another, the session's strings cost mimalloc a cross-thread free each; the figures are
+// in bench/load/README.md.)
 //
 // The task never ends the call: Run returns the status the reactor ends it with, so that Finish
 // stays the reactor's, and the last touch of it.
@@ -44,7 +44,8 @@ struct CallUpload {
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
   // from 16 KiB to 64 KiB: a session is megabytes, which the default blocks (256 B to 8 KiB) take
   // hundreds of allocations to hold (bench/README.md has BM_HeroIngest's share).
-  // Not larger: past 128 KiB a block is one of mimalloc's "large" objects, each in pages of its own.
+  // Not larger: past 128 KiB a block is one of mimalloc's "large" objects, each in pages of its
+  // own.
   static google::protobuf::ArenaOptions ArenaOptions() {
     google::protobuf::ArenaOptions options;
     options.start_block_size = 16 << 10;
@@ -76,7 +77,7 @@ class AnalysisTask {
       : engine_(engine), metrics_(*metrics), recent_(*recent), upload_(*upload) {}
 
   struct Outcome {
-    absl::Status status;  // what the call ends with; OK: the response holds the answer
+    absl::Status status;   // what the call ends with; OK: the response holds the answer
     bool refused = false;  // the capture itself was refused (malformed, or over a limit)
   };
   // Runs once. `cancelled` flips when the client gives up (the passes poll it); `*response` gets

@@ -18,7 +18,8 @@ namespace {
 void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
   std::vector<grpc::Slice> slices;
   (void)message.Dump(&slices);
-  for (const grpc::Slice& s : slices) hash->Add(absl::string_view(reinterpret_cast<const char*>(s.begin()), s.size()));
+  for (const grpc::Slice& s : slices)
+    hash->Add(absl::string_view(reinterpret_cast<const char*>(s.begin()), s.size()));
 }
 
 }  // namespace
@@ -32,9 +33,10 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   }
   if (state_->inflight.fetch_add(1) >= state_->max_inflight) {
     state_->inflight.fetch_sub(1);
-    FinishWith(absl::ResourceExhaustedError(absl::StrCat("too many sessions in flight (max_inflight ",
-                                                         state_->max_inflight, "); retry with backoff")),
-               Rejection::kMaxInflight);
+    FinishWith(
+        absl::ResourceExhaustedError(absl::StrCat("too many sessions in flight (max_inflight ",
+                                                  state_->max_inflight, "); retry with backoff")),
+        Rejection::kMaxInflight);
     return;
   }
   admitted_ = true;
@@ -55,27 +57,28 @@ void AnalyzeReactor::StartUploadAlarm() {
     absl::MutexLock lock(&alarm_target_->mu);
     alarm_target_->reactor = this;
   }
-  upload_alarm_.Set(absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_, timeout](bool fired) {
-    if (!fired) return;  // cancelled: the upload ended, or the call did
-    AnalyzeReactor* reactor = nullptr;
-    {
-      absl::MutexLock lock(&target->mu);
-      Phase uploading = Phase::kUploading;
-      if (target->reactor == nullptr ||
-          !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
-        return;
-      }
-      // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot have
-      // deleted the reactor before Finished below.
-      reactor = target->reactor;
-    }
-    reactor->Finished(
-        absl::DeadlineExceededError(absl::StrCat(
-            "the capture did not arrive within ", absl::FormatDuration(timeout), " (upload_timeout) of the call's start (",
-            reactor->messages_.load(std::memory_order_relaxed),
-            " message(s) read); the capture was not analyzed")),
-        Rejection::kUploadTimeout);
-  });
+  upload_alarm_.Set(
+      absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_, timeout](bool fired) {
+        if (!fired) return;  // cancelled: the upload ended, or the call did
+        AnalyzeReactor* reactor = nullptr;
+        {
+          absl::MutexLock lock(&target->mu);
+          Phase uploading = Phase::kUploading;
+          if (target->reactor == nullptr ||
+              !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
+            return;
+          }
+          // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot
+          // have deleted the reactor before Finished below.
+          reactor = target->reactor;
+        }
+        reactor->Finished(absl::DeadlineExceededError(absl::StrCat(
+                              "the capture did not arrive within ", absl::FormatDuration(timeout),
+                              " (upload_timeout) of the call's start (",
+                              reactor->messages_.load(std::memory_order_relaxed),
+                              " message(s) read); the capture was not analyzed")),
+                          Rejection::kUploadTimeout);
+      });
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {
@@ -83,8 +86,9 @@ void AnalyzeReactor::OnReadDone(bool ok) {
   if (!ok) {
     // The client half-closed, or the call broke, before the end marker.
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
-    return Refuse(absl::InvalidArgumentError(absl::StrCat(
-        "the stream ended after message ", messages_.load(), " without an end marker; the capture was not analyzed")));
+    return Refuse(absl::InvalidArgumentError(
+        absl::StrCat("the stream ended after message ", messages_.load(),
+                     " without an end marker; the capture was not analyzed")));
   }
   const uint64_t number = ++messages_;
   const absl::Status status = has_options_ ? AcceptMessage(number) : AcceptOptions(number);
@@ -108,7 +112,8 @@ absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
 absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
   std::optional<v1::AnalyzeChunk::KindCase> kind;
   {
-    grpc::ProtoBufferReader reader(&message_);  // done with the buffer before it is moved or cleared
+    grpc::ProtoBufferReader reader(
+        &message_);  // done with the buffer before it is moved or cleared
     kind = ChunkKindOnWire(&reader);
   }
   if (!kind) return NotAChunk(number, message_);
@@ -117,14 +122,16 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
     case v1::AnalyzeChunk::kParts: {
       // Counted off the wire as it arrives; parsed by the analysis task.
       const size_t length = message_.Length();
-      CL_RETURN_IF_ERROR(upload_.assembler.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
+      CL_RETURN_IF_ERROR(
+          upload_.assembler.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
       std::vector<std::pair<uint64_t, grpc::ByteBuffer>>& kept = upload_.kept;
       const uint64_t held = upload_.assembler.bytes() + (kept.size() + 1) * kKeptMessageCost;
       if (held > state_->max_session_bytes) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "message ", number, ": ", kept.size() + 1, " part-carrying messages hold ", held,
-            " bytes with their buffers (", kKeptMessageCost, " bytes each), over the session limit of ",
-            state_->max_session_bytes, " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
+            " bytes with their buffers (", kKeptMessageCost,
+            " bytes each), over the session limit of ", state_->max_session_bytes,
+            " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
       }
       HashMessage(message_, &upload_.hash);
       kept.emplace_back(number, grpc::ByteBuffer());
@@ -152,7 +159,8 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
 
 void AnalyzeReactor::StartAnalysis() {
   Phase uploading = Phase::kUploading;
-  if (!phase_.compare_exchange_strong(uploading, Phase::kAnalyzing)) return;  // the alarm ended the call
+  if (!phase_.compare_exchange_strong(uploading, Phase::kAnalyzing))
+    return;  // the alarm ended the call
   upload_alarm_.Cancel();
   const bool scheduled = state_->pool->TrySchedule([this] {
     // The task is over (and the session freed) before the call is ended.
@@ -163,12 +171,14 @@ void AnalyzeReactor::StartAnalysis() {
     FinishWith(outcome.status);  // the last touch of *this: OnDone may delete it at once
   });
   if (!scheduled) {
-    FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"), Rejection::kQueueFull);
+    FinishWith(absl::ResourceExhaustedError("the analysis queue is full; retry with backoff"),
+               Rejection::kQueueFull);
   }
 }
 
 void AnalyzeReactor::Refuse(const absl::Status& status) {
-  FinishWith(status, status.code() == absl::StatusCode::kResourceExhausted ? Rejection::kTooLarge : Rejection::kInvalid);
+  FinishWith(status, status.code() == absl::StatusCode::kResourceExhausted ? Rejection::kTooLarge
+                                                                           : Rejection::kInvalid);
 }
 
 void AnalyzeReactor::FinishWith(const absl::Status& status, std::optional<Rejection> rejection) {

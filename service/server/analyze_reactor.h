@@ -71,7 +71,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   // keep whole) gRPC's read buffers of kilobytes.
   static constexpr size_t kCopyMessagesUnder = 16 << 10;
 
-  AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context, grpc::ByteBuffer* response);
+  AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
+                 grpc::ByteBuffer* response);
 
   void OnReadDone(bool ok) override;
   void OnCancel() override;
@@ -87,7 +88,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
   // Ends the call, once: the reactions, the analysis task and the upload's alarm may each try.
   void FinishWith(const absl::Status& status, std::optional<Rejection> rejection = std::nullopt);
-  void Finished(const absl::Status& status, std::optional<Rejection> rejection);  // FinishWith, claimed
+  void Finished(const absl::Status& status,
+                std::optional<Rejection> rejection);  // FinishWith, claimed
   void StartUploadAlarm();
 
   // Who ends the call: whoever moves phase_ to kFinished first. The analysis task is started only
@@ -106,7 +108,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   AnalyzeServiceState* const state_;
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
-  grpc::ByteBuffer message_;  // the message being read
+  grpc::ByteBuffer message_;          // the message being read
   bool admitted_ = false;
   bool has_options_ = false;
   bool ended_ = false;  // the end marker came: the stream is read

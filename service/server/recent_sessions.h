@@ -29,16 +29,18 @@ namespace cl {
 
 class RecentSessions {
  public:
-  RecentSessions(size_t max_entries, size_t max_bytes) : max_entries_(max_entries), max_bytes_(max_bytes) {}
+  RecentSessions(size_t max_entries, size_t max_bytes)
+      : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   // The dedupe key of a request; empty (never deduplicated) when the head has no session id.
   // upload_hash: of the upload's bytes (a StreamHash of its part-carrying messages).
-  static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options, uint64_t upload_bytes,
-                         uint64_t upload_hash);
+  static std::string Key(CaptureRefs captures, const v1::AnalyzeOptions& options,
+                         uint64_t upload_bytes, uint64_t upload_hash);
 
   enum class Claim { kNew, kDone, kRunning };
   // kNew: the caller analyzes and then calls Done or Abandon. kDone: *response is the earlier
-  // answer (a serialized AnalyzeResponse). kRunning: another call is analyzing the same session now.
+  // answer (a serialized AnalyzeResponse). kRunning: another call is analyzing the same session
+  // now.
   Claim Begin(const std::string& key, grpc::ByteBuffer* response) ABSL_LOCKS_EXCLUDED(mu_);
   void Done(const std::string& key, const grpc::ByteBuffer& response) ABSL_LOCKS_EXCLUDED(mu_);
   void Abandon(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);  // the analysis failed

@@ -39,7 +39,9 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
     if (handled_.exchange(true)) return;
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
     const int index = static_cast<int>(code);
-    series_->handled[index >= 0 && index < static_cast<int>(kGrpcCodes) ? index : grpc::StatusCode::UNKNOWN]
+    series_
+        ->handled[index >= 0 && index < static_cast<int>(kGrpcCodes) ? index
+                                                                     : grpc::StatusCode::UNKNOWN]
         ->Increment();
     series_->handling_seconds->Observe(elapsed.count());
   }

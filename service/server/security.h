@@ -28,7 +28,8 @@ struct ServerSecurity {
 };
 
 // Plaintext, TLS or mTLS credentials for the listening port.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerSecurity& security);
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerSecurity& security);
 
 // The bearer-token check. An empty token (no --token_file) lets every call through.
 class TokenAuth {

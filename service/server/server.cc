@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "analyzers/lint/lint.h"
+#include "common/status_macros.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "analyzers/lint/lint.h"
-#include "common/status_macros.h"
 #include "service/server/rpc_metrics_interceptor.h"
 
 namespace cl {
@@ -38,7 +38,8 @@ namespace {
 // A duration as a millisecond channel argument: an int, where INT_MAX means "never" (a longer
 // duration cast to int wraps negative, and gRPC then closes every connection at once).
 int ChannelArgMillis(absl::Duration d) {
-  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 0, std::numeric_limits<int>::max()));
+  return static_cast<int>(
+      std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 0, std::numeric_limits<int>::max()));
 }
 
 // "HOST:PORT" with the port replaced by the one actually bound.
@@ -50,22 +51,25 @@ std::string BoundAddress(const std::string& listen, int port) {
 absl::Status CheckLimits(const ServerOptions& options) {
   const auto at_least_one = [](absl::string_view name, int64_t value) {
     return value >= 1 ? absl::OkStatus()
-                      : absl::InvalidArgumentError(absl::StrCat("--", name, "=", value, ": must be at least 1"));
+                      : absl::InvalidArgumentError(
+                            absl::StrCat("--", name, "=", value, ": must be at least 1"));
   };
   CL_RETURN_IF_ERROR(at_least_one("analysis_queue", static_cast<int64_t>(options.analysis_queue)));
   CL_RETURN_IF_ERROR(at_least_one("max_inflight", options.max_inflight));
-  CL_RETURN_IF_ERROR(at_least_one("max_session_bytes", static_cast<int64_t>(options.max_session_bytes)));
+  CL_RETURN_IF_ERROR(
+      at_least_one("max_session_bytes", static_cast<int64_t>(options.max_session_bytes)));
   CL_RETURN_IF_ERROR(at_least_one("max_message_bytes", options.max_message_bytes));
   if (options.upload_timeout <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--upload_timeout=", absl::FormatDuration(options.upload_timeout), ": must be above zero"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--upload_timeout=", absl::FormatDuration(options.upload_timeout), ": must be above zero"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<ServiceMetrics> metrics)
+AnalysisServer::AnalysisServer(const ServerOptions& options,
+                               std::shared_ptr<ServiceMetrics> metrics)
     : pool_(options.analysis_threads, options.analysis_queue, options.analysis_nice),
       engine_(&pool_),
       recent_(options.recent_sessions, options.recent_session_bytes),
@@ -80,11 +84,13 @@ AnalysisServer::AnalysisServer(const ServerOptions& options, std::shared_ptr<Ser
   service_ = std::make_unique<Service>(&state_);
 }
 
-absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const ServerOptions& options) {
+absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(
+    const ServerOptions& options) {
   CL_RETURN_IF_ERROR(CheckLimits(options));
   absl::StatusOr<std::shared_ptr<ServiceMetrics>> metrics = ServiceMetrics::Create(options.metrics);
   if (!metrics.ok()) return metrics.status();
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(options.security);
   if (!credentials.ok()) return credentials.status();
   absl::StatusOr<TokenAuth> auth = TokenAuth::FromFile(options.security.token_file);
   if (!auth.ok()) return auth.status();
@@ -92,12 +98,15 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
   s->state_.auth = *std::move(auth);
   s->engine_.SetPassDefaults(options.pass_defaults);
   LintParseCache().SetLimits(options.lint_cache_files, options.lint_cache_bytes);
-  s->metrics_->SetLoadProbe([server = s.get(), queue = options.analysis_queue, limit = options.max_inflight] {
-    return ServiceLoad{static_cast<double>(server->pool_.queued()), static_cast<double>(queue),
-                       static_cast<double>(server->state_.inflight.load()), static_cast<double>(limit)};
-  });
+  s->metrics_->SetLoadProbe(
+      [server = s.get(), queue = options.analysis_queue, limit = options.max_inflight] {
+        return ServiceLoad{static_cast<double>(server->pool_.queued()), static_cast<double>(queue),
+                           static_cast<double>(server->state_.inflight.load()),
+                           static_cast<double>(limit)};
+      });
   if (!options.metrics_listen.empty()) {
-    if (absl::Status status = s->StartMetricsEndpoint(options.metrics_listen); !status.ok()) return status;
+    if (absl::Status status = s->StartMetricsEndpoint(options.metrics_listen); !status.ok())
+      return status;
   }
   grpc::EnableDefaultHealthCheckService(true);  // before the builder is made
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -110,12 +119,14 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(const Serv
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(s->metrics_.get()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, ChannelArgMillis(options.max_connection_age));
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, ChannelArgMillis(options.max_connection_age_grace));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                             ChannelArgMillis(options.max_connection_age));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                             ChannelArgMillis(options.max_connection_age_grace));
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
-                                               " (address in use, or not an address)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", options.listen, " (address in use, or not an address)"));
   }
   s->address_ = BoundAddress(options.listen, s->port_);
   s->server_->GetHealthCheckService()->SetServingStatus(true);
@@ -135,7 +146,8 @@ absl::Status AnalysisServer::StartMetricsEndpoint(const std::string& listen) {
   exposer_->RegisterCollectable(metrics_);
   const std::vector<int> ports = exposer_->GetListeningPorts();
   if (ports.empty() || ports[0] == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": no port was bound"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics on ", listen, ": no port was bound"));
   }
   metrics_address_ = BoundAddress(listen, ports[0]);
   return absl::OkStatus();

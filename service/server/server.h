@@ -31,11 +31,12 @@ struct ServerOptions {
   int analysis_nice = 10;                  // the analysis threads' niceness (ThreadPool)
   int max_inflight = 32;                   // concurrent Analyze calls before RESOURCE_EXHAUSTED
   uint64_t max_session_bytes = 256ull << 20;
-  int max_message_bytes = 1 << 20;         // per gRPC message; the client sends parts under it
+  int max_message_bytes = 1 << 20;  // per gRPC message; the client sends parts under it
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
   absl::Duration upload_timeout = absl::Seconds(60);
-  absl::Duration max_connection_age = absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
+  absl::Duration max_connection_age =
+      absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
   absl::Duration max_connection_age_grace = absl::Minutes(10);
   // Where Prometheus scrapes /metrics (HOST:PORT, port 0 picks a free port); empty: no endpoint
   // (the metrics are still kept, for metrics()).
@@ -48,8 +49,8 @@ struct ServerOptions {
   // Responses kept so that a session sent again (an upload's retry) is answered, not re-analyzed.
   size_t recent_sessions = 256;
   size_t recent_session_bytes = 256ull << 20;
-  // Parsed source files the lint pass keeps across sessions (analyzers/lint/lint.h). The cache is the
-  // process's: the last server started sets it. 0 files: keep none.
+  // Parsed source files the lint pass keeps across sessions (analyzers/lint/lint.h). The cache is
+  // the process's: the last server started sets it. 0 files: keep none.
   size_t lint_cache_files = kLintCacheFiles;
   size_t lint_cache_bytes = kLintCacheBytes;  // of source text; trees take many times that
 };

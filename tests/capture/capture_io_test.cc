@@ -34,7 +34,8 @@ TEST(CaptureIoTest, ReadsTheHeroCapturesWithTheirRealFacts) {
   ASSERT_EQ(head.compiles_size(), 4);
   EXPECT_EQ(head.compiles(3).id(), "0/3");
   EXPECT_THAT(head.compiles(3).recompile_reasons(),
-              ::testing::Contains("0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
+              ::testing::Contains(
+                  "0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
   ASSERT_OK_AND_ASSIGN(v1::SessionCapture base,
                        ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/base.cls.json"));
   EXPECT_EQ(base.compiles_size(), 4);
@@ -76,8 +77,9 @@ TEST(CaptureIoTest, UnknownFieldsAreRefusedNotIgnored) {
 }
 
 TEST(CaptureIoTest, WrongTypesAreRefused) {
-  EXPECT_THAT(LoadCapture(R"({"schema": "0.5.0", "frames": [{"id": "zero"}]})", CaptureFormat::kJson, "c"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("c: not a capture")));
+  EXPECT_THAT(
+      LoadCapture(R"({"schema": "0.5.0", "frames": [{"id": "zero"}]})", CaptureFormat::kJson, "c"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("c: not a capture")));
 }
 
 TEST(CaptureIoTest, GarbageBinaryIsRefused) {
@@ -99,7 +101,8 @@ TEST(CaptureIoTest, BrokenBinarySaysWhereItBreaks) {
   bad_utf8.replace(bad_utf8.find("MARK") + 1, 2, "\xff\xfe");
   EXPECT_THAT(ParseCaptureBinary(bad_utf8),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr(absl::StrCat("graphs[0].nodes[0].name (byte ", bytes.find("MARK") + 1, "): not UTF-8"))));
+                       HasSubstr(absl::StrCat("graphs[0].nodes[0].name (byte ",
+                                              bytes.find("MARK") + 1, "): not UTF-8"))));
   // Cut inside the graph: the graph is named, with what was announced and what is left.
   EXPECT_THAT(ParseCaptureBinary(absl::string_view(bytes).substr(0, bytes.size() - 2)),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("graphs[0] (byte ")));
@@ -108,9 +111,10 @@ TEST(CaptureIoTest, BrokenBinarySaysWhereItBreaks) {
 }
 
 TEST(CaptureIoTest, JsonThatIsNotUtf8SaysWhere) {
-  const std::string json = std::string("{\"schema\": \"0.5.0\",\n \"session\": {\"id\": \"a\xc0\xaf\"}}");
-  EXPECT_THAT(ParseCaptureJson(json),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(byte 41, line 2, column 22)")));
+  const std::string json =
+      std::string("{\"schema\": \"0.5.0\",\n \"session\": {\"id\": \"a\xc0\xaf\"}}");
+  EXPECT_THAT(ParseCaptureJson(json), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("(byte 41, line 2, column 22)")));
 }
 
 TEST(CaptureIoTest, MissingFileIsNotFound) {
@@ -121,7 +125,8 @@ TEST(CaptureIoTest, MissingFileIsNotFound) {
 TEST(SchemaTest, Accepts05xOnly) {
   EXPECT_THAT(CheckSchema("0.5.0"), IsOk());
   EXPECT_THAT(CheckSchema("0.5.17"), IsOk());
-  for (const char* bad : {"0.4.0", "0.6.0", "1.0.0", "0.5", "0.5.", "0.5.x", "0.5.0-rc1", " 0.5.0"}) {
+  for (const char* bad :
+       {"0.4.0", "0.6.0", "1.0.0", "0.5", "0.5.", "0.5.x", "0.5.0-rc1", " 0.5.0"}) {
     EXPECT_THAT(CheckSchema(bad), StatusIs(absl::StatusCode::kInvalidArgument,
                                            HasSubstr("this build reads schema 0.5.x")))
         << bad;
@@ -130,9 +135,12 @@ TEST(SchemaTest, Accepts05xOnly) {
 }
 
 TEST(SchemaTest, LoadRefusesOtherVersionsNamingThem) {
-  EXPECT_THAT(LoadCapture(R"({"schema": "0.4.2"})", CaptureFormat::kJson, "old.cls.json"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("old.cls.json: schema: \"0.4.2\" is not supported; this build reads schema 0.5.x")));
+  EXPECT_THAT(
+      LoadCapture(R"({"schema": "0.4.2"})", CaptureFormat::kJson, "old.cls.json"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr(
+              "old.cls.json: schema: \"0.4.2\" is not supported; this build reads schema 0.5.x")));
   EXPECT_THAT(LoadCapture(Minimal(), CaptureFormat::kJson, "c"), IsOk());
 }
 

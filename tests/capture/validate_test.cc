@@ -16,7 +16,8 @@ using ::cl::testing::IsOk;
 using ::cl::testing::StatusIs;
 using ::testing::HasSubstr;
 
-// A small valid capture: one frame, two compiles, one graph of three nodes, one iteration, a kernel.
+// A small valid capture: one frame, two compiles, one graph of three nodes, one iteration, a
+// kernel.
 v1::SessionCapture Valid() {
   absl::StatusOr<v1::SessionCapture> c = ParseCaptureJson(R"json({
     "schema": "0.5.0",
@@ -45,8 +46,9 @@ TEST(ValidateTest, AcceptsAConsistentCapture) { EXPECT_THAT(ValidateCapture(Vali
 TEST(ValidateTest, CompileIdGrammar) {
   v1::SessionCapture c = Valid();
   c.mutable_compiles(1)->set_id("0/x");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("compiles[1].id: \"0/x\" is not a compile id")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("compiles[1].id: \"0/x\" is not a compile id")));
 }
 
 TEST(ValidateTest, CompileIdMustAgreeWithItsParts) {
@@ -59,11 +61,13 @@ TEST(ValidateTest, CompileIdMustAgreeWithItsParts) {
 TEST(ValidateTest, DuplicateIds) {
   v1::SessionCapture c = Valid();
   *c.add_compiles() = c.compiles(0);
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("compiles[2].id: \"0/0\" is used by another compile")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("compiles[2].id: \"0/0\" is used by another compile")));
   c = Valid();
   *c.add_frames() = c.frames(0);
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("frames[1].id")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("frames[1].id")));
 }
 
 TEST(ValidateTest, DanglingReferencesAreNamed) {
@@ -74,24 +78,26 @@ TEST(ValidateTest, DanglingReferencesAreNamed) {
                                            HasSubstr("compiles[0].frame_id: 7 names no frame")));
   c = Valid();
   c.mutable_graphs(0)->set_compile_id("9/9");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("graphs[0].compile_id: \"9/9\" names no compile")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("graphs[0].compile_id: \"9/9\" names no compile")));
   c = Valid();
   c.mutable_iterations(0)->set_compile_id("0/5");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("iterations[0].compile_id")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("iterations[0].compile_id")));
   c = Valid();
   c.mutable_kernels(0)->set_source_nodes(0, "ghost");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("kernels[0].source_nodes[0]: node \"ghost\" does not exist")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("kernels[0].source_nodes[0]: node \"ghost\" does not exist")));
 }
 
 TEST(ValidateTest, ANodeArgumentNamingAMissingNode) {
   v1::SessionCapture c = Valid();
   c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("mm_9");
-  EXPECT_THAT(ValidateCapture(c),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("graphs[0].nodes[1].args[0]: node \"mm_9\" is not defined before it in graph \"g0\"")));
+  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("graphs[0].nodes[1].args[0]: node \"mm_9\" is "
+                                                     "not defined before it in graph \"g0\"")));
 }
 
 TEST(ValidateTest, ReferencesInsideListsAreChecked) {
@@ -99,8 +105,9 @@ TEST(ValidateTest, ReferencesInsideListsAreChecked) {
   v1::ArgList* list = c.mutable_graphs(0)->mutable_nodes(2)->add_args()->mutable_list();
   list->add_items()->set_node("relu");
   list->add_items()->mutable_list()->add_items()->set_node("phantom");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("graphs[0].nodes[2].args[1][1][0]: node \"phantom\"")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("graphs[0].nodes[2].args[1][1][0]: node \"phantom\"")));
 }
 
 // A node may only use nodes listed before it (an FX graph's order is topological), which is how a
@@ -109,9 +116,11 @@ TEST(ValidateTest, CyclesAreRefused) {
   {  // relu uses output, which uses relu.
     v1::SessionCapture c = Valid();
     c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("output");
-    EXPECT_THAT(ValidateCapture(c),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr("graphs[0].nodes[1].args[0]: node \"output\" is not defined before it")));
+    EXPECT_THAT(
+        ValidateCapture(c),
+        StatusIs(
+            absl::StatusCode::kInvalidArgument,
+            HasSubstr("graphs[0].nodes[1].args[0]: node \"output\" is not defined before it")));
   }
   {  // relu uses b, b uses relu; output uses both.
     v1::SessionCapture c = Valid();
@@ -123,9 +132,10 @@ TEST(ValidateTest, CyclesAreRefused) {
     *g->mutable_nodes()->Add() = g->nodes(2);
     *g->mutable_nodes(2) = b;
     g->mutable_nodes(3)->add_args()->set_node("b");
-    EXPECT_THAT(ValidateCapture(c),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr("graphs[0].nodes[1].args[0]: node \"b\" is not defined before it")));
+    EXPECT_THAT(
+        ValidateCapture(c),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr("graphs[0].nodes[1].args[0]: node \"b\" is not defined before it")));
     // And the same graph without the back edge is accepted.
     g->mutable_nodes(1)->mutable_args(0)->set_node("x");
     EXPECT_THAT(ValidateCapture(c), IsOk());
@@ -144,8 +154,8 @@ TEST(ValidateTest, CountsFurtherProblems) {
   c.mutable_compiles(0)->set_id("bad");
   c.mutable_compiles(1)->set_id("worse");
   c.mutable_graphs(0)->mutable_nodes(0)->set_op("teleport");
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument,
-                                           HasSubstr("(and 4 more problems)")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(and 4 more problems)")));
 }
 
 TEST(ValidateTest, HostileStringsAreEscapedInMessages) {
@@ -166,7 +176,8 @@ TEST(ValidateTest, LongStringsAreClippedInMessages) {
 TEST(ValidateTest, RankOutsideWorld) {
   v1::SessionCapture c = Valid();
   c.mutable_session()->set_rank(3);
-  EXPECT_THAT(ValidateCapture(c), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("session.rank")));
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("session.rank")));
 }
 
 TEST(CompileIdTest, Parses) {
@@ -184,8 +195,9 @@ TEST(CompileIdTest, Parses) {
     EXPECT_EQ(id->attempt, c.attempt) << c.id;
     EXPECT_EQ(id->compiled_autograd_id, c.compiled_autograd) << c.id;
   }
-  for (const char* bad : {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999", "0/1000000000",
-                          "!0", "!/0/1", "!a/0/1", "!1/0", "!!1/0/1", "!1/!2/0/1"}) {
+  for (const char* bad :
+       {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999", "0/1000000000", "!0",
+        "!/0/1", "!a/0/1", "!1/0", "!!1/0/1", "!1/!2/0/1"}) {
     EXPECT_FALSE(ParseCompileId(bad).has_value()) << bad;
   }
 }

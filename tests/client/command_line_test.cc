@@ -12,15 +12,19 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(CommandLineTest, DashesBecomeUnderscoresInNamesOnly) {
-  EXPECT_THAT(NormalizeCommandLine({"cl-client", "import-trace", "a-b.log", "--no-sources", "--session-id=x-y"}),
-              ElementsAre("cl-client", "import-trace", "a-b.log", "--nosources", "--session_id=x-y"));
+  EXPECT_THAT(
+      NormalizeCommandLine(
+          {"cl-client", "import-trace", "a-b.log", "--no-sources", "--session-id=x-y"}),
+      ElementsAre("cl-client", "import-trace", "a-b.log", "--nosources", "--session_id=x-y"));
 }
 
 TEST(CommandLineTest, AListFlagGivenTwiceKeepsBothOccurrences) {
-  EXPECT_THAT(NormalizeCommandLine({"cl-client", "analyze", "s.log", "--label", "cluster=a", "--gpu", "H100-SXM",
-                                    "--label=model=llama,team=x"}),
-              ElementsAre("cl-client", "analyze", "s.log", "--gpu", "H100-SXM", "--label=cluster=a,model=llama,team=x"));
-  EXPECT_THAT(NormalizeCommandLine({"p", "--path-map", "/a=/b", "--passes=lint", "--path_map=/c=/d", "--passes", "recompile"}),
+  EXPECT_THAT(NormalizeCommandLine({"cl-client", "analyze", "s.log", "--label", "cluster=a",
+                                    "--gpu", "H100-SXM", "--label=model=llama,team=x"}),
+              ElementsAre("cl-client", "analyze", "s.log", "--gpu", "H100-SXM",
+                          "--label=cluster=a,model=llama,team=x"));
+  EXPECT_THAT(NormalizeCommandLine({"p", "--path-map", "/a=/b", "--passes=lint", "--path_map=/c=/d",
+                                    "--passes", "recompile"}),
               ElementsAre("p", "--path_map=/a=/b,/c=/d", "--passes=lint,recompile"));
 }
 

@@ -1,11 +1,10 @@
 // What upload and spool flush do with each kind of failure, without a server: a failure of the
 // client's own setup must never set a spooled capture aside as "rejected".
-#include "client/upload.h"
-
 #include <filesystem>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "client/upload.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,8 +19,9 @@ using ::testing::SizeIs;
 
 TEST(UploadPolicyTest, OnlyTheServerRefusingTheCaptureIsARejection) {
   EXPECT_TRUE(IsRefusedCapture(absl::InvalidArgumentError("graphs[0]: ...")));
-  for (const absl::Status& s : {absl::FailedPreconditionError("token"), absl::UnauthenticatedError("no token"),
-                                absl::UnimplementedError("not a cl-server"), absl::UnavailableError("down")}) {
+  for (const absl::Status& s :
+       {absl::FailedPreconditionError("token"), absl::UnauthenticatedError("no token"),
+        absl::UnimplementedError("not a cl-server"), absl::UnavailableError("down")}) {
     EXPECT_FALSE(IsRefusedCapture(s)) << s;
   }
 }
@@ -29,7 +29,8 @@ TEST(UploadPolicyTest, OnlyTheServerRefusingTheCaptureIsARejection) {
 class SpoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/spool_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = ::testing::TempDir() + "/spool_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     v1::SessionCapture hero = testing::LoadHero("head.cls.json");
     for (const char* id : {"a", "b", "c"}) {
@@ -41,7 +42,8 @@ class SpoolTest : public ::testing::Test {
 
   std::vector<std::string> Names() const {
     std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir_)) names.push_back(e.path().filename());
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      names.push_back(e.path().filename());
     std::sort(names.begin(), names.end());
     return names;
   }

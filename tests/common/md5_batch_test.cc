@@ -15,7 +15,8 @@ namespace cl {
 namespace {
 
 std::string Hex(const Md5Digest& d) {
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
 }
 
 class Md5BatchTest : public ::testing::TestWithParam<Md5Kernel> {
@@ -26,8 +27,8 @@ class Md5BatchTest : public ::testing::TestWithParam<Md5Kernel> {
     std::vector<Md5Digest> digests(messages.size());
     Md5Batch(views, absl::MakeSpan(digests), GetParam());
     for (size_t i = 0; i < messages.size(); ++i) {
-      ASSERT_EQ(Hex(digests[i]), Md5Hex(messages[i])) << "message " << i << " of " << messages.size()
-                                                      << ", " << messages[i].size() << " bytes";
+      ASSERT_EQ(Hex(digests[i]), Md5Hex(messages[i]))
+          << "message " << i << " of " << messages.size() << ", " << messages[i].size() << " bytes";
     }
   }
 };
@@ -40,8 +41,13 @@ std::string Bytes(size_t n, std::mt19937& rng) {
 
 TEST_P(Md5BatchTest, KnownAnswers) {
   // RFC 1321's test suite.
-  const std::vector<std::string> m = {"", "a", "abc", "message digest", "abcdefghijklmnopqrstuvwxyz",
-                                      "12345678901234567890123456789012345678901234567890123456789012345678901234567890"};
+  const std::vector<std::string> m = {
+      "",
+      "a",
+      "abc",
+      "message digest",
+      "abcdefghijklmnopqrstuvwxyz",
+      "12345678901234567890123456789012345678901234567890123456789012345678901234567890"};
   std::vector<Md5Digest> d(m.size());
   const std::vector<absl::string_view> views(m.begin(), m.end());
   Md5Batch(views, absl::MakeSpan(d), GetParam());
@@ -94,9 +100,11 @@ TEST_P(Md5BatchTest, EmptyBatch) {
   EXPECT_EQ(untouched[0], marked);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Md5BatchTest, ::testing::Values(Md5Kernel::kBest, Md5Kernel::kGeneric),
+INSTANTIATE_TEST_SUITE_P(Kernels, Md5BatchTest,
+                         ::testing::Values(Md5Kernel::kBest, Md5Kernel::kGeneric),
                          [](const ::testing::TestParamInfo<Md5Kernel>& info) {
-                           return info.param == Md5Kernel::kBest ? std::string("Best") : std::string("Generic");
+                           return info.param == Md5Kernel::kBest ? std::string("Best")
+                                                                 : std::string("Generic");
                          });
 
 }  // namespace

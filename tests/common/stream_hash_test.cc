@@ -26,7 +26,8 @@ TEST(StreamHashTest, HowTheBytesAreCutDoesNotMatter) {
   StreamHash whole;
   whole.Add(bytes);
   for (size_t max_piece : {1, 3, 4095, 4096, 4097, 10'000}) {
-    EXPECT_EQ(HashInPieces(bytes, &rng, max_piece), whole.Finish()) << "pieces of up to " << max_piece;
+    EXPECT_EQ(HashInPieces(bytes, &rng, max_piece), whole.Finish())
+        << "pieces of up to " << max_piece;
   }
 }
 

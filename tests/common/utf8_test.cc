@@ -45,7 +45,8 @@ TEST(Utf8PrefixTest, ACutInsideACharacterDropsIt) {
   for (absl::string_view c : {kE, kEuro, kSmile}) {
     const std::string s = absl::StrCat("ab", c, "z");
     for (size_t inside = 1; inside < c.size(); ++inside) {
-      EXPECT_EQ(Utf8Prefix(s, 2 + inside), "ab") << c.size() << "-byte character, cut at " << inside;
+      EXPECT_EQ(Utf8Prefix(s, 2 + inside), "ab")
+          << c.size() << "-byte character, cut at " << inside;
     }
     EXPECT_EQ(Utf8Prefix(s, 2 + c.size()), absl::StrCat("ab", c));
   }

@@ -58,7 +58,8 @@ TEST(DrainTest, SigtermUnderLoadLosesNoAcceptedCall) {
     clients.emplace_back([&, t] {
       AssembledCaptures captures{head, base};
       for (int n = 0; !stop; ++n) {
-        captures.head.mutable_session()->set_id(absl::StrCat("drain-", t, "-", n));  // no retry cache
+        captures.head.mutable_session()->set_id(
+            absl::StrCat("drain-", t, "-", n));  // no retry cache
         CallRecord r;
         r.start = Clock::now();
         absl::StatusOr<v1::AnalyzeResponse> response = AnalyzeRemote(captures, {}, remote);
@@ -116,10 +117,12 @@ TEST(DrainTest, SigtermUnderLoadLosesNoAcceptedCall) {
       // (reached the server as it shut down, before any handler saw it). Either is retried by
       // `cl-client upload`, and none may come during the drain delay, while calls are accepted.
       ++refused;
-      const std::string when = absl::StrCat(std::chrono::duration<double>(c.start - sigterm).count(), " s to ",
-                                            std::chrono::duration<double>(c.end - sigterm).count(), " s after SIGTERM");
+      const std::string when =
+          absl::StrCat(std::chrono::duration<double>(c.start - sigterm).count(), " s to ",
+                       std::chrono::duration<double>(c.end - sigterm).count(), " s after SIGTERM");
       EXPECT_THAT(c.code, AnyOf(absl::StatusCode::kUnavailable, absl::StatusCode::kCancelled))
-          << "a call after SIGTERM ended neither answered nor refused: " << c.message << " (" << when << ")";
+          << "a call after SIGTERM ended neither answered nor refused: " << c.message << " ("
+          << when << ")";
       EXPECT_TRUE(IsRetryable(absl::Status(c.code, c.message))) << c.message;
       EXPECT_GE(c.start, sigterm + kDrainDelay - std::chrono::milliseconds(250))
           << "refused while the server still accepted calls: " << c.message << " (" << when << ")";
@@ -127,8 +130,9 @@ TEST(DrainTest, SigtermUnderLoadLosesNoAcceptedCall) {
   }
   EXPECT_GE(before, 12u);
   EXPECT_GT(refused, 0u) << "no call was refused after the drain";
-  std::cerr << "calls before SIGTERM " << before << ", answered during the drain " << after_ok << ", refused "
-            << refused << ", exit after " << std::chrono::duration<double>(exited - sigterm).count() << " s\n";
+  std::cerr << "calls before SIGTERM " << before << ", answered during the drain " << after_ok
+            << ", refused " << refused << ", exit after "
+            << std::chrono::duration<double>(exited - sigterm).count() << " s\n";
 }
 
 }  // namespace

@@ -24,17 +24,17 @@ using ::cl::testing::kClientBinary;
 using ::cl::testing::kHeroBase;
 using ::cl::testing::kHeroHead;
 using ::cl::testing::kServerBinary;
-using ::cl::testing::TmpPath;
 using ::cl::testing::RunCommand;
 using ::cl::testing::RunResult;
 using ::cl::testing::Subprocess;
+using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
 
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<Subprocess>(
-        std::vector<std::string>{kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
+    server_ = std::make_unique<Subprocess>(std::vector<std::string>{
+        kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
     absl::StatusOr<std::string> address = server_->ReadAnnounced("cl-server: listening on ");
     ASSERT_TRUE(address.ok()) << address.status();
     address_ = *address;
@@ -45,11 +45,13 @@ class E2eTest : public ::testing::Test {
 };
 
 TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
-  const RunResult remote = RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase, "--server", address_,
-                                "--json", TmpPath("remote.json"), "--html", TmpPath("remote.html"), "--color=never"});
+  const RunResult remote = RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase,
+                                       "--server", address_, "--json", TmpPath("remote.json"),
+                                       "--html", TmpPath("remote.html"), "--color=never"});
   ASSERT_EQ(remote.exit_code, 0) << remote.stderr_text;
-  const RunResult local = RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase, "--json", TmpPath("local.json"),
-                               "--html", TmpPath("local.html"), "--color=never"});
+  const RunResult local =
+      RunCommand({kClientBinary, "analyze", kHeroHead, "--base", kHeroBase, "--json",
+                  TmpPath("local.json"), "--html", TmpPath("local.html"), "--color=never"});
   ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
 
   absl::StatusOr<std::string> remote_json = ReadFile(TmpPath("remote.json"));
@@ -73,11 +75,13 @@ TEST_F(E2eTest, RemoteAndEmbeddedRunsGiveTheSameReport) {
 const std::string kHeadTrace = CL_SOURCE_DIR "/examples/hero/traces/head.log";
 
 TEST_F(E2eTest, ATraceAnalyzedHereOrImportedByTheServerGivesTheSameReport) {
-  const RunResult local = RunCommand({kClientBinary, "analyze", kHeadTrace, "--no-sources", "--gpu", "A100-SXM-80GB",
-                                      "--label", "model=hero", "--json", TmpPath("trace-local.json")});
+  const RunResult local =
+      RunCommand({kClientBinary, "analyze", kHeadTrace, "--no-sources", "--gpu", "A100-SXM-80GB",
+                  "--label", "model=hero", "--json", TmpPath("trace-local.json")});
   ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
-  const RunResult raw = RunCommand({kClientBinary, "analyze", kHeadTrace, "--server", address_, "--raw", "--gpu",
-                                    "A100-SXM-80GB", "--label", "model=hero", "--json", TmpPath("trace-raw.json")});
+  const RunResult raw =
+      RunCommand({kClientBinary, "analyze", kHeadTrace, "--server", address_, "--raw", "--gpu",
+                  "A100-SXM-80GB", "--label", "model=hero", "--json", TmpPath("trace-raw.json")});
   ASSERT_EQ(raw.exit_code, 0) << raw.stderr_text;
   EXPECT_EQ(*ReadFile(TmpPath("trace-local.json")), *ReadFile(TmpPath("trace-raw.json")));
   absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(TmpPath("trace-raw.json")));
@@ -112,14 +116,17 @@ TEST_F(E2eTest, TheGpuFlagIsTheMetadatasAndTheRooflinesAlikeEveryWay) {
 }
 
 TEST_F(E2eTest, ImportTraceWritesACapture) {
-  const RunResult r = RunCommand({kClientBinary, "import-trace", kHeadTrace, "-o", TmpPath("imported.cls.json"),
-                                  "--project-root", "/mnt/project"});
+  const RunResult r = RunCommand({kClientBinary, "import-trace", kHeadTrace, "-o",
+                                  TmpPath("imported.cls.json"), "--project-root", "/mnt/project"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("4 compile(s)"));
-  const RunResult again = RunCommand({kClientBinary, "analyze", TmpPath("imported.cls.json"), "--json", TmpPath("imported.json")});
+  const RunResult again = RunCommand(
+      {kClientBinary, "analyze", TmpPath("imported.cls.json"), "--json", TmpPath("imported.json")});
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
-  EXPECT_EQ(RunCommand({kClientBinary, "import-trace", kHeadTrace}).exit_code, 2) << "-o is required";
-  const RunResult missing = RunCommand({kClientBinary, "import-trace", "/nonexistent.log", "-o", TmpPath("x.cls.json")});
+  EXPECT_EQ(RunCommand({kClientBinary, "import-trace", kHeadTrace}).exit_code, 2)
+      << "-o is required";
+  const RunResult missing =
+      RunCommand({kClientBinary, "import-trace", "/nonexistent.log", "-o", TmpPath("x.cls.json")});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
 }
@@ -127,7 +134,8 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
 TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
   const std::string dir =
       testing::FixturePath("torch_trace/tlparse-corpus/tlparse/multi_rank_logs");
-  const RunResult r = RunCommand({kClientBinary, "analyze", dir, "--all-ranks", "--no-sources", "--json", TmpPath("mr.json")});
+  const RunResult r = RunCommand(
+      {kClientBinary, "analyze", dir, "--all-ranks", "--no-sources", "--json", TmpPath("mr.json")});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   for (int rank = 0; rank < 4; ++rank) {
     absl::StatusOr<std::string> json = ReadFile(TmpPath(absl::StrCat("mr.rank", rank, ".json")));
@@ -138,7 +146,8 @@ TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
     EXPECT_EQ(report->metadata().rank(), rank);
   }
   // One rank, chosen; its report carries the cross-rank section naming the storm on rank 1.
-  const RunResult one = RunCommand({kClientBinary, "analyze", dir, "--rank", "1", "--no-sources", "--json", TmpPath("r1.json")});
+  const RunResult one = RunCommand(
+      {kClientBinary, "analyze", dir, "--rank", "1", "--no-sources", "--json", TmpPath("r1.json")});
   ASSERT_EQ(one.exit_code, 0) << one.stderr_text;
   absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(TmpPath("r1.json")));
   ASSERT_TRUE(report.ok());
@@ -158,7 +167,8 @@ TEST_F(E2eTest, HealthCheck) {
 
 TEST_F(E2eTest, BadInputGetsAClearErrorAndTheServerStaysUp) {
   ASSERT_TRUE(WriteFile(TmpPath("garbage.cls.json"), "{\"schema\": \"0.5.0\", oops").ok());
-  RunResult r = RunCommand({kClientBinary, "analyze", TmpPath("garbage.cls.json"), "--server", address_});
+  RunResult r =
+      RunCommand({kClientBinary, "analyze", TmpPath("garbage.cls.json"), "--server", address_});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("garbage.cls.json: not a capture"));
 
@@ -172,12 +182,14 @@ TEST_F(E2eTest, BadInputGetsAClearErrorAndTheServerStaysUp) {
   EXPECT_THAT(r.stderr_text, HasSubstr("INVALID_ARGUMENT"));
   EXPECT_THAT(r.stderr_text, HasSubstr("unknown pass \"nope\""));
 
-  r = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address_, "--json", TmpPath("after.json")});
+  r = RunCommand(
+      {kClientBinary, "analyze", kHeroHead, "--server", address_, "--json", TmpPath("after.json")});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
 }
 
 TEST_F(E2eTest, UnreachableServerIsExitCode4) {
-  const RunResult r = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", "127.0.0.1:1", "--deadline", "3s"});
+  const RunResult r = RunCommand(
+      {kClientBinary, "analyze", kHeroHead, "--server", "127.0.0.1:1", "--deadline", "3s"});
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
 }
 

@@ -18,10 +18,10 @@ namespace {
 using ::cl::testing::kClientBinary;
 using ::cl::testing::kHeroHead;
 using ::cl::testing::kServerBinary;
-using ::cl::testing::TmpPath;
 using ::cl::testing::RunCommand;
 using ::cl::testing::RunResult;
 using ::cl::testing::Subprocess;
+using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
 
 const std::string kDb = CL_SOURCE_DIR "/lint/correctness.toml";
@@ -49,7 +49,8 @@ constexpr char kInfoDb[] =
 
 // Starts cl-server with `flags`; the bound address, or "" when it did not come up.
 std::string StartServer(std::unique_ptr<Subprocess>& server, std::vector<std::string> flags) {
-  flags.insert(flags.begin(), {kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
+  flags.insert(flags.begin(),
+               {kServerBinary, "--listen=127.0.0.1:0", "--drain_delay=0s", "--analysis_threads=2"});
   server = std::make_unique<Subprocess>(flags);
   return server->ReadAnnounced("cl-server: listening on ").value_or("");
 }
@@ -66,11 +67,12 @@ TEST(LintDbE2eTest, ClientDbInProcessAndRemote) {
   std::unique_ptr<Subprocess> server;
   const std::string address = StartServer(server, {});
   ASSERT_FALSE(address.empty());
-  const RunResult local = RunCommand({kClientBinary, "analyze", kHeroHead, "--db", kDb, "--json", TmpPath("db-local.json"),
-                                      "--color=never"});
+  const RunResult local = RunCommand({kClientBinary, "analyze", kHeroHead, "--db", kDb, "--json",
+                                      TmpPath("db-local.json"), "--color=never"});
   ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
-  const RunResult remote = RunCommand({kClientBinary, "analyze", kHeroHead, "--db", kDb, "--server", address, "--json",
-                                       TmpPath("db-remote.json"), "--color=never"});
+  const RunResult remote =
+      RunCommand({kClientBinary, "analyze", kHeroHead, "--db", kDb, "--server", address, "--json",
+                  TmpPath("db-remote.json"), "--color=never"});
   ASSERT_EQ(remote.exit_code, 0) << remote.stderr_text;
   EXPECT_EQ(*ReadFile(TmpPath("db-local.json")), *ReadFile(TmpPath("db-remote.json")));
   const v1::AnalysisReport report = Report(TmpPath("db-remote.json"));
@@ -78,9 +80,10 @@ TEST(LintDbE2eTest, ClientDbInProcessAndRemote) {
   ASSERT_EQ(report.lint().findings_size(), 1);
   EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::WARNING);
   EXPECT_EQ(report.lint().findings(0).links(0), "https://github.com/pytorch/pytorch/issues/94777");
-  EXPECT_THAT(remote.stdout_text, HasSubstr("lint: 1 pattern(s), rated\n"
-                                            "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match, "
-                                            "warning): z.mul_(0.5)\n"));
+  EXPECT_THAT(remote.stdout_text,
+              HasSubstr("lint: 1 pattern(s), rated\n"
+                        "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match, "
+                        "warning): z.mul_(0.5)\n"));
 }
 
 TEST(LintDbE2eTest, AnInvalidClientDbIsExitCode3NamingTheLine) {
@@ -88,16 +91,20 @@ TEST(LintDbE2eTest, AnInvalidClientDbIsExitCode3NamingTheLine) {
   const std::string address = StartServer(server, {});
   ASSERT_FALSE(address.empty());
   ASSERT_TRUE(WriteFile(TmpPath("bad.toml"), kBadDb).ok());
-  for (const std::vector<std::string>& where : {std::vector<std::string>{}, {"--server", address}}) {
-    std::vector<std::string> argv = {kClientBinary, "analyze", kHeroHead, "--db", TmpPath("bad.toml")};
+  for (const std::vector<std::string>& where :
+       {std::vector<std::string>{}, {"--server", address}}) {
+    std::vector<std::string> argv = {kClientBinary, "analyze", kHeroHead, "--db",
+                                     TmpPath("bad.toml")};
     argv.insert(argv.end(), where.begin(), where.end());
     const RunResult r = RunCommand(argv);
     EXPECT_EQ(r.exit_code, 3) << r.stderr_text;
     EXPECT_THAT(r.stderr_text, HasSubstr("cl-client: INVALID_ARGUMENT: "));
-    EXPECT_THAT(r.stderr_text, HasSubstr("correctness DB line 6: pattern \"in_place_op_on_alias\": severity "
-                                         "\"critical\" is not one of error, warning, info"));
+    EXPECT_THAT(r.stderr_text,
+                HasSubstr("correctness DB line 6: pattern \"in_place_op_on_alias\": severity "
+                          "\"critical\" is not one of error, warning, info"));
   }
-  const RunResult missing = RunCommand({kClientBinary, "analyze", kHeroHead, "--db", "/nonexistent/correctness.toml"});
+  const RunResult missing =
+      RunCommand({kClientBinary, "analyze", kHeroHead, "--db", "/nonexistent/correctness.toml"});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent/correctness.toml"));
   // The server is still up.
@@ -108,7 +115,8 @@ TEST(LintDbE2eTest, ServerDbRatesRequestsWithoutOneAndARequestDbWins) {
   std::unique_ptr<Subprocess> server;
   const std::string address = StartServer(server, {"--correctness_db=" + kDb});
   ASSERT_FALSE(address.empty());
-  const RunResult plain = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address, "--json", TmpPath("srv.json")});
+  const RunResult plain = RunCommand(
+      {kClientBinary, "analyze", kHeroHead, "--server", address, "--json", TmpPath("srv.json")});
   ASSERT_EQ(plain.exit_code, 0) << plain.stderr_text;
   v1::AnalysisReport report = Report(TmpPath("srv.json"));
   EXPECT_TRUE(report.lint().escalated());
@@ -116,8 +124,8 @@ TEST(LintDbE2eTest, ServerDbRatesRequestsWithoutOneAndARequestDbWins) {
   EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::WARNING);
 
   ASSERT_TRUE(WriteFile(TmpPath("info.toml"), kInfoDb).ok());
-  const RunResult own = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address, "--db", TmpPath("info.toml"),
-                                    "--json", TmpPath("own.json")});
+  const RunResult own = RunCommand({kClientBinary, "analyze", kHeroHead, "--server", address,
+                                    "--db", TmpPath("info.toml"), "--json", TmpPath("own.json")});
   ASSERT_EQ(own.exit_code, 0) << own.stderr_text;
   report = Report(TmpPath("own.json"));
   ASSERT_EQ(report.lint().findings_size(), 1);
@@ -132,11 +140,13 @@ TEST(LintDbE2eTest, AnInvalidServerDbStopsTheStart) {
   std::unique_ptr<Subprocess> missing;
   EXPECT_EQ(StartServer(missing, {"--correctness_db=/nonexistent.toml"}), "");
   EXPECT_EQ(missing->Wait(), 1);
-  const RunResult r = RunCommand({kServerBinary, "--listen=127.0.0.1:0", "--correctness_db=" + TmpPath("bad-server.toml")});
+  const RunResult r = RunCommand(
+      {kServerBinary, "--listen=127.0.0.1:0", "--correctness_db=" + TmpPath("bad-server.toml")});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.stderr_text, HasSubstr("cl-server: --correctness_db=" + TmpPath("bad-server.toml") +
-                                       ": correctness DB line 6: pattern \"in_place_op_on_alias\": severity "
-                                       "\"critical\" is not one of error, warning, info"));
+  EXPECT_THAT(r.stderr_text,
+              HasSubstr("cl-server: --correctness_db=" + TmpPath("bad-server.toml") +
+                        ": correctness DB line 6: pattern \"in_place_op_on_alias\": severity "
+                        "\"critical\" is not one of error, warning, info"));
   const RunResult help = RunCommand({kServerBinary, "--help"});
   EXPECT_THAT(help.stdout_text + help.stderr_text, HasSubstr("--correctness_db"));
   const RunResult client_help = RunCommand({kClientBinary, "--help"});

@@ -53,14 +53,15 @@ int FreePort() {
 
 // With `metrics`, the server also serves /metrics and `metrics` gets its HOST:PORT.
 std::unique_ptr<Subprocess> StartServer(int port, std::string* metrics = nullptr) {
-  std::vector<std::string> argv = {kServerBinary, absl::StrCat("--listen=127.0.0.1:", port), "--drain_delay=0s",
-                                   "--analysis_threads=2"};
+  std::vector<std::string> argv = {kServerBinary, absl::StrCat("--listen=127.0.0.1:", port),
+                                   "--drain_delay=0s", "--analysis_threads=2"};
   if (metrics != nullptr) argv.push_back("--metrics_listen=127.0.0.1:0");
   auto server = std::make_unique<Subprocess>(argv);
   const absl::StatusOr<std::string> address = server->ReadAnnounced("cl-server: listening on ");
   EXPECT_TRUE(address.ok()) << address.status();
   if (metrics != nullptr) {
-    const absl::StatusOr<std::string> metrics_address = server->ReadAnnounced("cl-server: metrics on ");
+    const absl::StatusOr<std::string> metrics_address =
+        server->ReadAnnounced("cl-server: metrics on ");
     EXPECT_TRUE(metrics_address.ok()) << metrics_address.status();
     *metrics = metrics_address.value_or("");
   }
@@ -71,7 +72,8 @@ std::unique_ptr<Subprocess> StartServer(int port, std::string* metrics = nullptr
 std::string Scrape(const std::string& host_port) {
   const size_t colon = host_port.rfind(':');
   int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(host_port.substr(colon + 1), &port)) return "";
+  if (colon == std::string::npos || !absl::SimpleAtoi(host_port.substr(colon + 1), &port))
+    return "";
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -82,7 +84,8 @@ std::string Scrape(const std::string& host_port) {
     const std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
     if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char buffer[4096];
-      for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) body.append(buffer, static_cast<size_t>(n));
+      for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;)
+        body.append(buffer, static_cast<size_t>(n));
     }
   }
   close(fd);
@@ -92,7 +95,8 @@ std::string Scrape(const std::string& host_port) {
 class UploadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    spool_ = absl::StrCat(::testing::TempDir(), "/spool-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    spool_ = absl::StrCat(::testing::TempDir(), "/spool-",
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(spool_);
     port_ = FreePort();
     target_ = absl::StrCat("127.0.0.1:", port_);
@@ -101,7 +105,8 @@ class UploadTest : public ::testing::Test {
   int SpooledCount() const {
     if (!std::filesystem::exists(spool_)) return 0;
     int n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(spool_)) n += absl::EndsWith(e.path().string(), ".cls.pb");
+    for (const auto& e : std::filesystem::directory_iterator(spool_))
+      n += absl::EndsWith(e.path().string(), ".cls.pb");
     return n;
   }
 
@@ -112,28 +117,36 @@ class UploadTest : public ::testing::Test {
 
 TEST_F(UploadTest, ServerDownSpoolsTheSessionWithinTheDeadline) {
   const absl::Time start = absl::Now();
-  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=2s", "--spool", spool_});
+  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_,
+                                  "--deadline=2s", "--spool", spool_});
   const absl::Duration took = absl::Now() - start;
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
-  EXPECT_LT(took, absl::Seconds(7));  // the 2 s deadline plus start-up and loading, on a loaded CI machine
+  EXPECT_LT(took, absl::Seconds(
+                      7));  // the 2 s deadline plus start-up and loading, on a loaded CI machine
   EXPECT_THAT(r.stderr_text, HasSubstr("spooled to"));
   EXPECT_THAT(r.stderr_text, HasSubstr("cl-client spool flush"));
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(spool_) / kHeroSessionFile));
   // Spooling the same session again is still one file.
-  RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s", "--spool", spool_});
+  RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s", "--spool",
+              spool_});
   EXPECT_EQ(SpooledCount(), 1);
 }
 
 TEST_F(UploadTest, FlushDeliversOnceTheServerIsBackAndEmptiesTheSpool) {
-  ASSERT_EQ(RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s", "--spool", spool_}).exit_code, 4);
+  ASSERT_EQ(RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=1s",
+                        "--spool", spool_})
+                .exit_code,
+            4);
   ASSERT_EQ(SpooledCount(), 1);
   // Still down: flush keeps it.
-  RunResult r = RunCommand({kClientBinary, "spool", "flush", "--server", target_, "--deadline=1s", "--spool", spool_});
+  RunResult r = RunCommand(
+      {kClientBinary, "spool", "flush", "--server", target_, "--deadline=1s", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
   EXPECT_EQ(SpooledCount(), 1);
 
   std::unique_ptr<Subprocess> server = StartServer(port_);
-  r = RunCommand({kClientBinary, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
+  r = RunCommand(
+      {kClientBinary, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("1 session(s) delivered, 0 left"));
   EXPECT_EQ(SpooledCount(), 0);
@@ -148,7 +161,8 @@ TEST_F(UploadTest, AServerThatComesBackWhileRetryingGetsTheSessionDirectly) {
     absl::SleepFor(absl::Milliseconds(1500));
     server = StartServer(port_);
   });
-  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_, "--deadline=20s", "--spool", spool_});
+  const RunResult r = RunCommand({kClientBinary, "upload", kHeroHead, "--server", target_,
+                                  "--deadline=20s", "--spool", spool_});
   later.join();
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("uploaded session 230d13f4"));
@@ -158,15 +172,19 @@ TEST_F(UploadTest, AServerThatComesBackWhileRetryingGetsTheSessionDirectly) {
 TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   // A capture big enough that the upload is still streaming when the server dies.
   const std::string big = absl::StrCat(::testing::TempDir(), "/big.cls.pb");
-  ASSERT_EQ(RunCommand({CL_BINARY_DIR "/tests/testing/make_big_capture", big, "600000"}).exit_code, 0);
+  ASSERT_EQ(RunCommand({CL_BINARY_DIR "/tests/testing/make_big_capture", big, "600000"}).exit_code,
+            0);
   std::string metrics;
   std::unique_ptr<Subprocess> server = StartServer(port_, &metrics);
   const std::string out = absl::StrCat(::testing::TempDir(), "/upload.out");
   std::unique_ptr<Subprocess> upload = std::make_unique<Subprocess>(
-      std::vector<std::string>{kClientBinary, "upload", big, "--server", target_, "--deadline=60s", "--spool", spool_}, out);
+      std::vector<std::string>{kClientBinary, "upload", big, "--server", target_, "--deadline=60s",
+                               "--spool", spool_},
+      out);
   // Killed once the session is streaming (in flight on the server), however long loading took.
   const absl::Time give_up = absl::Now() + absl::Seconds(30);
-  while (!absl::StrContains(Scrape(metrics), "\ncompile_lens_sessions_inflight 1") && absl::Now() < give_up) {
+  while (!absl::StrContains(Scrape(metrics), "\ncompile_lens_sessions_inflight 1") &&
+         absl::Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(20));
   }
   server->Signal(SIGKILL);
@@ -174,10 +192,12 @@ TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   server = StartServer(port_);
   const int code = upload->Wait();
   // Delivered on a retry, or (only if time ran out) spooled: never neither.
-  EXPECT_TRUE(code == 0 || (code == 4 && SpooledCount() == 1)) << code << ": " << upload->ReadStderrToEnd();
+  EXPECT_TRUE(code == 0 || (code == 4 && SpooledCount() == 1))
+      << code << ": " << upload->ReadStderrToEnd();
   if (code == 0) {
     // The first attempt died with the server; a later one delivered it.
-    EXPECT_THAT(ReadFile(out).value_or(""), ::testing::ContainsRegex("\\(([2-9]|[1-9][0-9]+) attempt\\(s\\)\\)"));
+    EXPECT_THAT(ReadFile(out).value_or(""),
+                ::testing::ContainsRegex("\\(([2-9]|[1-9][0-9]+) attempt\\(s\\)\\)"));
   }
 }
 

@@ -8,7 +8,8 @@
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto capture = cl::LoadCapture({reinterpret_cast<const char*>(data), size}, cl::CaptureFormat::kJson, "fuzz");
+  auto capture = cl::LoadCapture({reinterpret_cast<const char*>(data), size},
+                                 cl::CaptureFormat::kJson, "fuzz");
   if (!capture.ok()) {
     CL_FUZZ_CHECK(!capture.status().message().empty());
     return 0;

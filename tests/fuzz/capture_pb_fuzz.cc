@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto capture = cl::LoadCapture({reinterpret_cast<const char*>(data), size}, cl::CaptureFormat::kBinary, "fuzz");
+  auto capture = cl::LoadCapture({reinterpret_cast<const char*>(data), size},
+                                 cl::CaptureFormat::kBinary, "fuzz");
   if (!capture.ok()) return 0;
 
   std::string bytes;

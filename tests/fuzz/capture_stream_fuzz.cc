@@ -2,8 +2,8 @@
 // use. The input is a run of parts, each a 2-byte little-endian length and a CapturePart's bytes
 // (make_corpora.sh cuts the fixtures' captures this way); a piece that does not parse is skipped.
 // What the assembler accepts stays under its byte limit; what it finishes with validates, and
-// split again (capture_splitter.h, small parts so fragments happen) reassembles to the same capture.
-// Each piece is also read as a whole Analyze message by cl-server's first look at one
+// split again (capture_splitter.h, small parts so fragments happen) reassembles to the same
+// capture. Each piece is also read as a whole Analyze message by cl-server's first look at one
 // (chunk_kind.h): where protobuf parses it, that look names the same member; where the look finds
 // the framing broken, protobuf refuses it too.
 #include <cstddef>
@@ -14,8 +14,8 @@
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/chunk_kind.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "capture/validate.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -61,7 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   cl::CaptureAssembler assembler(kMaxBytes);
   while (in.size() >= 2) {
-    const size_t len = std::min<size_t>(static_cast<uint8_t>(in[0]) | static_cast<uint8_t>(in[1]) << 8, in.size() - 2);
+    const size_t len = std::min<size_t>(
+        static_cast<uint8_t>(in[0]) | static_cast<uint8_t>(in[1]) << 8, in.size() - 2);
     CheckChunkKind(in.data() + 2, len);
     v1::CapturePart part;
     if (part.ParseFromArray(in.data() + 2, static_cast<int>(len))) {

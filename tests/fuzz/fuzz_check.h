@@ -13,12 +13,12 @@
 #include "google/protobuf/util/field_comparator.h"
 #include "google/protobuf/util/message_differencer.h"
 
-#define CL_FUZZ_CHECK(cond)                                                                    \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
+#define CL_FUZZ_CHECK(cond)                                                                   \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                            \
-    }                                                                                          \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace cl::fuzz {

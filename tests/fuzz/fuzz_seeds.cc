@@ -51,7 +51,8 @@ void Write(const std::string& target, const std::string& suffix, absl::string_vi
 std::vector<std::string> Spread(std::vector<std::string> items) {
   if (items.size() <= kMaxSeedsPerKind) return items;
   std::vector<std::string> out;
-  for (size_t i = 0; i < kMaxSeedsPerKind; ++i) out.push_back(std::move(items[i * items.size() / kMaxSeedsPerKind]));
+  for (size_t i = 0; i < kMaxSeedsPerKind; ++i)
+    out.push_back(std::move(items[i * items.size() / kMaxSeedsPerKind]));
   return out;
 }
 
@@ -78,7 +79,8 @@ void Shrink(v1::SessionCapture* capture) {
         if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
         if (f->is_repeated()) {
           const int n = refl->FieldSize(*m, f);
-          if (!frozen.contains(f->full_name()) && n > best_size) best = m, best_field = f, best_size = n;
+          if (!frozen.contains(f->full_name()) && n > best_size)
+            best = m, best_field = f, best_size = n;
           for (int i = 0; i < n; ++i) visit(refl->MutableRepeatedMessage(m, f, i));
         } else {
           visit(refl->MutableMessage(m, f));
@@ -89,7 +91,8 @@ void Shrink(v1::SessionCapture* capture) {
     if (best == nullptr) return;
     const v1::SessionCapture before = *capture;
     const std::string field_name = best_field->full_name();
-    for (int i = best_size / 2; i < best_size; ++i) best->GetReflection()->RemoveLast(best, best_field);
+    for (int i = best_size / 2; i < best_size; ++i)
+      best->GetReflection()->RemoveLast(best, best_field);
     if (!cl::ValidateCapture(*capture).ok()) {
       *capture = before;
       frozen.insert(field_name);
@@ -118,7 +121,8 @@ void WriteCapture(v1::SessionCapture capture, const std::string& suffix) {
     Write("capture_json_fuzz", suffix + ".cls.json", *json);
   }
   std::string pb;
-  if (capture.SerializeToString(&pb) && pb.size() < 4 * kMaxSeed) Write("capture_pb_fuzz", suffix + ".cls.pb", pb);
+  if (capture.SerializeToString(&pb) && pb.size() < 4 * kMaxSeed)
+    Write("capture_pb_fuzz", suffix + ".cls.pb", pb);
   if (std::string s = PartStream(capture, v1::HEAD); s.size() < 4 * kMaxSeed) {
     Write("capture_stream_fuzz", suffix + "-head.parts", s);
   }
@@ -130,7 +134,8 @@ std::vector<std::string> RecordRuns(absl::string_view log) {
   for (absl::string_view line : absl::StrSplit(log, '\n')) {
     if (line.empty()) continue;
     if (line[0] == '\t' && !records.empty()) {
-      if (records.back().size() + line.size() < kMaxSeed) absl::StrAppend(&records.back(), line, "\n");
+      if (records.back().size() + line.size() < kMaxSeed)
+        absl::StrAppend(&records.back(), line, "\n");
     } else {
       records.push_back(absl::StrCat(line, "\n"));
     }
@@ -179,7 +184,9 @@ int Trace(const std::string& path) {
       if (absl::EndsWith(name, "_graph") && r.has_payload) graphs.push_back(Cut(r.payload));
       if (name == "dynamo_cpp_guards_str" && r.has_payload) guards.push_back(Cut(r.payload));
       if (absl::StartsWith(name, "compile_lens_") && r.has_payload) {
-        const char kind = name == "compile_lens_iteration" ? 'i' : name == "compile_lens_divergence" ? 'd' : 's';
+        const char kind = name == "compile_lens_iteration"    ? 'i'
+                          : name == "compile_lens_divergence" ? 'd'
+                                                              : 's';
         lens.push_back(Cut(absl::StrCat(std::string(1, kind), r.payload)));
       }
       if (name == "recompile_reasons" && r.has_payload) {
@@ -200,7 +207,8 @@ int Trace(const std::string& path) {
       }
       if (k == "compilation_metrics") {
         std::string_view s;
-        if (value["recompile_reason"].get(s) == simdjson::SUCCESS && !s.empty()) reasons.emplace_back(s);
+        if (value["recompile_reason"].get(s) == simdjson::SUCCESS && !s.empty())
+          reasons.emplace_back(s);
         if (value["fail_reason"].get(s) == simdjson::SUCCESS && !s.empty()) reasons.emplace_back(s);
       }
       break;  // the event is the first key

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CL_FUZZ_CHECK(result.problems.size() <= cl::kMaxFxProblems);
   CL_FUZZ_CHECK(result.problems.size() <= result.skipped_lines);
   cl::FxParseResult again;
-  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(Parse(text, &again)) == cl::fuzz::DeterministicBytes(capture));
+  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(Parse(text, &again)) ==
+                cl::fuzz::DeterministicBytes(capture));
   CL_FUZZ_CHECK(again.skipped_lines == result.skipped_lines && again.problems == result.problems);
   return 0;
 }

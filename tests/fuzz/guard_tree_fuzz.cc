@@ -24,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CL_FUZZ_CHECK(s == "GLOBAL_STATE" || absl::StrContains(text, s));
   }
   const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-  for (const cl::GuardTreeProblem& p : out.problems) CL_FUZZ_CHECK(p.line < lines && !p.what.empty());
+  for (const cl::GuardTreeProblem& p : out.problems)
+    CL_FUZZ_CHECK(p.line < lines && !p.what.empty());
   return 0;
 }

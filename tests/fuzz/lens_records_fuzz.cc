@@ -31,7 +31,7 @@ void CheckMerged(const v1::SessionCapture& c) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const cl::LensRecord kind = data[0] == 'i' ? cl::LensRecord::kIteration
+  const cl::LensRecord kind = data[0] == 'i'   ? cl::LensRecord::kIteration
                               : data[0] == 'd' ? cl::LensRecord::kDivergence
                                                : cl::LensRecord::kSource;
   const absl::string_view payload(reinterpret_cast<const char*>(data) + 1, size - 1);

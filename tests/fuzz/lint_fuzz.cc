@@ -60,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (timed_out(r) || timed_out(again)) return 0;
   CL_FUZZ_CHECK(again.findings.size() == r.findings.size());
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    CL_FUZZ_CHECK(again.findings[i].pattern == r.findings[i].pattern && again.findings[i].line == r.findings[i].line);
+    CL_FUZZ_CHECK(again.findings[i].pattern == r.findings[i].pattern &&
+                  again.findings[i].line == r.findings[i].line);
   }
   return 0;
 }

@@ -33,14 +33,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)f.Axis();
     if (cl::StripLocalScope(f.check) == f.check) {
       const cl::GuardFailure again = cl::ClassifyGuardCheck(f.check);
-      CL_FUZZ_CHECK(again.rule == f.rule && again.category == f.category && again.variable == f.variable);
+      CL_FUZZ_CHECK(again.rule == f.rule && again.category == f.category &&
+                    again.variable == f.variable);
     }
   }
   const absl::string_view rest = cl::StripLogPrefix(text);
   CL_FUZZ_CHECK(rest.size() <= text.size() && text.substr(text.size() - rest.size()) == rest);
   if (auto limit = cl::ParseCacheLimitMessage(text)) {
     CL_FUZZ_CHECK(!limit->limit.empty());
-    if (!limit->last_reason.empty()) CL_FUZZ_CHECK(!cl::ParseRecompileReason(limit->last_reason).empty());
+    if (!limit->last_reason.empty())
+      CL_FUZZ_CHECK(!cl::ParseRecompileReason(limit->last_reason).empty());
   }
   return 0;
 }

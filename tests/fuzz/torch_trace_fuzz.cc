@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   cl::TraceImporter whole;
   whole.Feed({bytes, size});
-  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(whole.Finish()) == cl::fuzz::DeterministicBytes(capture));
+  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(whole.Finish()) ==
+                cl::fuzz::DeterministicBytes(capture));
   return 0;
 }

@@ -27,10 +27,10 @@ std::string Md5Hex(absl::string_view s) {
 }
 
 bool Same(const cl::TraceRecord& a, const cl::TraceRecord& b) {
-  return a.line == b.line && a.month == b.month && a.day == b.day && a.hour == b.hour && a.minute == b.minute &&
-         a.second == b.second && a.micros == b.micros && a.pid == b.pid && a.metadata == b.metadata &&
-         a.has_payload == b.has_payload && a.payload == b.payload && a.payload_truncated == b.payload_truncated &&
-         a.md5_ok == b.md5_ok;
+  return a.line == b.line && a.month == b.month && a.day == b.day && a.hour == b.hour &&
+         a.minute == b.minute && a.second == b.second && a.micros == b.micros && a.pid == b.pid &&
+         a.metadata == b.metadata && a.has_payload == b.has_payload && a.payload == b.payload &&
+         a.payload_truncated == b.payload_truncated && a.md5_ok == b.md5_ok;
 }
 
 bool Same(const cl::TokenizerCounters& a, const cl::TokenizerCounters& b) {
@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   chunked.Finish(keep_chunked);
 
   CL_FUZZ_CHECK(whole_records.size() == chunked_records.size());
-  for (size_t i = 0; i < whole_records.size(); ++i) CL_FUZZ_CHECK(Same(whole_records[i], chunked_records[i]));
+  for (size_t i = 0; i < whole_records.size(); ++i)
+    CL_FUZZ_CHECK(Same(whole_records[i], chunked_records[i]));
   CL_FUZZ_CHECK(Same(whole.counters(), chunked.counters()));
 
   const cl::TokenizerCounters& c = whole.counters();

@@ -85,7 +85,8 @@ TEST_P(InPlaceOnAliasSnippetTest, Findings) {
 INSTANTIATE_TEST_SUITE_P(
     Snippets, InPlaceOnAliasSnippetTest,
     ::testing::Values(
-        AliasCase{"OnlyTheViewReadAfterwardsIsFine", R"py(import torch
+        AliasCase{"OnlyTheViewReadAfterwardsIsFine",
+                  R"py(import torch
 @torch.compile
 def f(y):
     z = y.view(-1)
@@ -93,7 +94,8 @@ def f(y):
     return z
 )py",
                   {}},
-        AliasCase{"CloneBreaksTheAlias", R"py(import torch
+        AliasCase{"CloneBreaksTheAlias",
+                  R"py(import torch
 @torch.compile
 def f(y):
     z = y.view(-1).clone()
@@ -101,7 +103,8 @@ def f(y):
     return y, z
 )py",
                   {}},
-        AliasCase{"RebindingTheSameNameIsFine", R"py(import torch
+        AliasCase{"RebindingTheSameNameIsFine",
+                  R"py(import torch
 @torch.compile
 def f(x):
     x = x.view(-1)
@@ -110,7 +113,8 @@ def f(x):
 )py",
                   {}},
         // Mutating the base while a view of it is read afterwards (the reverse direction).
-        AliasCase{"BaseWrittenWhileItsViewIsReadAfter", R"py(import torch
+        AliasCase{"BaseWrittenWhileItsViewIsReadAfter",
+                  R"py(import torch
 @torch.compile
 def f(x):
     z = x.view(-1)
@@ -119,7 +123,8 @@ def f(x):
 )py",
                   {"in_place_op_on_alias:5"}},
         // chunk/split/unbind results are views: unpacked, looped over, or in a comprehension.
-        AliasCase{"SplitViewsUnpackedLoopedAndComprehended", R"py(import torch
+        AliasCase{"SplitViewsUnpackedLoopedAndComprehended",
+                  R"py(import torch
 @torch.compile
 def unpacked(x):
     a, b = x.chunk(2)
@@ -145,7 +150,8 @@ def enumerated(x):
 )py",
                   {"in_place_op_on_alias:5", "in_place_op_on_alias:11", "in_place_op_on_alias:16",
                    "in_place_op_on_alias:22"}},
-        AliasCase{"WalrusLambdaAndMatch", R"py(import torch
+        AliasCase{"WalrusLambdaAndMatch",
+                  R"py(import torch
 @torch.compile
 def walrus(y):
     if (z := y.view(-1)) is not None:
@@ -170,7 +176,8 @@ def matched(y, mode: str):
     return y
 )py",
                   {"in_place_op_on_alias:5", "in_place_op_on_alias:11", "in_place_op_on_alias:20"}},
-        AliasCase{"NestedFunctionsAndMethods", R"py(import torch
+        AliasCase{"NestedFunctionsAndMethods",
+                  R"py(import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -193,7 +200,8 @@ class M(nn.Module):
 model = torch.compile(M())
 )py",
                   {"in_place_op_on_alias:9", "in_place_op_on_alias:16", "in_place_op_on_alias:18"}},
-        AliasCase{"FStringsDoNotConfuseTheNames", R"py(import torch
+        AliasCase{"FStringsDoNotConfuseTheNames",
+                  R"py(import torch
 @torch.compile
 def f(x):
     z = x.view(-1)
@@ -201,7 +209,8 @@ def f(x):
     return z.add(1), label
 )py",
                   {}},
-        AliasCase{"TransposeAndExpandViews", R"py(import torch
+        AliasCase{"TransposeAndExpandViews",
+                  R"py(import torch
 @torch.compile
 def f(x, w):
     a = x.t()
@@ -269,7 +278,8 @@ def f(p, t, y):
   EXPECT_THAT(Found(r, "data_attribute_use"),
               ElementsAre("data_attribute_use:4", "data_attribute_use:5", "data_attribute_use:6",
                           "data_attribute_use:7", "data_attribute_use:9", "data_attribute_use:10"));
-  EXPECT_THAT(Forms(r, "data_attribute_use"), ElementsAre("assign", "inplace", "inplace", "read", "set_", "storage"));
+  EXPECT_THAT(Forms(r, "data_attribute_use"),
+              ElementsAre("assign", "inplace", "inplace", "read", "set_", "storage"));
 }
 
 TEST(DataAttributeTest, OutsideTheRegionAndOtherAttributesAreFine) {
@@ -298,7 +308,8 @@ def f(x, y):
     fresh.resize_(4)
     return v
 )py");
-  EXPECT_THAT(Found(r, "resize_or_set_on_view"), ElementsAre("resize_or_set_on_view:5", "resize_or_set_on_view:6"));
+  EXPECT_THAT(Found(r, "resize_or_set_on_view"),
+              ElementsAre("resize_or_set_on_view:5", "resize_or_set_on_view:6"));
   EXPECT_THAT(Found(r, "data_attribute_use"), IsEmpty());  // set_ on an input is this pattern's
 }
 

@@ -230,7 +230,8 @@ TEST(CleanCodeTest, AlsoWithTheCorrectnessDb) {
   LintOptions options;
   options.db = &*db;
   options.torch_version = "2.6.0";
-  EXPECT_THAT(Found(LintFiles({{"/work/model.py", kModel}, {"/work/train.py", kTrain}}, options)), IsEmpty());
+  EXPECT_THAT(Found(LintFiles({{"/work/model.py", kModel}, {"/work/train.py", kTrain}}, options)),
+              IsEmpty());
 }
 
 }  // namespace

@@ -31,12 +31,15 @@ std::string ShippedText() {
 }
 
 // A minimal valid DB with one pattern; `extra` goes into the pattern table.
-std::string Db(const std::string& pattern_body, const std::string& detect = "kind = \"inplace_on_alias\"") {
-  return absl::StrCat("schema_version = 1\nupdated = 2026-01-15\n\n[[pattern]]\nid = \"in_place_op_on_alias\"\n",
-                      pattern_body, "\n[pattern.detect]\n", detect, "\n");
+std::string Db(const std::string& pattern_body,
+               const std::string& detect = "kind = \"inplace_on_alias\"") {
+  return absl::StrCat(
+      "schema_version = 1\nupdated = 2026-01-15\n\n[[pattern]]\nid = \"in_place_op_on_alias\"\n",
+      pattern_body, "\n[pattern.detect]\n", detect, "\n");
 }
 
-constexpr char kIssue[] = "[[pattern.issues]]\nurl = \"https://github.com/pytorch/pytorch/issues/94777\"\n";
+constexpr char kIssue[] =
+    "[[pattern.issues]]\nurl = \"https://github.com/pytorch/pytorch/issues/94777\"\n";
 
 TEST(CorrectnessDbTest, TheShippedDbCoversEveryPattern) {
   absl::StatusOr<CorrectnessDb> db = CorrectnessDb::Parse(ShippedText());
@@ -57,7 +60,8 @@ TEST(CorrectnessDbTest, TheShippedDbCoversEveryPattern) {
   }
   EXPECT_EQ(db->patterns().size(), BuiltinPatterns().size());
   EXPECT_EQ(db->Find("in_place_op_on_alias")->issues.size(), 6u);
-  EXPECT_EQ(db->Find("in_place_op_on_alias")->issues[0].url, "https://github.com/pytorch/pytorch/issues/94777");
+  EXPECT_EQ(db->Find("in_place_op_on_alias")->issues[0].url,
+            "https://github.com/pytorch/pytorch/issues/94777");
 }
 
 struct BadDb {
@@ -76,35 +80,46 @@ TEST_P(InvalidDbTest, IsRefusedNamingTheLine) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, InvalidDbTest,
     ::testing::Values(
-        BadDb{"syntax", "schema_version = 1\n[[pattern]\nid = \"x\"\n", "correctness DB line 2, column"},
+        BadDb{"syntax", "schema_version = 1\n[[pattern]\nid = \"x\"\n",
+              "correctness DB line 2, column"},
         BadDb{"no_schema", "[[pattern]]\nid = \"x\"\n", "line 1: schema_version is missing"},
         BadDb{"wrong_schema", "schema_version = 2\n", "line 1: schema_version must be 1"},
-        BadDb{"unknown_kind", Db("category = \"aliasing\"\nseverity = \"warning\"", "kind = \"magic\""),
-              "correctness DB line 9: pattern \"in_place_op_on_alias\": detect.kind \"magic\" is not a detector kind"},
+        BadDb{"unknown_kind",
+              Db("category = \"aliasing\"\nseverity = \"warning\"", "kind = \"magic\""),
+              "correctness DB line 9: pattern \"in_place_op_on_alias\": detect.kind \"magic\" is "
+              "not a detector kind"},
         BadDb{"bad_severity", Db("category = \"aliasing\"\nseverity = \"fatal\""),
-              "line 7: pattern \"in_place_op_on_alias\": severity \"fatal\" is not one of error, warning, info"},
+              "line 7: pattern \"in_place_op_on_alias\": severity \"fatal\" is not one of error, "
+              "warning, info"},
         BadDb{"error_without_issue", Db("category = \"aliasing\"\nseverity = \"error\""),
-              "line 7: pattern \"in_place_op_on_alias\": error severity needs at least one [[pattern.issues]] link"},
+              "line 7: pattern \"in_place_op_on_alias\": error severity needs at least one "
+              "[[pattern.issues]] link"},
         BadDb{"escalation_to_error_without_issue",
               Db("category = \"aliasing\"\nseverity = \"warning\"",
-                 "kind = \"inplace_on_alias\"\nescalate_if = { producer_in = [\"expand\"], severity = \"error\" }"),
+                 "kind = \"inplace_on_alias\"\nescalate_if = { producer_in = [\"expand\"], "
+                 "severity = \"error\" }"),
               "line 7: pattern \"in_place_op_on_alias\": error severity needs at least one"},
         BadDb{"bad_category", Db("category = \"misc\"\nseverity = \"info\""),
               "line 6: pattern \"in_place_op_on_alias\": category \"misc\" is not one of aliasing"},
-        BadDb{"missing_category", Db("severity = \"info\""), "pattern \"in_place_op_on_alias\": category is missing"},
+        BadDb{"missing_category", Db("severity = \"info\""),
+              "pattern \"in_place_op_on_alias\": category is missing"},
         BadDb{"confidence", Db("category = \"aliasing\"\nseverity = \"info\"\nconfidence = 1.5"),
               "line 8: pattern \"in_place_op_on_alias\": confidence must be a number from 0 to 1"},
-        BadDb{"nan_confidence", Db("category = \"aliasing\"\nseverity = \"info\"\nconfidence = nan"),
+        BadDb{"nan_confidence",
+              Db("category = \"aliasing\"\nseverity = \"info\"\nconfidence = nan"),
               "line 8: pattern \"in_place_op_on_alias\": confidence must be a number from 0 to 1"},
-        BadDb{"bad_scope", Db("category = \"aliasing\"\nseverity = \"info\"\nscope = \"everywhere\""),
+        BadDb{"bad_scope",
+              Db("category = \"aliasing\"\nseverity = \"info\"\nscope = \"everywhere\""),
               "line 8: pattern \"in_place_op_on_alias\": scope \"everywhere\" is not one of"},
         BadDb{"unknown_key", Db("category = \"aliasing\"\nseverity = \"info\"\nsevrity = \"info\""),
               "line 8: pattern \"in_place_op_on_alias\": unknown key \"sevrity\""},
-        BadDb{"unknown_detect_key", Db("category = \"aliasing\"\nseverity = \"info\"",
-                                       "kind = \"inplace_on_alias\"\nmethods = [\"x\"]"),
+        BadDb{"unknown_detect_key",
+              Db("category = \"aliasing\"\nseverity = \"info\"",
+                 "kind = \"inplace_on_alias\"\nmethods = [\"x\"]"),
               "line 10: pattern \"in_place_op_on_alias\": detect: unknown key \"methods\""},
-        BadDb{"bad_regex", Db("category = \"aliasing\"\nseverity = \"info\"",
-                              "kind = \"inplace_on_alias\"\nexclude_methods = [\"re:(\"]"),
+        BadDb{"bad_regex",
+              Db("category = \"aliasing\"\nseverity = \"info\"",
+                 "kind = \"inplace_on_alias\"\nexclude_methods = [\"re:(\"]"),
               "line 10: pattern \"in_place_op_on_alias\": exclude_methods: bad regular expression"},
         BadDb{"bad_id", "schema_version = 1\n[[pattern]]\nid = \"Bad-Id\"\n",
               "line 3: pattern \"Bad-Id\": the id must match ^[a-z][a-z0-9_]*$"},
@@ -112,21 +127,28 @@ INSTANTIATE_TEST_SUITE_P(
               absl::StrCat(Db("category = \"aliasing\"\nseverity = \"info\""),
                            "[[pattern]]\nid = \"in_place_op_on_alias\"\n"),
               "line 11: pattern \"in_place_op_on_alias\": the id is used by an earlier pattern"},
-        BadDb{"bad_versions", Db("category = \"aliasing\"\nseverity = \"info\"\naffected_versions = \"2.1\""),
-              "line 8: pattern \"in_place_op_on_alias\": affected_versions: \"2.1\" is not a version specifier"},
-        BadDb{"bad_fixed_in", Db("category = \"aliasing\"\nseverity = \"info\"\nfixed_in = \"soon\""),
+        BadDb{"bad_versions",
+              Db("category = \"aliasing\"\nseverity = \"info\"\naffected_versions = \"2.1\""),
+              "line 8: pattern \"in_place_op_on_alias\": affected_versions: \"2.1\" is not a "
+              "version specifier"},
+        BadDb{"bad_fixed_in",
+              Db("category = \"aliasing\"\nseverity = \"info\"\nfixed_in = \"soon\""),
               "line 8: pattern \"in_place_op_on_alias\": fixed_in \"soon\" is not a version"},
         BadDb{"bad_url",
               absl::StrCat(Db("category = \"aliasing\"\nseverity = \"error\""),
                            "[[pattern.issues]]\nurl = \"javascript:alert(1)\"\n"),
-              "line 11: pattern \"in_place_op_on_alias\": issue url \"javascript:alert(1)\" is not an http(s) link"},
-        BadDb{"bad_rule", Db("category = \"aliasing\"\nseverity = \"info\"",
-                             "kind = \"inplace_on_alias\"\nescalate_if = { when = 1, severity = \"info\" }"),
+              "line 11: pattern \"in_place_op_on_alias\": issue url \"javascript:alert(1)\" is not "
+              "an http(s) link"},
+        BadDb{"bad_rule",
+              Db("category = \"aliasing\"\nseverity = \"info\"",
+                 "kind = \"inplace_on_alias\"\nescalate_if = { when = 1, severity = \"info\" }"),
               "line 10: pattern \"in_place_op_on_alias\": escalate_if: unknown condition \"when\""},
         BadDb{"call_without_names",
-              "schema_version = 1\n[[pattern]]\nid = \"mine\"\ncategory = \"rng\"\nseverity = \"info\"\n"
+              "schema_version = 1\n[[pattern]]\nid = \"mine\"\ncategory = \"rng\"\nseverity = "
+              "\"info\"\n"
               "[pattern.detect]\nkind = \"call_in_region\"\n",
-              "line 7: pattern \"mine\": detect.kind \"call_in_region\" needs function_names or method_names"},
+              "line 7: pattern \"mine\": detect.kind \"call_in_region\" needs function_names or "
+              "method_names"},
         BadDb{"no_patterns", "schema_version = 1\n", "the DB has no [[pattern]] tables"}),
     [](const ::testing::TestParamInfo<BadDb>& info) { return std::string(info.param.name); });
 
@@ -161,9 +183,10 @@ TEST(DbRatingTest, SeverityEscalationAndLinks) {
 }
 
 TEST(DbRatingTest, VersionGatingDowngradesToInfo) {
-  const std::string text = absl::StrCat(
-      Db("category = \"aliasing\"\nseverity = \"error\"\naffected_versions = \">=2.1,<2.9\"\nfixed_in = \"2.5\""),
-      kIssue);
+  const std::string text =
+      absl::StrCat(Db("category = \"aliasing\"\nseverity = \"error\"\naffected_versions = "
+                      "\">=2.1,<2.9\"\nfixed_in = \"2.5\""),
+                   kIssue);
   absl::StatusOr<CorrectnessDb> db = CorrectnessDb::Parse(text);
   ASSERT_TRUE(db.ok()) << db.status();
   LintOptions options;
@@ -242,7 +265,8 @@ TEST(DbRatingTest, AssumedCompiledFilesAreLoweredOneStep) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_TRUE(r.findings[0].assumed_compiled);
   EXPECT_EQ(r.findings[0].severity, Severity::kWarning);  // error, lowered one step
-  EXPECT_THAT(r.findings[0].version_note, HasSubstr("scanned as if compiled, severity lowered one step"));
+  EXPECT_THAT(r.findings[0].version_note,
+              HasSubstr("scanned as if compiled, severity lowered one step"));
 }
 
 TEST(DbRatingTest, ADbMayDefineItsOwnPatterns) {

@@ -47,13 +47,14 @@ def main():
     LoRA.scale = 2.0
     compiled.flag = 1
 )py");
-  EXPECT_THAT(Found(r, "module_attr_mutation"),
-              ElementsAre("module_attr_mutation:14", "module_attr_mutation:20", "module_attr_mutation:29",
-                          "module_attr_mutation:30", "module_attr_mutation:31", "module_attr_mutation:32",
-                          "module_attr_mutation:33"));
+  EXPECT_THAT(
+      Found(r, "module_attr_mutation"),
+      ElementsAre("module_attr_mutation:14", "module_attr_mutation:20", "module_attr_mutation:29",
+                  "module_attr_mutation:30", "module_attr_mutation:31", "module_attr_mutation:32",
+                  "module_attr_mutation:33"));
   EXPECT_THAT(Forms(r, "module_attr_mutation"),
-              ElementsAre("self_assign", "self_assign", "external_assign", "external_assign", "setattr",
-                          "class_attr", "external_assign"));
+              ElementsAre("self_assign", "self_assign", "external_assign", "external_assign",
+                          "setattr", "class_attr", "external_assign"));
 }
 
 TEST(ModuleAttrTest, UncompiledModulesAndBeforeCompileAreFine) {
@@ -103,10 +104,13 @@ def reset():
     global SCALE
     SCALE = 3.0
 )py");
-  EXPECT_THAT(Found(r, "global_rebinding_read_in_compiled"),
-              ElementsAre("global_rebinding_read_in_compiled:12", "global_rebinding_read_in_compiled:13"));
-  EXPECT_THAT(Forms(r, "global_rebinding_read_in_compiled"), ElementsAre("function_global", "global"));
-  EXPECT_THAT(FindingFor(r, "global_rebinding_read_in_compiled")->message, HasSubstr("`act` is rebound at line 16"));
+  EXPECT_THAT(
+      Found(r, "global_rebinding_read_in_compiled"),
+      ElementsAre("global_rebinding_read_in_compiled:12", "global_rebinding_read_in_compiled:13"));
+  EXPECT_THAT(Forms(r, "global_rebinding_read_in_compiled"),
+              ElementsAre("function_global", "global"));
+  EXPECT_THAT(FindingFor(r, "global_rebinding_read_in_compiled")->message,
+              HasSubstr("`act` is rebound at line 16"));
 }
 
 TEST(ScalarArgsTest, VaryingScalarsIntoCompiledCallables) {
@@ -144,8 +148,8 @@ opt.param_groups[0]["lr"] = 0.02
                           "python_scalar_args:18", "python_scalar_args:22", "python_scalar_args:27",
                           "python_scalar_args:28"));
   EXPECT_THAT(Forms(r, "python_scalar_args"),
-              ElementsAre("scalar_name", "loop_var", "scalar_name", "scheduler", "op_param", "param_groups",
-                          "param_groups"));
+              ElementsAre("scalar_name", "loop_var", "scalar_name", "scheduler", "op_param",
+                          "param_groups", "param_groups"));
 }
 
 TEST(ScalarArgsTest, TensorsAndLiteralsAreFine) {

@@ -104,7 +104,8 @@ TEST(ParseCacheTest, WhatDidNotParseIsNotKept) {
 
 TEST(ParseCacheTest, ScansThroughTheCacheFindWhatScansWithoutItFind) {
   const std::vector<std::pair<std::string, std::string>> files = {
-      {"/p/model.py", kModel}, {"/p/util.py", "import torch\n\ndef helper(t):\n    t.add_(1)\n    return t\n"}};
+      {"/p/model.py", kModel},
+      {"/p/util.py", "import torch\n\ndef helper(t):\n    t.add_(1)\n    return t\n"}};
   const LintResult plain = LintFiles(files);
   ASSERT_FALSE(plain.findings.empty());
   ParseCache cache(8, 1 << 20);

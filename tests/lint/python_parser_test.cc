@@ -35,16 +35,17 @@ LintOptions Unhurried() {
   return options;
 }
 
-
 std::string Messages(const ParsedSource& p) {
   std::string out;
-  for (const SourceDiagnostic& d : p.diagnostics) absl::StrAppend(&out, d.line, ": ", d.message, "\n");
+  for (const SourceDiagnostic& d : p.diagnostics)
+    absl::StrAppend(&out, d.line, ": ", d.message, "\n");
   return out;
 }
 
 std::string Messages(const LintResult& r) {
   std::string out;
-  for (const LintDiagnostic& d : r.diagnostics) absl::StrAppend(&out, d.file, ":", d.line, ": ", d.message, "\n");
+  for (const LintDiagnostic& d : r.diagnostics)
+    absl::StrAppend(&out, d.file, ":", d.line, ": ", d.message, "\n");
   return out;
 }
 
@@ -83,7 +84,8 @@ def f[T](x: T) -> T:
 }
 
 TEST(PythonParserTest, SyntaxErrorsStillScanWhatParsed) {
-  const LintResult r = LintCode(absl::StrCat("import torch\ndef broken(:\n    return )\n", kFinding));
+  const LintResult r =
+      LintCode(absl::StrCat("import torch\ndef broken(:\n    return )\n", kFinding));
   EXPECT_THAT(Found(r), ElementsAre("in_place_op_on_alias:8"));
   EXPECT_THAT(Messages(r), HasSubstr("/p/t.py:2: syntax error(s) at line(s) 2"));
   EXPECT_THAT(Messages(r), HasSubstr("the parts that parsed were scanned"));
@@ -143,13 +145,15 @@ TEST(PythonParserTest, AHugeFileIsScannedInTime) {
 TEST(PythonParserTest, AGeneratedFunctionWithManyStatementsOnFewNames) {
   std::string source = "import torch\n@torch.compile\ndef f(x, y):\n";
   for (int i = 0; i < 30000; ++i) {
-    absl::StrAppend(&source, "    z = x.view(-1)\n    y = y + z\n    z.add_(", i, ")\n    x += 1\n");
+    absl::StrAppend(&source, "    z = x.view(-1)\n    y = y + z\n    z.add_(", i,
+                    ")\n    x += 1\n");
   }
   source += "    return x, y\n";
   const double start = ThreadCpuSeconds();
   const LintResult r = LintCode(source, Unhurried());
   const double seconds = ThreadCpuSeconds() - start;
-  EXPECT_EQ(Found(r, "in_place_op_on_alias").size(), 59999u);  // every z.add_, every x += 1 but the last
+  EXPECT_EQ(Found(r, "in_place_op_on_alias").size(),
+            59999u);  // every z.add_, every x += 1 but the last
   EXPECT_LT(seconds, 20.0);
 }
 

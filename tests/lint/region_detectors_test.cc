@@ -41,8 +41,8 @@ def f(x, mask, n: int):
                           "data_dependent_control_flow:13", "data_dependent_control_flow:15",
                           "data_dependent_control_flow:16", "data_dependent_control_flow:17"));
   EXPECT_THAT(Forms(r, "data_dependent_control_flow"),
-              ElementsAre("branch", "item", "tolist", "scalar_cast", "dynamic_shape", "dynamic_shape", "branch",
-                          "branch", "branch", "item"));
+              ElementsAre("branch", "item", "tolist", "scalar_cast", "dynamic_shape",
+                          "dynamic_shape", "branch", "branch", "branch", "item"));
 }
 
 TEST(DataDependentTest, ShapesFlagsAndIdentityAreNotDataDependent) {
@@ -126,9 +126,9 @@ compiled = torch.compile(M())
                           "python_side_effect_in_forward:30", "python_side_effect_in_forward:37",
                           "python_side_effect_in_forward:38"));
   EXPECT_THAT(Forms(r, "python_side_effect_in_forward"),
-              ElementsAre("global_container", "global_container", "class_container", "class_container",
-                          "self_container", "print", "logging", "mutate_while_iterating", "closure_container",
-                          "global_assign", "io"));
+              ElementsAre("global_container", "global_container", "class_container",
+                          "class_container", "self_container", "print", "logging",
+                          "mutate_while_iterating", "closure_container", "global_assign", "io"));
 }
 
 TEST(SideEffectTest, LocalContainersAndEagerCodeAreFine) {
@@ -262,7 +262,8 @@ def f(x, a):
 def eager(x):
     return np.cos(x)
 )py");
-  EXPECT_THAT(Found(r, "numpy_interop"), ElementsAre("numpy_interop:6", "numpy_interop:7", "numpy_interop:8"));
+  EXPECT_THAT(Found(r, "numpy_interop"),
+              ElementsAre("numpy_interop:6", "numpy_interop:7", "numpy_interop:8"));
 }
 
 TEST(ExtraCallPatternsTest, StreamsIdentityAndCachedHelpers) {

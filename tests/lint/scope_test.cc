@@ -19,7 +19,8 @@ constexpr char kRandom[] = "python_random_in_compiled";
 std::vector<std::string> Compiled(const LintResult& r) {
   std::vector<std::string> out;
   for (const Finding& f : r.findings) {
-    if (f.pattern == kRandom) out.push_back(f.assumed_compiled ? absl::StrCat(f.function, " (assumed)") : f.function);
+    if (f.pattern == kRandom)
+      out.push_back(f.assumed_compiled ? absl::StrCat(f.function, " (assumed)") : f.function);
   }
   return out;
 }
@@ -59,8 +60,9 @@ def eager(x):
     return x + random.random()
 )py");
   EXPECT_THAT(Compiled(r), ElementsAre("a", "b", "c", "d", "e"));
-  EXPECT_THAT(Roots(r), ElementsAre("a: @torch.compile", "b: @torch.compile", "c: @torch._dynamo.optimize",
-                                    "d: @torch.compiler.nested_compile_region", "e: @torch.compile"));
+  EXPECT_THAT(Roots(r),
+              ElementsAre("a: @torch.compile", "b: @torch.compile", "c: @torch._dynamo.optimize",
+                          "d: @torch.compiler.nested_compile_region", "e: @torch.compile"));
 }
 
 TEST(ScopeTest, CompileCallRoots) {
@@ -96,11 +98,12 @@ def main():
     g2 = torch._dynamo.optimize("eager")(g)
 )py");
   EXPECT_THAT(Compiled(r), ElementsAre("f", "Net.forward", "Other.forward", "Third.forward", "g"));
-  EXPECT_THAT(Roots(r), UnorderedElementsAre("f: torch.compile(f) at line 24",
-                                             "Net.forward: torch.compile(model, dynamic=False) at line 26",
-                                             "Other.forward: other.compile() at line 28",
-                                             "Third.forward: torch.compile(Third()) at line 29",
-                                             "g: torch._dynamo.optimize(\"eager\")(g) at line 30"));
+  EXPECT_THAT(Roots(r),
+              UnorderedElementsAre("f: torch.compile(f) at line 24",
+                                   "Net.forward: torch.compile(model, dynamic=False) at line 26",
+                                   "Other.forward: other.compile() at line 28",
+                                   "Third.forward: torch.compile(Third()) at line 29",
+                                   "g: torch._dynamo.optimize(\"eager\")(g) at line 30"));
 }
 
 TEST(ScopeTest, CapturedFramesAreRoots) {
@@ -158,7 +161,8 @@ class Net(Base):
 
 net = torch.compile(Net())
 )py");
-  EXPECT_THAT(Compiled(r), UnorderedElementsAre("helper", "Base.forward", "Block.forward", "Net.prep"));
+  EXPECT_THAT(Compiled(r),
+              UnorderedElementsAre("helper", "Base.forward", "Block.forward", "Net.prep"));
 }
 
 TEST(ScopeTest, ClosureCrossesCapturedFiles) {

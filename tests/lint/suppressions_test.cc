@@ -43,7 +43,8 @@ def f(x):
   EXPECT_THAT(Found(r), ElementsAre("python_random_in_compiled:8"));
   EXPECT_EQ(r.suppressed, 1u);
 
-  const LintResult whole = LintCode(R"py(# compile-lens: ignore-file[python_random_in_compiled, in_place_op_on_alias]
+  const LintResult whole =
+      LintCode(R"py(# compile-lens: ignore-file[python_random_in_compiled, in_place_op_on_alias]
 import random
 import torch
 @torch.compile
@@ -57,11 +58,12 @@ def f(x):
 }
 
 TEST(TorchVersionTest, ParsesRealVersionStrings) {
-  for (const char* v : {"2.6.0", "2.6.0+debian", "2.5.0a0+git1234", "2.7.0.dev20250101", "2.4", "v2.1.2",
-                        "2.3.0rc1", "2.1.0.post1"}) {
+  for (const char* v : {"2.6.0", "2.6.0+debian", "2.5.0a0+git1234", "2.7.0.dev20250101", "2.4",
+                        "v2.1.2", "2.3.0rc1", "2.1.0.post1"}) {
     EXPECT_TRUE(TorchVersion::Parse(v).has_value()) << v;
   }
-  for (const char* v : {"", "nightly", "x2.1", "2.x"}) EXPECT_FALSE(TorchVersion::Parse(v).has_value()) << v;
+  for (const char* v : {"", "nightly", "x2.1", "2.x"})
+    EXPECT_FALSE(TorchVersion::Parse(v).has_value()) << v;
   EXPECT_EQ(Compare(*TorchVersion::Parse("2.6.0+debian"), *TorchVersion::Parse("2.6")), 0);
   EXPECT_LT(Compare(*TorchVersion::Parse("2.6.0rc1"), *TorchVersion::Parse("2.6.0")), 0);
   EXPECT_LT(Compare(*TorchVersion::Parse("2.10.0"), *TorchVersion::Parse("2.11")), 0);

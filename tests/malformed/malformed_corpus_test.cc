@@ -61,9 +61,9 @@ using ::cl::testing::kServerBinary;
 using ::cl::testing::Subprocess;
 
 const std::string kCorpusDir = CL_MALFORMED_CORPUS_DIR;
-constexpr uint64_t kMaxSessionBytes = 48ull << 20;  // the 64 MiB case is over it
+constexpr uint64_t kMaxSessionBytes = 48ull << 20;            // the 64 MiB case is over it
 constexpr absl::Duration kCallDeadline = absl::Seconds(120);  // a hang fails the case
-constexpr absl::Duration kCaseLimit = absl::Seconds(300);     // the watchdog's, for in-process hangs
+constexpr absl::Duration kCaseLimit = absl::Seconds(300);  // the watchdog's, for in-process hangs
 constexpr int kReferenceEvery = 10;
 // The second run of the same corpus may not leave the server holding more than this on top.
 constexpr int64_t kMaxRssGrowthKb = 96 << 10;
@@ -215,7 +215,8 @@ class MalformedCorpusTest : public ::testing::Test {
   }
 
   Outcome SendStream(const std::string& bytes) {
-    grpc::GenericStub generic(grpc::CreateChannel(remote_.target, grpc::InsecureChannelCredentials()));
+    grpc::GenericStub generic(
+        grpc::CreateChannel(remote_.target, grpc::InsecureChannelCredentials()));
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
     grpc::CompletionQueue cq;
@@ -248,14 +249,16 @@ class MalformedCorpusTest : public ::testing::Test {
     call->Finish(&status, reinterpret_cast<void*>(5));
     cq.Next(&tag, &ok);
     cq.Shutdown();
-    while (cq.Next(&tag, &ok)) {}
+    while (cq.Next(&tag, &ok)) {
+    }
     Outcome out{FromGrpcStatus(status), std::nullopt};
     if (out.status.ok()) {
       v1::AnalyzeResponse response;
       std::vector<grpc::Slice> slices;
       std::string text;
       if (got_reply && reply.Dump(&slices).ok()) {
-        for (const grpc::Slice& s : slices) text.append(reinterpret_cast<const char*>(s.begin()), s.size());
+        for (const grpc::Slice& s : slices)
+          text.append(reinterpret_cast<const char*>(s.begin()), s.size());
       }
       if (!response.ParseFromString(text)) {
         out.status = absl::DataLossError("the server's reply is not an AnalyzeResponse");
@@ -267,13 +270,15 @@ class MalformedCorpusTest : public ::testing::Test {
   }
 
   // Checks one side's outcome against the case's expectation.
-  void Expect(const Case& c, const Outcome& o, const std::vector<std::string>& expect, absl::string_view who) {
+  void Expect(const Case& c, const Outcome& o, const std::vector<std::string>& expect,
+              absl::string_view who) {
     const absl::Status& s = o.status;
     const std::string got = s.ok() ? "a report" : s.ToString();
     // Never these, whatever the input: they mean a crash, a hang, a bug or a vague answer.
-    for (absl::StatusCode bad : {absl::StatusCode::kInternal, absl::StatusCode::kUnknown,
-                                 absl::StatusCode::kDeadlineExceeded, absl::StatusCode::kUnavailable,
-                                 absl::StatusCode::kDataLoss, absl::StatusCode::kCancelled}) {
+    for (absl::StatusCode bad :
+         {absl::StatusCode::kInternal, absl::StatusCode::kUnknown,
+          absl::StatusCode::kDeadlineExceeded, absl::StatusCode::kUnavailable,
+          absl::StatusCode::kDataLoss, absl::StatusCode::kCancelled}) {
       if (bad == absl::StatusCode::kDataLoss && c.expected == "data_loss") continue;
       EXPECT_NE(s.code(), bad) << who << ": " << got;
     }
@@ -294,13 +299,16 @@ class MalformedCorpusTest : public ::testing::Test {
       }
     } else if (c.expected == "invalid_argument") {
       EXPECT_TRUE(s.code() == absl::StatusCode::kInvalidArgument && has_all())
-          << who << ": expected INVALID_ARGUMENT with [" << absl::StrJoin(expect, " | ") << "], got " << got;
+          << who << ": expected INVALID_ARGUMENT with [" << absl::StrJoin(expect, " | ")
+          << "], got " << got;
     } else if (c.expected == "resource_exhausted") {
       EXPECT_TRUE(s.code() == absl::StatusCode::kResourceExhausted && has_all())
-          << who << ": expected RESOURCE_EXHAUSTED with [" << absl::StrJoin(expect, " | ") << "], got " << got;
+          << who << ": expected RESOURCE_EXHAUSTED with [" << absl::StrJoin(expect, " | ")
+          << "], got " << got;
     } else if (c.expected == "data_loss") {  // a file the client cannot read (a broken .gz)
       EXPECT_TRUE(s.code() == absl::StatusCode::kDataLoss && has_all())
-          << who << ": expected DATA_LOSS with [" << absl::StrJoin(expect, " | ") << "], got " << got;
+          << who << ": expected DATA_LOSS with [" << absl::StrJoin(expect, " | ") << "], got "
+          << got;
     } else if (c.expected == "either") {
       EXPECT_TRUE(s.ok() || (s.code() == absl::StatusCode::kInvalidArgument && has_all()))
           << who << ": expected a report or INVALID_ARGUMENT with [" << absl::StrJoin(expect, " | ")
@@ -310,7 +318,8 @@ class MalformedCorpusTest : public ::testing::Test {
     }
     outcomes_[c.category][s.ok() ? "report" : absl::StatusCodeToString(s.code())]++;
     if (std::getenv("CL_MALFORMED_VERBOSE") != nullptr) {
-      std::printf("%s %s: %s\n", c.label().c_str(), std::string(who).c_str(), got.substr(0, 300).c_str());
+      std::printf("%s %s: %s\n", c.label().c_str(), std::string(who).c_str(),
+                  got.substr(0, 300).c_str());
     }
   }
 
@@ -327,7 +336,8 @@ class MalformedCorpusTest : public ::testing::Test {
     if (c.format == "json" || c.format == "pb") {
       absl::StatusOr<std::string> bytes = ReadFile(path);
       ASSERT_TRUE(bytes.ok()) << bytes.status();
-      const CaptureFormat format = c.format == "json" ? CaptureFormat::kJson : CaptureFormat::kBinary;
+      const CaptureFormat format =
+          c.format == "json" ? CaptureFormat::kJson : CaptureFormat::kBinary;
       // What cl-client says (it loads before it sends anything)...
       absl::StatusOr<v1::SessionCapture> loaded = LoadCapture(*bytes, format, c.file);
       Expect(c, Outcome{loaded.status(), std::nullopt}, c.expect, "client");
@@ -341,23 +351,26 @@ class MalformedCorpusTest : public ::testing::Test {
       }
       AssembledCaptures captures{*std::move(parsed), std::nullopt};
       absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemote(captures, {}, remote_);
-      Outcome server{r.status(), r.ok() ? std::optional<v1::AnalyzeResponse>(*std::move(r)) : std::nullopt};
+      Outcome server{r.status(),
+                     r.ok() ? std::optional<v1::AnalyzeResponse>(*std::move(r)) : std::nullopt};
       Expect(c, server, c.expect_server, "server");
       if (c.expected != "resource_exhausted") {
-        EXPECT_EQ(loaded.ok(), server.status.ok()) << "the client and the server disagree: client "
-                                                   << loaded.status() << ", server " << server.status;
+        EXPECT_EQ(loaded.ok(), server.status.ok())
+            << "the client and the server disagree: client " << loaded.status() << ", server "
+            << server.status;
       }
       if (in_process && loaded.ok() && server.response) {
         ExpectSameAsInProcess({*std::move(loaded), std::nullopt}, *server.response);
       }
-      if (server.response && c.category == "control") baseline_diagnostics_[c.format] =
-          server.response->report().diagnostics_size();
+      if (server.response && c.category == "control")
+        baseline_diagnostics_[c.format] = server.response->report().diagnostics_size();
     } else if (c.format == "trace") {
       v1::CaptureHeader header;
       header.set_schema(SchemaVersion());
       header.set_source_name(c.file);
       absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemoteTrace(path, header, {}, remote_);
-      Outcome server{r.status(), r.ok() ? std::optional<v1::AnalyzeResponse>(*std::move(r)) : std::nullopt};
+      Outcome server{r.status(),
+                     r.ok() ? std::optional<v1::AnalyzeResponse>(*std::move(r)) : std::nullopt};
       Expect(c, server, c.expect_server, "server");
       if (server.response && c.category == "control") {
         baseline_diagnostics_[c.format] = server.response->report().diagnostics_size();
@@ -414,9 +427,9 @@ TEST_F(MalformedCorpusTest, EveryCaseIsRefusedPreciselyOrAnalyzed) {
   ASSERT_GE(cases.size(), 200u) << "regenerate the corpus: " << kCorpusDir;
   std::map<std::string, int> per_category;
   for (const Case& c : cases) per_category[c.category]++;
-  for (const char* category : {"truncation", "type_confusion", "huge_string", "deep_nesting", "duplicate_id",
-                               "dangling_ref", "cycle", "nan_inf", "invalid_utf8", "schema_version",
-                               "broken_trace", "stream", "control"}) {
+  for (const char* category : {"truncation", "type_confusion", "huge_string", "deep_nesting",
+                               "duplicate_id", "dangling_ref", "cycle", "nan_inf", "invalid_utf8",
+                               "schema_version", "broken_trace", "stream", "control"}) {
     EXPECT_GT(per_category[category], 0) << "no case of category " << category;
   }
 
@@ -440,12 +453,13 @@ TEST_F(MalformedCorpusTest, EveryCaseIsRefusedPreciselyOrAnalyzed) {
   ExpectServing("the corpus");
   ExpectReference("the corpus");
   EXPECT_LT(rss_second - rss_first, kMaxRssGrowthKb)
-      << "RSS " << rss_start << " kB at the start, " << rss_first << " kB after one run, " << rss_second
-      << " kB after two";
+      << "RSS " << rss_start << " kB at the start, " << rss_first << " kB after one run, "
+      << rss_second << " kB after two";
 
-  std::string summary = absl::StrCat(cases.size(), " cases, ", references_, " reference requests; run 1 ",
-                                     absl::FormatDuration(first_run), ", run 2 ", absl::FormatDuration(second_run),
-                                     "; server RSS ", rss_start, " → ", rss_first, " → ", rss_second, " kB\n");
+  std::string summary =
+      absl::StrCat(cases.size(), " cases, ", references_, " reference requests; run 1 ",
+                   absl::FormatDuration(first_run), ", run 2 ", absl::FormatDuration(second_run),
+                   "; server RSS ", rss_start, " → ", rss_first, " → ", rss_second, " kB\n");
   for (const auto& [category, by_outcome] : outcomes_) {
     absl::StrAppend(&summary, "  ", category, ":");
     for (const auto& [outcome, n] : by_outcome) absl::StrAppend(&summary, " ", outcome, " ", n);
@@ -455,7 +469,8 @@ TEST_F(MalformedCorpusTest, EveryCaseIsRefusedPreciselyOrAnalyzed) {
   for (const auto& [name, d] : slowest_) slow.emplace_back(d, name);
   std::sort(slow.rbegin(), slow.rend());
   for (size_t i = 0; i < slow.size() && i < 5; ++i) {
-    absl::StrAppend(&summary, "  slowest: ", slow[i].second, " ", absl::FormatDuration(slow[i].first), "\n");
+    absl::StrAppend(&summary, "  slowest: ", slow[i].second, " ",
+                    absl::FormatDuration(slow[i].first), "\n");
   }
   std::printf("%s", summary.c_str());
 

@@ -34,12 +34,12 @@ TEST(ReportWordsTest, EveryValueHasTheWordItHadAsAString) {
                                 "identity", "type", "global_state", "symbolic_shape", "module_mode",
                                 "aliasing", "backend_config", "container", "other", "unknown",
                                 "cache_limit"}));
-  EXPECT_THAT(Words(*v1::GraphBreakCategory::Value_descriptor()),
-              ElementsAreArray({"", "data_dependent_branch", "scalar_extraction",
-                                "dynamic_output_shape", "logging", "unsupported_call",
-                                "user_requested", "context_manager", "exception", "nn_module",
-                                "generator", "fake_tensor", "bytecode", "recompile_limit",
-                                "frame_skip", "other"}));
+  EXPECT_THAT(
+      Words(*v1::GraphBreakCategory::Value_descriptor()),
+      ElementsAreArray({"", "data_dependent_branch", "scalar_extraction", "dynamic_output_shape",
+                        "logging", "unsupported_call", "user_requested", "context_manager",
+                        "exception", "nn_module", "generator", "fake_tensor", "bytecode",
+                        "recompile_limit", "frame_skip", "other"}));
   EXPECT_THAT(Words(*v1::LintFinding::Severity_descriptor()),
               ElementsAreArray({"", "info", "warning", "error"}));
   EXPECT_THAT(Words(*v1::RooflineKernel::Bound_descriptor()),

@@ -131,7 +131,8 @@ TEST(EngineTest, UnknownPassNamesAreRefused) {
   v1::AnalyzeOptions options;
   options.add_passes("nope");
   EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"nope\"; the passes are: good")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unknown pass \"nope\"; the passes are: good")));
 }
 
 // A pass that refuses its options in Prepare: every request that asks for the text rendering.
@@ -155,9 +156,9 @@ TEST(EngineTest, APassThatRefusesItsOptionsRefusesTheRequestWhicheverPassesRun) 
   options.add_passes("good");
   EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr), ::cl::testing::IsOk());
   options.set_render_text(true);
-  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("picky: render_text is not for me")));
+  EXPECT_THAT(
+      engine.Analyze(Hero(), nullptr, options, nullptr),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("picky: render_text is not for me")));
 }
 
 TEST(EngineTest, RunsWithAFullPoolOnTheCallingThread) {
@@ -176,7 +177,8 @@ TEST(EngineTest, CancellationIsHonoured) {
   std::atomic<bool> cancelled{false};
   const v1::SessionCapture hero = Hero();
   std::thread canceller([&] { cancelled.store(true); });
-  EXPECT_THAT(engine.Analyze(hero, nullptr, {}, &cancelled), StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
+  EXPECT_THAT(engine.Analyze(hero, nullptr, {}, &cancelled),
+              StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
   canceller.join();
 }
 
@@ -199,13 +201,16 @@ TEST(EngineTest, AnInvalidCorrectnessDbRefusesTheRequest) {
   ThreadPool pool(2, 8);
   Engine engine(&pool);
   v1::AnalyzeOptions options;
-  options.set_correctness_db("schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
-                             "category = \"aliasing\"\nseverity = \"error\"\n[pattern.detect]\n"
-                             "kind = \"inplace_on_alias\"\n");
-  EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("correctness DB line 5: pattern \"in_place_op_on_alias\": error severity needs "
-                                 "at least one [[pattern.issues]] link")));
+  options.set_correctness_db(
+      "schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
+      "category = \"aliasing\"\nseverity = \"error\"\n[pattern.detect]\n"
+      "kind = \"inplace_on_alias\"\n");
+  EXPECT_THAT(
+      engine.Analyze(Hero(), nullptr, options, nullptr),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("correctness DB line 5: pattern \"in_place_op_on_alias\": error severity needs "
+                    "at least one [[pattern.issues]] link")));
   options.add_passes("recompile");
   EXPECT_THAT(engine.Analyze(Hero(), nullptr, options, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 5")));

@@ -59,9 +59,9 @@ TEST_F(FleetCountersTest, CategoriesWithoutASeriesCountAsOther) {
     c->set_count(count);
   };
   cluster(v1::RecompileCategory::STRIDE, 2);
-  cluster(v1::RecompileCategory::CACHE_LIMIT, 1);  // never a cluster's: other
+  cluster(v1::RecompileCategory::CACHE_LIMIT, 1);             // never a cluster's: other
   cluster(static_cast<v1::RecompileCategory::Value>(99), 3);  // a newer build's
-  v1::GraphBreakSummary* gb = recompile.add_graph_breaks();  // UNSPECIFIED: other
+  v1::GraphBreakSummary* gb = recompile.add_graph_breaks();   // UNSPECIFIED: other
   gb->set_count(5);
   report.mutable_ir_diff()->set_status(v1::ERROR);
   counters.CountReport(report);

@@ -25,7 +25,8 @@ struct HeldCall {
 };
 
 // Opens the call and waits until `server` has admitted it; null if the options could not be sent.
-inline std::unique_ptr<HeldCall> HoldCallOpen(compile_lens::v1::CompileLens::Stub& stub, const AnalysisServer& server) {
+inline std::unique_ptr<HeldCall> HoldCallOpen(compile_lens::v1::CompileLens::Stub& stub,
+                                              const AnalysisServer& server) {
   auto held = std::make_unique<HeldCall>();
   const int before = server.inflight();
   held->writer = stub.Analyze(&held->context, &held->response);

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <map>
-#include <utility>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "prometheus/metric_family.h"
@@ -15,20 +15,26 @@ namespace cl::testing {
 
 class MetricsReader {
  public:
-  explicit MetricsReader(std::vector<prometheus::MetricFamily> families) : families_(std::move(families)) {}
+  explicit MetricsReader(std::vector<prometheus::MetricFamily> families)
+      : families_(std::move(families)) {}
 
   // The value of the series `name{labels}` (labels exactly; a histogram gives its count), or
   // nullopt when there is no such series.
-  std::optional<double> Get(const std::string& name, const std::map<std::string, std::string>& labels = {}) const {
+  std::optional<double> Get(const std::string& name,
+                            const std::map<std::string, std::string>& labels = {}) const {
     for (const prometheus::MetricFamily& family : families_) {
       if (family.name != name) continue;
       for (const prometheus::ClientMetric& metric : family.metric) {
         if (!Matches(metric, labels)) continue;
         switch (family.type) {
-          case prometheus::MetricType::Counter: return metric.counter.value;
-          case prometheus::MetricType::Gauge: return metric.gauge.value;
-          case prometheus::MetricType::Histogram: return static_cast<double>(metric.histogram.sample_count);
-          default: return std::nullopt;
+          case prometheus::MetricType::Counter:
+            return metric.counter.value;
+          case prometheus::MetricType::Gauge:
+            return metric.gauge.value;
+          case prometheus::MetricType::Histogram:
+            return static_cast<double>(metric.histogram.sample_count);
+          default:
+            return std::nullopt;
         }
       }
     }
@@ -56,15 +62,17 @@ class MetricsReader {
                 });
         }
         if (!all) continue;
-        sum += family.type == prometheus::MetricType::Histogram ? static_cast<double>(metric.histogram.sample_count)
-                                                                : metric.counter.value;
+        sum += family.type == prometheus::MetricType::Histogram
+                   ? static_cast<double>(metric.histogram.sample_count)
+                   : metric.counter.value;
       }
     }
     return sum;
   }
 
  private:
-  static bool Matches(const prometheus::ClientMetric& metric, const std::map<std::string, std::string>& labels) {
+  static bool Matches(const prometheus::ClientMetric& metric,
+                      const std::map<std::string, std::string>& labels) {
     if (metric.label.size() != labels.size()) return false;
     for (const prometheus::ClientMetric::Label& l : metric.label) {
       auto it = labels.find(l.name);

@@ -85,7 +85,9 @@ TEST(GoCodeNameTest, SpellsCodesAsGoDoes) {
 TEST(ServiceMetricsTest, EverySeriesKnownAtStartUpReadsZero) {
   MetricsReader m(Make()->Collect());
   const std::map<std::string, std::string> analyze = {
-      {"grpc_type", "client_stream"}, {"grpc_service", "compile_lens.v1.CompileLens"}, {"grpc_method", "Analyze"}};
+      {"grpc_type", "client_stream"},
+      {"grpc_service", "compile_lens.v1.CompileLens"},
+      {"grpc_method", "Analyze"}};
   EXPECT_THAT(m.Get("grpc_server_started_total", analyze), Optional(0.0));
   EXPECT_THAT(m.Get("grpc_server_handling_seconds", analyze), Optional(0.0));
   for (int code = 0; code < 17; ++code) {
@@ -101,17 +103,21 @@ TEST(ServiceMetricsTest, EverySeriesKnownAtStartUpReadsZero) {
   EXPECT_EQ(m.Series("grpc_server_handled_total"), 4u * 17u);
 
   for (const Pass* pass : RegisteredPasses()) {
-    EXPECT_THAT(m.Get("compile_lens_analysis_pass_duration_seconds", {{"pass", std::string(pass->Name())}}),
-                Optional(0.0));
+    EXPECT_THAT(
+        m.Get("compile_lens_analysis_pass_duration_seconds", {{"pass", std::string(pass->Name())}}),
+        Optional(0.0));
   }
   // Sessions without fleet labels: every outcome and category.
-  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", {{"cluster", ""}, {"model", ""}, {"outcome", "ok"}}),
+  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total",
+                    {{"cluster", ""}, {"model", ""}, {"outcome", "ok"}}),
               Optional(0.0));
-  EXPECT_THAT(m.Get("compile_lens_recompiles_total", {{"cluster", ""}, {"model", ""}, {"category", "global_state"}}),
+  EXPECT_THAT(m.Get("compile_lens_recompiles_total",
+                    {{"cluster", ""}, {"model", ""}, {"category", "global_state"}}),
               Optional(0.0));
   EXPECT_EQ(m.Series("compile_lens_recompiles_total"), 16u);
   EXPECT_EQ(m.Series("compile_lens_graph_breaks_total"), 15u);
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "queue_full"}}), Optional(0.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "queue_full"}}),
+              Optional(0.0));
   EXPECT_THAT(m.Get("compile_lens_capture_bytes"), Optional(0.0));
   EXPECT_THAT(m.Get("compile_lens_sessions_inflight"), Optional(0.0));
   // Lint patterns come from the lint pass's findings: none before the first.
@@ -126,10 +132,9 @@ TEST(ServiceMetricsTest, CategorySeriesAreTheReportWords) {
     return std::map<std::string, std::string>{
         {"cluster", ""}, {"model", ""}, {"category", category}};
   };
-  for (const char* category :
-       {"size", "stride", "dtype", "device", "requires_grad", "value", "identity", "type",
-        "global_state", "symbolic_shape", "module_mode", "aliasing", "backend_config", "container",
-        "other", "unknown"}) {
+  for (const char* category : {"size", "stride", "dtype", "device", "requires_grad", "value",
+                               "identity", "type", "global_state", "symbolic_shape", "module_mode",
+                               "aliasing", "backend_config", "container", "other", "unknown"}) {
     EXPECT_THAT(m.Get("compile_lens_recompiles_total", with(category)), Optional(0.0)) << category;
   }
   for (const char* category :
@@ -155,27 +160,35 @@ TEST(ServiceMetricsTest, AnalysisIsCountedUnderItsFleetLabels) {
     return l;
   };
   EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", with("outcome", "ok")), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", with("outcome", "failed")), Optional(0.0));
+  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", with("outcome", "failed")),
+              Optional(0.0));
   EXPECT_THAT(m.Get("compile_lens_recompiles_total", with("category", "size")), Optional(10.0));
   EXPECT_THAT(m.Get("compile_lens_recompiles_total", with("category", "dtype")), Optional(2.0));
   EXPECT_THAT(m.Get("compile_lens_recompiles_total", with("category", "other")), Optional(8.0));
   EXPECT_THAT(m.Get("compile_lens_graph_breaks_total", with("category", "logging")), Optional(4.0));
   EXPECT_THAT(m.Get("compile_lens_divergence_checked_sessions_total", fleet), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_divergent_sessions_total", with("severity", "error")), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_divergent_sessions_total", with("severity", "info")), Optional(0.0));
-  EXPECT_THAT(m.Get("compile_lens_stale_cache_findings_total", with("verdict", "stale")), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_stale_cache_findings_total", with("verdict", "suspicious")), Optional(4.0));
+  EXPECT_THAT(m.Get("compile_lens_divergent_sessions_total", with("severity", "error")),
+              Optional(2.0));
+  EXPECT_THAT(m.Get("compile_lens_divergent_sessions_total", with("severity", "info")),
+              Optional(0.0));
+  EXPECT_THAT(m.Get("compile_lens_stale_cache_findings_total", with("verdict", "stale")),
+              Optional(2.0));
+  EXPECT_THAT(m.Get("compile_lens_stale_cache_findings_total", with("verdict", "suspicious")),
+              Optional(4.0));
   auto lint = [&m](const char* severity) {
-    return m.Get("compile_lens_lint_findings_total", {{"pattern", "mutable_default_hook"}, {"severity", severity}});
+    return m.Get("compile_lens_lint_findings_total",
+                 {{"pattern", "mutable_default_hook"}, {"severity", severity}});
   };
   EXPECT_THAT(lint("candidate"), Optional(2.0));  // no severity: not rated by a correctness DB
   EXPECT_THAT(lint("error"), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_analysis_pass_duration_seconds", {{"pass", "recompile"}}), Optional(2.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_pass_duration_seconds", {{"pass", "recompile"}}),
+              Optional(2.0));
   EXPECT_THAT(m.Get("compile_lens_analysis_duration_seconds"), Optional(2.0));
   // Only allowlisted keys become labels: "user" is nowhere.
   EXPECT_EQ(m.Sum("compile_lens_sessions_analyzed_total", {{"user", "alice"}}), 0);
   // The unlabeled sessions' series are still there, still 0.
-  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", {{"cluster", ""}, {"model", ""}, {"outcome", "ok"}}),
+  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total",
+                    {{"cluster", ""}, {"model", ""}, {"outcome", "ok"}}),
               Optional(0.0));
 }
 
@@ -190,7 +203,8 @@ TEST(ServiceMetricsTest, OutcomesOfFailedAndPartialAnalyses) {
   metrics->RecordAnalysis(none, partial, absl::Milliseconds(1));
   MetricsReader m(metrics->Collect());
   auto outcome = [&m](const char* o) {
-    return m.Get("compile_lens_sessions_analyzed_total", {{"cluster", ""}, {"model", ""}, {"outcome", o}});
+    return m.Get("compile_lens_sessions_analyzed_total",
+                 {{"cluster", ""}, {"model", ""}, {"outcome", o}});
   };
   EXPECT_THAT(outcome("failed"), Optional(1.0));
   EXPECT_THAT(outcome("cancelled"), Optional(2.0));
@@ -206,13 +220,14 @@ TEST(ServiceMetricsTest, FleetLabelValuesAreCapped) {
     metrics->RecordAnalysis(Labeled({{"cluster", "c1"}, {"model", model}}), v1::AnalyzeResponse(),
                             absl::ZeroDuration());
   }
-  metrics->RecordAnalysis(Labeled({{"cluster", "c1"}, {"model", std::string(100, 'm')}}), v1::AnalyzeResponse(),
-                          absl::ZeroDuration());
-  metrics->RecordAnalysis(Labeled({{"cluster", "c1"}, {"model", "\xff\xfe"}}), v1::AnalyzeResponse(),
-                          absl::ZeroDuration());
+  metrics->RecordAnalysis(Labeled({{"cluster", "c1"}, {"model", std::string(100, 'm')}}),
+                          v1::AnalyzeResponse(), absl::ZeroDuration());
+  metrics->RecordAnalysis(Labeled({{"cluster", "c1"}, {"model", "\xff\xfe"}}),
+                          v1::AnalyzeResponse(), absl::ZeroDuration());
   MetricsReader m(metrics->Collect());
   auto ok = [&m](const char* model) {
-    return m.Get("compile_lens_sessions_analyzed_total", {{"cluster", "c1"}, {"model", model}, {"outcome", "ok"}});
+    return m.Get("compile_lens_sessions_analyzed_total",
+                 {{"cluster", "c1"}, {"model", model}, {"outcome", "ok"}});
   };
   EXPECT_THAT(ok("a"), Optional(2.0));
   EXPECT_THAT(ok("b"), Optional(1.0));
@@ -226,7 +241,8 @@ TEST(ServiceMetricsTest, LoadGaugesAreReadAtEachScrape) {
   std::shared_ptr<ServiceMetrics> metrics = Make();
   double depth = 3;
   metrics->SetLoadProbe([&depth] { return ServiceLoad{depth, 64, 2, 32}; });
-  EXPECT_THAT(MetricsReader(metrics->Collect()).Get("compile_lens_analysis_queue_depth"), Optional(3.0));
+  EXPECT_THAT(MetricsReader(metrics->Collect()).Get("compile_lens_analysis_queue_depth"),
+              Optional(3.0));
   depth = 5;
   MetricsReader m(metrics->Collect());
   EXPECT_THAT(m.Get("compile_lens_analysis_queue_depth"), Optional(5.0));
@@ -242,15 +258,19 @@ TEST(ServiceMetricsTest, RejectionsAndCaptureBytes) {
   metrics->RecordRejection(Rejection::kQueueFull);
   metrics->RecordCaptureBytes(5000);
   MetricsReader m(metrics->Collect());
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "too_large"}}), Optional(1.0));
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "queue_full"}}), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "invalid"}}), Optional(0.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "too_large"}}),
+              Optional(1.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "queue_full"}}),
+              Optional(2.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "invalid"}}),
+              Optional(0.0));
   EXPECT_THAT(m.Get("compile_lens_capture_bytes"), Optional(1.0));
 }
 
 TEST(FleetLabelsTest, RefusesKeysThatAreNotBoundedDimensions) {
   auto refused = [](std::vector<std::string> keys, const char* why) {
-    EXPECT_THAT(FleetLabels::Create(std::move(keys), 4), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(why)));
+    EXPECT_THAT(FleetLabels::Create(std::move(keys), 4),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(why)));
   };
   refused({"session_id"}, "names an id");
   refused({"log_path"}, "a path");
@@ -265,11 +285,13 @@ TEST(FleetLabelsTest, RefusesKeysThatAreNotBoundedDimensions) {
   EXPECT_TRUE(FleetLabels::Create({}, 4).ok());
   MetricsOptions bad;
   bad.max_label_values = 0;
-  EXPECT_THAT(ServiceMetrics::Create(bad), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_THAT(ServiceMetrics::Create(bad),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
 }
 
 TEST(FleetLabelsTest, ResolvesInKeyOrderWithAbsentLabelsEmpty) {
-  absl::StatusOr<std::unique_ptr<FleetLabels>> labels = FleetLabels::Create({"cluster", "model"}, 1);
+  absl::StatusOr<std::unique_ptr<FleetLabels>> labels =
+      FleetLabels::Create({"cluster", "model"}, 1);
   ASSERT_TRUE(labels.ok());
   v1::Session s = Labeled({{"model", "llama"}});
   EXPECT_EQ((*labels)->Resolve(s.labels()), (std::vector<std::string>{"", "llama"}));

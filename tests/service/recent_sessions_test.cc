@@ -1,12 +1,13 @@
 // A session sent twice (an upload's retry after the server had answered) is analyzed once: the
 // second call gets the first call's response, and the fleet metrics count the session once.
+#include "service/server/recent_sessions.h"
+
 #include <memory>
 #include <string>
 
 #include "client/analyze_client.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "service/server/recent_sessions.h"
 #include "service/server/server.h"
 #include "tests/service/metrics_reader.h"
 #include "tests/testing/captures.h"
@@ -32,7 +33,8 @@ TEST(RecentSessionsTest, ASessionSentTwiceIsAnalyzedOnce) {
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(first->report(), again->report()));
   ASSERT_EQ(first->timings_size(), again->timings_size());
   for (int i = 0; i < first->timings_size(); ++i) {
-    EXPECT_EQ(first->timings(i).seconds(), again->timings(i).seconds());  // the same answer, not a rerun
+    EXPECT_EQ(first->timings(i).seconds(),
+              again->timings(i).seconds());  // the same answer, not a rerun
   }
   const testing::MetricsReader metrics((*server)->metrics().Collect());
   EXPECT_EQ(metrics.Sum("compile_lens_sessions_analyzed_total"), 1.0);
@@ -40,7 +42,9 @@ TEST(RecentSessionsTest, ASessionSentTwiceIsAnalyzedOnce) {
   v1::AnalyzeOptions text;
   text.set_render_text(true);
   ASSERT_TRUE(AnalyzeRemote(hero, text, remote).ok());
-  EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect()).Sum("compile_lens_sessions_analyzed_total"), 2.0);
+  EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect())
+                .Sum("compile_lens_sessions_analyzed_total"),
+            2.0);
   // Another capture under the same session id, of the same size (a frame renamed, one letter): not
   // the first one's answer, which the key once took it for.
   AssembledCaptures edited = hero;
@@ -51,8 +55,11 @@ TEST(RecentSessionsTest, ASessionSentTwiceIsAnalyzedOnce) {
   ASSERT_EQ(edited.head.ByteSizeLong(), hero.head.ByteSizeLong());
   absl::StatusOr<v1::AnalyzeResponse> renamed = AnalyzeRemote(edited, {}, remote);
   ASSERT_TRUE(renamed.ok()) << renamed.status();
-  EXPECT_FALSE(google::protobuf::util::MessageDifferencer::Equals(first->report(), renamed->report()));
-  EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect()).Sum("compile_lens_sessions_analyzed_total"), 3.0);
+  EXPECT_FALSE(
+      google::protobuf::util::MessageDifferencer::Equals(first->report(), renamed->report()));
+  EXPECT_EQ(testing::MetricsReader((*server)->metrics().Collect())
+                .Sum("compile_lens_sessions_analyzed_total"),
+            3.0);
 }
 
 grpc::ByteBuffer Bytes(const std::string& text) {

@@ -37,14 +37,17 @@ void Openssl(const std::vector<std::string>& args) {
 
 // A CA and a certificate it signs for `name` (localhost and 127.0.0.1 as subject alt names).
 void MakeCa(const std::string& ca) {
-  Openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-           "-subj", absl::StrCat("/CN=", ca), "-keyout", File(ca + ".key"), "-out", File(ca + ".pem")});
+  Openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+           "-days", "1", "-subj", absl::StrCat("/CN=", ca), "-keyout", File(ca + ".key"), "-out",
+           File(ca + ".pem")});
 }
 void MakeCert(const std::string& ca, const std::string& name) {
   Openssl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj",
-           absl::StrCat("/CN=", name), "-keyout", File(name + ".key"), "-out", File(name + ".csr")});
-  Openssl({"x509", "-req", "-days", "1", "-in", File(name + ".csr"), "-CA", File(ca + ".pem"), "-CAkey",
-           File(ca + ".key"), "-CAcreateserial", "-extfile", File("san.ext"), "-out", File(name + ".pem")});
+           absl::StrCat("/CN=", name), "-keyout", File(name + ".key"), "-out",
+           File(name + ".csr")});
+  Openssl({"x509", "-req", "-days", "1", "-in", File(name + ".csr"), "-CA", File(ca + ".pem"),
+           "-CAkey", File(ca + ".key"), "-CAcreateserial", "-extfile", File("san.ext"), "-out",
+           File(name + ".pem")});
 }
 
 class SecurityTest : public ::testing::Test {
@@ -80,7 +83,9 @@ class SecurityTest : public ::testing::Test {
   }
 
   absl::Status Analyze(ChannelSecurity security) const {
-    return AnalyzeRemote({testing::LoadHero("head.cls.json"), std::nullopt}, {}, Remote(std::move(security))).status();
+    return AnalyzeRemote({testing::LoadHero("head.cls.json"), std::nullopt}, {},
+                         Remote(std::move(security)))
+        .status();
   }
 
   std::unique_ptr<AnalysisServer> server_;
@@ -89,7 +94,7 @@ class SecurityTest : public ::testing::Test {
 TEST_F(SecurityTest, TlsServesClientsThatTrustItsCaAndNoOneInPlaintext) {
   Start({File("server.pem"), File("server.key"), "", ""});
   EXPECT_THAT(Analyze({File("ca.pem"), "", "", ""}), IsOk());
-  EXPECT_FALSE(Analyze({}).ok());                              // plaintext against TLS
+  EXPECT_FALSE(Analyze({}).ok());                                  // plaintext against TLS
   EXPECT_FALSE(Analyze({File("rogue-ca.pem"), "", "", ""}).ok());  // a server it cannot verify
 }
 
@@ -97,7 +102,8 @@ TEST_F(SecurityTest, MtlsNeedsAClientCertificateFromTheTrustedCa) {
   Start({File("server.pem"), File("server.key"), File("ca.pem"), ""});
   EXPECT_THAT(Analyze({File("ca.pem"), File("client.pem"), File("client.key"), ""}), IsOk());
   EXPECT_FALSE(Analyze({File("ca.pem"), "", "", ""}).ok());
-  EXPECT_FALSE(Analyze({File("ca.pem"), File("rogue-client.pem"), File("rogue-client.key"), ""}).ok());
+  EXPECT_FALSE(
+      Analyze({File("ca.pem"), File("rogue-client.pem"), File("rogue-client.key"), ""}).ok());
 }
 
 TEST_F(SecurityTest, TheBearerTokenIsRequiredAndCheckedButHealthIsExempt) {
@@ -118,8 +124,10 @@ TEST_F(SecurityTest, TheBearerTokenIsRequiredAndCheckedButHealthIsExempt) {
                                            {"grpc_method", "Analyze"},
                                            {"grpc_code", code}});
   };
-  const absl::Time until = absl::Now() + absl::Seconds(5);  // the interceptor records after the status is sent
-  while (handled("Unauthenticated") != 2.0 && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  const absl::Time until =
+      absl::Now() + absl::Seconds(5);  // the interceptor records after the status is sent
+  while (handled("Unauthenticated") != 2.0 && absl::Now() < until)
+    absl::SleepFor(absl::Milliseconds(20));
   EXPECT_EQ(handled("Unauthenticated"), 2.0);
   EXPECT_EQ(handled("OK"), 1.0);
 }
@@ -158,10 +166,10 @@ TEST_F(SecurityTest, BadCredentialFilesStopTheStartWithAnErrorNamingThem) {
 TEST_F(SecurityTest, ClientSideCredentialErrorsAreClear) {
   Start({});
   EXPECT_THAT(Analyze({File("missing-ca.pem"), "", "", ""}).message(), HasSubstr("--tls_ca"));
-  EXPECT_THAT(Analyze({"", File("client.pem"), File("client.key"), ""}).message(), HasSubstr("needs --tls_ca"));
+  EXPECT_THAT(Analyze({"", File("client.pem"), File("client.key"), ""}).message(),
+              HasSubstr("needs --tls_ca"));
   EXPECT_THAT(Analyze({"", "", "", File("missing-token")}).message(), HasSubstr("--token_file"));
 }
 
 }  // namespace
 }  // namespace cl
-

@@ -52,9 +52,9 @@ TEST_F(ServerTest, SessionByteLimitCountsTheMessagesOnTheWire) {
   Start(options);
   const grpc::Status s = SendRaw(chunks);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(s.error_message(),
-              HasSubstr(absl::StrCat("message ", chunks.size() - 1, ": ", parts, " part-carrying messages hold ", held,
-                                     " bytes with their buffers")));
+  EXPECT_THAT(s.error_message(), HasSubstr(absl::StrCat("message ", chunks.size() - 1, ": ", parts,
+                                                        " part-carrying messages hold ", held,
+                                                        " bytes with their buffers")));
   EXPECT_THAT(CheckHealth(Remote(server_->address(), absl::Seconds(10)), ""), IsOk());
 }
 
@@ -69,12 +69,14 @@ TEST_F(ServerTest, TinyMessagesCountTheBuffersThatHoldThem) {
   first.mutable_options();
   ASSERT_TRUE(call.Write(first.SerializeAsString()));
   const std::string empty_part("\x12\x00", 2);
-  for (int i = 0; i < 1000 && call.Write(empty_part); ++i) {}
+  for (int i = 0; i < 1000 && call.Write(empty_part); ++i) {
+  }
   call.WritesDone();
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
   // 128 × (2 + 512) = 65,792 is the first count past 65,536.
-  EXPECT_THAT(status.error_message(), HasSubstr("message 129: 128 part-carrying messages hold 65792 bytes"));
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("message 129: 128 part-carrying messages hold 65792 bytes"));
   EXPECT_THAT(CheckHealth(Remote(server_->address(), absl::Seconds(10)), ""), IsOk());
 }
 
@@ -96,7 +98,8 @@ TEST_F(ServerTest, AnUploadPastItsTimeoutEndsAndGivesItsSlotBack) {
   EXPECT_LT(written, static_cast<int>(chunks.size()));  // the server ended the call mid-upload
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
-  EXPECT_THAT(status.error_message(), HasSubstr("the capture did not arrive within 400ms (upload_timeout)"));
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("the capture did not arrive within 400ms (upload_timeout)"));
   EXPECT_THAT(MetricsReader(server_->metrics().Collect())
                   .Get("compile_lens_analysis_rejected_total", {{"reason", "upload_timeout"}}),
               ::testing::Optional(1.0));
@@ -112,15 +115,18 @@ TEST(ServerStartTest, LimitsThatWouldRefuseEveryCallStopTheStart) {
     return AnalysisServer::Start(options).status();
   };
   EXPECT_THAT(start([](ServerOptions& o) { o.analysis_queue = 0; }),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--analysis_queue=0: must be at least 1")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--analysis_queue=0: must be at least 1")));
   EXPECT_THAT(start([](ServerOptions& o) { o.max_inflight = -3; }),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--max_inflight=-3: must be at least 1")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--max_inflight=-3: must be at least 1")));
   EXPECT_THAT(start([](ServerOptions& o) { o.max_message_bytes = 0; }),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--max_message_bytes=0")));
   EXPECT_THAT(start([](ServerOptions& o) { o.max_session_bytes = 0; }),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--max_session_bytes=0")));
   EXPECT_THAT(start([](ServerOptions& o) { o.upload_timeout = absl::ZeroDuration(); }),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--upload_timeout=0: must be above zero")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--upload_timeout=0: must be above zero")));
   EXPECT_THAT(start([](ServerOptions& o) { o.analysis_queue = 1; }), IsOk());
 }
 
@@ -133,8 +139,9 @@ TEST_F(ServerTest, InflightLimitShedsLoad) {
   ASSERT_NE(held, nullptr);
 
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-  EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30))),
-              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
+  EXPECT_THAT(
+      AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30))),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many sessions in flight")));
   EXPECT_EQ(held->End(), grpc::StatusCode::INVALID_ARGUMENT);
   while (server_->inflight() > 0) std::this_thread::yield();
   ExpectStillServing();
@@ -154,7 +161,8 @@ class RefusingReactor : public grpc::ServerGenericBidiReactor {
       StartRead(&in_);
       return;
     }
-    Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, absl::StrCat("refused after ", messages_, " messages")));
+    Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("refused after ", messages_, " messages")));
   }
   void OnDone() override { delete this; }
 
@@ -179,8 +187,9 @@ TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-  EXPECT_THAT(AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
-              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
+  EXPECT_THAT(
+      AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
   server->Shutdown();
 }
 

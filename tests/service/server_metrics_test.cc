@@ -34,11 +34,14 @@ using ::testing::HasSubstr;
 using ::testing::Optional;
 
 const std::map<std::string, std::string> kAnalyze = {
-    {"grpc_type", "client_stream"}, {"grpc_service", "compile_lens.v1.CompileLens"}, {"grpc_method", "Analyze"}};
+    {"grpc_type", "client_stream"},
+    {"grpc_service", "compile_lens.v1.CompileLens"},
+    {"grpc_method", "Analyze"}};
 const std::map<std::string, std::string> kCheck = {
     {"grpc_type", "unary"}, {"grpc_service", "grpc.health.v1.Health"}, {"grpc_method", "Check"}};
 
-std::map<std::string, std::string> WithCode(std::map<std::string, std::string> labels, const char* code) {
+std::map<std::string, std::string> WithCode(std::map<std::string, std::string> labels,
+                                            const char* code) {
   labels["grpc_code"] = code;
   return labels;
 }
@@ -62,10 +65,12 @@ std::string HttpGet(const std::string& address, const std::string& path) {
   inet_pton(AF_INET, host_port[0].c_str(), &addr.sin_addr);
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", address, "\r\n\r\n");
+    const std::string request =
+        absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", address, "\r\n\r\n");
     if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char buffer[4096];
-      for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) response.append(buffer, static_cast<size_t>(n));
+      for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;)
+        response.append(buffer, static_cast<size_t>(n));
     }
   }
   close(fd);
@@ -81,7 +86,8 @@ class ServerMetricsTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<AnalysisServer>> s = AnalysisServer::Start(options);
     ASSERT_TRUE(s.ok()) << s.status();
     server_ = std::move(*s);
-    stub_ = v1::CompileLens::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+    stub_ = v1::CompileLens::NewStub(
+        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
   }
 
   grpc::Status Send(const std::vector<v1::AnalyzeChunk>& chunks) {
@@ -119,7 +125,8 @@ class ServerMetricsTest : public ::testing::Test {
       MetricsReader m(server_->metrics().Collect());
       const double ok = m.Sum("grpc_server_handled_total", {{"grpc_code", "OK"}});
       if ((m.Sum("grpc_server_handled_total") == m.Sum("grpc_server_started_total") &&
-           m.Sum("grpc_server_msg_sent_total") == ok && m.Get("compile_lens_sessions_inflight").value_or(0) == 0) ||
+           m.Sum("grpc_server_msg_sent_total") == ok &&
+           m.Get("compile_lens_sessions_inflight").value_or(0) == 0) ||
           absl::Now() > give_up) {
         return m;
       }
@@ -159,21 +166,28 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedWithTheCodeItEndedWith) {
   MetricsReader m = Settled();
   EXPECT_THAT(m.Get("grpc_server_started_total", kAnalyze), Optional(4.0));
   EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "OK")), Optional(1.0));
-  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "InvalidArgument")), Optional(2.0));
-  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "ResourceExhausted")), Optional(1.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "InvalidArgument")),
+              Optional(2.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "ResourceExhausted")),
+              Optional(1.0));
   EXPECT_THAT(m.Get("grpc_server_handling_seconds", kAnalyze), Optional(4.0));
   EXPECT_THAT(m.Get("grpc_server_msg_sent_total", kAnalyze), Optional(1.0));  // one response
   EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kCheck, "OK")), Optional(1.0));
   EXPECT_THAT(m.Get("grpc_server_msg_received_total", kCheck), Optional(1.0));
   // The analyzed call's messages, plus those the refused calls got in before their refusal.
-  EXPECT_GE(m.Get("grpc_server_msg_received_total", kAnalyze).value_or(0), static_cast<double>(messages));
+  EXPECT_GE(m.Get("grpc_server_msg_received_total", kAnalyze).value_or(0),
+            static_cast<double>(messages));
 
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "too_large"}}), Optional(1.0));
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "invalid"}}), Optional(2.0));
-  EXPECT_THAT(m.Get("compile_lens_capture_bytes"), Optional(1.0));
-  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total", {{"cluster", "ci"}, {"model", "hero"}, {"outcome", "ok"}}),
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "too_large"}}),
               Optional(1.0));
-  EXPECT_THAT(m.Get("compile_lens_recompiles_total", {{"cluster", "ci"}, {"model", "hero"}, {"category", "size"}}),
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "invalid"}}),
+              Optional(2.0));
+  EXPECT_THAT(m.Get("compile_lens_capture_bytes"), Optional(1.0));
+  EXPECT_THAT(m.Get("compile_lens_sessions_analyzed_total",
+                    {{"cluster", "ci"}, {"model", "hero"}, {"outcome", "ok"}}),
+              Optional(1.0));
+  EXPECT_THAT(m.Get("compile_lens_recompiles_total",
+                    {{"cluster", "ci"}, {"model", "hero"}, {"category", "size"}}),
               Optional(3.0));
   EXPECT_THAT(m.Get("compile_lens_sessions_inflight"), Optional(0.0));
 }
@@ -184,15 +198,20 @@ TEST_F(ServerMetricsTest, CallsRefusedForLoadAreCounted) {
   Start(options);
   std::unique_ptr<::cl::testing::HeldCall> held = ::cl::testing::HoldCallOpen(*stub_, *server_);
   ASSERT_NE(held, nullptr);
-  EXPECT_THAT(MetricsReader(server_->metrics().Collect()).Get("compile_lens_sessions_inflight"), Optional(1.0));
+  EXPECT_THAT(MetricsReader(server_->metrics().Collect()).Get("compile_lens_sessions_inflight"),
+              Optional(1.0));
 
-  EXPECT_EQ(Send(Stream(::cl::testing::LoadHero("head.cls.json"))).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(Send(Stream(::cl::testing::LoadHero("head.cls.json"))).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(held->End(), grpc::StatusCode::INVALID_ARGUMENT);
 
   MetricsReader m = Settled();
-  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "ResourceExhausted")), Optional(1.0));
-  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "InvalidArgument")), Optional(1.0));
-  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "max_inflight"}}), Optional(1.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "ResourceExhausted")),
+              Optional(1.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "InvalidArgument")),
+              Optional(1.0));
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "max_inflight"}}),
+              Optional(1.0));
   EXPECT_THAT(m.Get("compile_lens_sessions_inflight_limit"), Optional(1.0));
 }
 
@@ -209,7 +228,8 @@ TEST_F(ServerMetricsTest, ACallPastItsDeadlineIsDeadlineExceeded) {
     EXPECT_EQ(writer->Finish().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   }
   MetricsReader m = Settled();
-  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "DeadlineExceeded")), Optional(1.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "DeadlineExceeded")),
+              Optional(1.0));
   EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "Canceled")), Optional(0.0));
 }
 
@@ -236,8 +256,9 @@ TEST_F(ServerMetricsTest, RefusesABadMetricsSetup) {
               ::cl::testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("session_id")));
   options.metrics.fleet_labels = {"cluster"};
   options.metrics_listen = "not an address";
-  EXPECT_THAT(AnalysisServer::Start(options).status(),
-              ::cl::testing::StatusIs(absl::StatusCode::kUnavailable, HasSubstr("cannot serve metrics")));
+  EXPECT_THAT(
+      AnalysisServer::Start(options).status(),
+      ::cl::testing::StatusIs(absl::StatusCode::kUnavailable, HasSubstr("cannot serve metrics")));
 }
 
 }  // namespace

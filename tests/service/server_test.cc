@@ -69,7 +69,9 @@ TEST_F(ServerTest, OversizePartIsRefused) {
 TEST_F(ServerTest, WrongSchemaIsRefusedNamingTheVersions) {
   v1::SessionCapture c = Load("head.cls.json");
   c.set_schema("0.4.0");
-  ExpectRefused(Stream(c), "part 0 (head header): schema: \"0.4.0\" is not supported; this build reads schema 0.5.x");
+  ExpectRefused(
+      Stream(c),
+      "part 0 (head header): schema: \"0.4.0\" is not supported; this build reads schema 0.5.x");
 }
 
 TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
@@ -82,7 +84,9 @@ TEST_F(ServerTest, ACaptureNamingAMissingNodeIsRefused) {
   n->set_op("call_function");
   n->set_target("aten.sub.Tensor");
   n->add_args()->set_node("mm_5");
-  ExpectRefused(Stream(c), "head: graphs[12].nodes[0].args[0]: node \"mm_5\" is not defined before it in graph \"post_grad_0\"");
+  ExpectRefused(Stream(c),
+                "head: graphs[12].nodes[0].args[0]: node \"mm_5\" is not defined before it in "
+                "graph \"post_grad_0\"");
 }
 
 // Parts may come several to a message (PartBatch, what cl-client sends) or one per message, mixed
@@ -122,7 +126,9 @@ TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
   bad->set_side(v1::HEAD);
   bad->mutable_node_batch()->set_graph_id("no_such_graph");
   chunks[2] = batch;
-  ExpectRefused(chunks, "part 2 (head node_batch): node_batch.graph_id: graph \"no_such_graph\" was not announced");
+  ExpectRefused(
+      chunks,
+      "part 2 (head node_batch): node_batch.graph_id: graph \"no_such_graph\" was not announced");
 }
 
 // --lint_cache_files / --lint_cache_mib size the lint pass's cache of parsed files; 0 keeps none,
@@ -130,7 +136,8 @@ TEST_F(ServerTest, ABadPartInsideABatchIsNamedByItsPartNumber) {
 TEST_F(ServerTest, TheLintCacheIsSizedByTheServerOptions) {
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
   ASSERT_FALSE(hero.head.sources().empty());
-  absl::StatusOr<v1::AnalyzeResponse> cached = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
+  absl::StatusOr<v1::AnalyzeResponse> cached =
+      AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
   ASSERT_TRUE(cached.ok()) << cached.status();
   EXPECT_GT(LintParseCache().stats().entries, 0u);
 
@@ -139,7 +146,8 @@ TEST_F(ServerTest, TheLintCacheIsSizedByTheServerOptions) {
   Start(options);
   EXPECT_EQ(LintParseCache().stats().entries, 0u);
   hero.head.mutable_session()->set_id("another call");  // not answered from the recent sessions
-  absl::StatusOr<v1::AnalyzeResponse> uncached = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
+  absl::StatusOr<v1::AnalyzeResponse> uncached =
+      AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
   ASSERT_TRUE(uncached.ok()) << uncached.status();
   EXPECT_EQ(LintParseCache().stats().entries, 0u);
   EXPECT_TRUE(MessageDifferencer::Equals(cached->report().lint(), uncached->report().lint()));
@@ -150,7 +158,8 @@ TEST_F(ServerTest, TheLintCacheIsSizedByTheServerOptions) {
 
 TEST_F(ServerTest, AConnectionAgeBeyondAnIntOfMillisecondsMeansNever) {
   ServerOptions options;
-  options.max_connection_age = absl::Hours(1000);  // 3.6e9 ms: once wrapped negative, every call got GOAWAY
+  options.max_connection_age =
+      absl::Hours(1000);  // 3.6e9 ms: once wrapped negative, every call got GOAWAY
   Start(options);
   ExpectStillServing();
 }
@@ -159,8 +168,9 @@ TEST_F(ServerTest, UnknownPassIsInvalidArgument) {
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
   v1::AnalyzeOptions options;
   options.add_passes("no-such-pass");
-  EXPECT_THAT(AnalyzeRemote(hero, options, Remote(server_->address(), absl::Seconds(30))),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"no-such-pass\"")));
+  EXPECT_THAT(
+      AnalyzeRemote(hero, options, Remote(server_->address(), absl::Seconds(30))),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown pass \"no-such-pass\"")));
 }
 
 TEST_F(ServerTest, DrainFinishesInFlightCallsAndRefusesNewOnes) {

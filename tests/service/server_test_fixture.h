@@ -49,7 +49,8 @@ class ServerTest : public ::testing::Test {
   }
 
   // Sends `chunks` as they are (no end marker unless one is among them) and returns the status.
-  grpc::Status SendRaw(const std::vector<v1::AnalyzeChunk>& chunks, v1::AnalyzeResponse* response = nullptr) {
+  grpc::Status SendRaw(const std::vector<v1::AnalyzeChunk>& chunks,
+                       v1::AnalyzeResponse* response = nullptr) {
     v1::AnalyzeResponse ignored;
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -80,7 +81,8 @@ class ServerTest : public ::testing::Test {
   void ExpectStillServing() {
     EXPECT_THAT(CheckHealth(Remote(server_->address(), absl::Seconds(10)), ""), IsOk());
     AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
-    absl::StatusOr<v1::AnalyzeResponse> r = AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
+    absl::StatusOr<v1::AnalyzeResponse> r =
+        AnalyzeRemote(hero, {}, Remote(server_->address(), absl::Seconds(30)));
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->report().recompile().total(), 3u);
   }
@@ -111,7 +113,8 @@ class RawCall {
     cq_.Shutdown();
     void* tag = nullptr;
     bool ok = false;
-    while (cq_.Next(&tag, &ok)) {}
+    while (cq_.Next(&tag, &ok)) {
+    }
   }
 
   bool Write(const std::string& bytes) {

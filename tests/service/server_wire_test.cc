@@ -63,7 +63,8 @@ TEST_F(ServerTest, AMessageBrokenInsideIsNamedOnceTheStreamEnds) {
   call.WritesDone();
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
-  EXPECT_THAT(status.error_message(), HasSubstr("message 3 is not an AnalyzeChunk: part.frame.name (byte "));
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("message 3 is not an AnalyzeChunk: part.frame.name (byte "));
   EXPECT_THAT(status.error_message(), HasSubstr("): not UTF-8"));
   ExpectStillServing();
 }
@@ -72,7 +73,9 @@ TEST_F(ServerTest, ALogThatDoesNotReadIsReportedAsSuchNotAsACutShortStream) {
   // A gzip header, then a deflate block of the reserved type: zlib fails on the raw upload. The
   // call is cancelled and the client says why, rather than passing on the server's "no end marker".
   const std::string path = ::testing::TempDir() + "/not-really.log.gz";
-  ASSERT_THAT(WriteFile(path, std::string("\x1f\x8b\x08\x00\0\0\0\0\0\x03", 10) + std::string(64, '\xff')), IsOk());
+  ASSERT_THAT(
+      WriteFile(path, std::string("\x1f\x8b\x08\x00\0\0\0\0\0\x03", 10) + std::string(64, '\xff')),
+      IsOk());
   v1::CaptureHeader header;
   header.set_schema(SchemaVersion());
   absl::StatusOr<v1::AnalyzeResponse> r =

@@ -26,16 +26,21 @@ TEST(ThreadPoolTest, WorkersRunAtTheNicenessAsked) {
   std::atomic<int> seen{-100};
   {
     ThreadPool pool(1, 1, /*nice=*/7);
-    ASSERT_TRUE(pool.TrySchedule([&seen] { seen = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())); }));
+    ASSERT_TRUE(pool.TrySchedule(
+        [&seen] { seen = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())); }));
   }
   EXPECT_EQ(seen.load(), std::min(19, own + 7));
-  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())), own);  // the caller's own thread is untouched
+  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())),
+            own);  // the caller's own thread is untouched
 }
 
 TEST(ThreadPoolTest, AFullQueueShedsInsteadOfGrowing) {
   ThreadPool pool(1, 2);
   absl::Notification release, started;
-  ASSERT_TRUE(pool.TrySchedule([&] { started.Notify(); release.WaitForNotification(); }));
+  ASSERT_TRUE(pool.TrySchedule([&] {
+    started.Notify();
+    release.WaitForNotification();
+  }));
   started.WaitForNotification();  // the only thread is busy
   EXPECT_TRUE(pool.TrySchedule([] {}));
   EXPECT_TRUE(pool.TrySchedule([] {}));
@@ -48,11 +53,17 @@ TEST(ThreadPoolTest, OptionalHelpIsQueuedOnlyForAnIdleThread) {
   ThreadPool pool(2, 10);
   absl::Notification release, first_started, second_started;
   // Help is taken once a thread is idle (the threads may still be starting).
-  while (!pool.TryScheduleIfIdle([&] { first_started.Notify(); release.WaitForNotification(); })) {
+  while (!pool.TryScheduleIfIdle([&] {
+    first_started.Notify();
+    release.WaitForNotification();
+  })) {
     std::this_thread::yield();
   }
   first_started.WaitForNotification();
-  while (!pool.TryScheduleIfIdle([&] { second_started.Notify(); release.WaitForNotification(); })) {
+  while (!pool.TryScheduleIfIdle([&] {
+    second_started.Notify();
+    release.WaitForNotification();
+  })) {
     std::this_thread::yield();
   }
   second_started.WaitForNotification();

@@ -23,10 +23,13 @@ std::vector<std::string> HeroStreamMessages() {
     out.push_back(chunk.SerializeAsString());
     return absl::OkStatus();
   };
-  for (const auto& [file, side] : {std::pair{"head.cls.json", v1::HEAD}, std::pair{"base.cls.json", v1::BASE}}) {
+  for (const auto& [file, side] :
+       {std::pair{"head.cls.json", v1::HEAD}, std::pair{"base.cls.json", v1::BASE}}) {
     const v1::SessionCapture c = LoadHero(file);
     if (c.schema().empty()) return {};
-    const absl::Status s = SplitCapture(c, side, kDefaultPartBudget, [&](v1::CapturePart&& p) { return packer.Add(std::move(p), push); });
+    const absl::Status s = SplitCapture(c, side, kDefaultPartBudget, [&](v1::CapturePart&& p) {
+      return packer.Add(std::move(p), push);
+    });
     EXPECT_TRUE(s.ok()) << s;
   }
   EXPECT_TRUE(packer.Flush(push).ok());
@@ -36,8 +39,8 @@ std::vector<std::string> HeroStreamMessages() {
   return out;
 }
 
-compile_lens::v1::Graph* AddChainGraph(compile_lens::v1::SessionCapture& capture, const std::string& id,
-                                       int nodes) {
+compile_lens::v1::Graph* AddChainGraph(compile_lens::v1::SessionCapture& capture,
+                                       const std::string& id, int nodes) {
   compile_lens::v1::Graph* g = capture.add_graphs();
   g->set_id(id);
   g->set_stage(compile_lens::v1::Graph::POST_GRAD);

@@ -18,9 +18,10 @@ compile_lens::v1::SessionCapture LoadHero(const std::string& name);
 // marker. Empty (and the calling test failed) when the captures cannot be read.
 std::vector<std::string> HeroStreamMessages();
 
-// Adds to `capture` a graph `id` of `nodes` chained f32 nodes (n0 a placeholder, n<i> = add(n<i-1>)).
-compile_lens::v1::Graph* AddChainGraph(compile_lens::v1::SessionCapture& capture, const std::string& id,
-                                       int nodes);
+// Adds to `capture` a graph `id` of `nodes` chained f32 nodes (n0 a placeholder, n<i> =
+// add(n<i-1>)).
+compile_lens::v1::Graph* AddChainGraph(compile_lens::v1::SessionCapture& capture,
+                                       const std::string& id, int nodes);
 
 }  // namespace cl::testing
 

@@ -18,7 +18,8 @@ std::string FixturePath(absl::string_view path) {
   const std::string gzipped = absl::StrCat(plain, ".gz");
   std::error_code ec;
   // Neither there: the plain name, so that the failure names the fixture the test wanted.
-  return !std::filesystem::exists(plain, ec) && std::filesystem::exists(gzipped, ec) ? gzipped : plain;
+  return !std::filesystem::exists(plain, ec) && std::filesystem::exists(gzipped, ec) ? gzipped
+                                                                                     : plain;
 }
 
 absl::StatusOr<std::string> ReadFixture(const std::string& path) {

@@ -9,9 +9,10 @@ namespace cl::testing {
 
 // Runs `pass` on `head` (and `base`), expects it to succeed, and returns the report it wrote;
 // `keep`, when given, gets a copy too.
-inline compile_lens::v1::AnalysisReport RunPassOk(const Pass& pass, const compile_lens::v1::SessionCapture& head,
-                                                  compile_lens::v1::AnalysisReport* keep = nullptr,
-                                                  const compile_lens::v1::SessionCapture* base = nullptr) {
+inline compile_lens::v1::AnalysisReport RunPassOk(
+    const Pass& pass, const compile_lens::v1::SessionCapture& head,
+    compile_lens::v1::AnalysisReport* keep = nullptr,
+    const compile_lens::v1::SessionCapture* base = nullptr) {
   compile_lens::v1::AnalysisReport report;
   const PassOptions options;
   const PassInput in{head, base, options};
@@ -22,7 +23,8 @@ inline compile_lens::v1::AnalysisReport RunPassOk(const Pass& pass, const compil
 }
 
 // Runs `pass` on `head` with the cancel flag already set, and returns its status.
-inline absl::Status RunPassCancelled(const Pass& pass, const compile_lens::v1::SessionCapture& head) {
+inline absl::Status RunPassCancelled(const Pass& pass,
+                                     const compile_lens::v1::SessionCapture& head) {
   compile_lens::v1::AnalysisReport report;
   const PassOptions options;
   const std::atomic<bool> cancelled{true};

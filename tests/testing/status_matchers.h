@@ -16,7 +16,9 @@ namespace cl::testing {
 
 inline const absl::Status& GetStatus(const absl::Status& s) { return s; }
 template <typename T>
-const absl::Status& GetStatus(const absl::StatusOr<T>& s) { return s.status(); }
+const absl::Status& GetStatus(const absl::StatusOr<T>& s) {
+  return s.status();
+}
 
 MATCHER(IsOk, "is OK") {
   const absl::Status& s = GetStatus(arg);
@@ -37,9 +39,9 @@ MATCHER_P2(StatusIs, code, message_matcher, "") {
 #define CL_TEST_CONCAT_(a, b) CL_TEST_CONCAT_INNER_(a, b)
 #define ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ASSERT_OK_AND_ASSIGN_IMPL_(CL_TEST_CONCAT_(cl_test_statusor_, __LINE__), lhs, expr)
-#define ASSERT_OK_AND_ASSIGN_IMPL_(statusor, lhs, expr)          \
-  auto statusor = (expr);                                        \
-  ASSERT_TRUE(statusor.ok()) << statusor.status();               \
+#define ASSERT_OK_AND_ASSIGN_IMPL_(statusor, lhs, expr) \
+  auto statusor = (expr);                               \
+  ASSERT_TRUE(statusor.ok()) << statusor.status();      \
   lhs = *std::move(statusor)
 
 #endif  // TESTS_TESTING_STATUS_MATCHERS_H_

@@ -50,7 +50,8 @@ absl::StatusOr<std::string> Subprocess::ReadAnnounced(absl::string_view prefix) 
   const std::string line = ReadStderrLine();
   absl::string_view rest = line;
   if (!absl::ConsumePrefix(&rest, prefix)) {
-    return absl::UnavailableError(absl::StrCat("expected \"", prefix, "...\" on stderr, got: ", line));
+    return absl::UnavailableError(
+        absl::StrCat("expected \"", prefix, "...\" on stderr, got: ", line));
   }
   return std::string(rest);
 }
@@ -72,7 +73,8 @@ std::string Subprocess::ReadStderrLine() {
 std::string Subprocess::ReadStderrToEnd() {
   std::string out = std::exchange(buffer_, {});
   char chunk[4096];
-  for (ssize_t n; (n = read(stderr_fd_, chunk, sizeof(chunk))) > 0;) out.append(chunk, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(stderr_fd_, chunk, sizeof(chunk))) > 0;)
+    out.append(chunk, static_cast<size_t>(n));
   return out;
 }
 

@@ -27,10 +27,11 @@ const std::string kTrainLog = testing::FixturePath("torch_trace/torch-2.6/train/
 std::string RuntimeRecord(absl::string_view op, int ns) {
   return absl::StrCat(
       "V1129 13:45:36.000000 23350 torch/_inductor/scheduler.py:1] {\"artifact\": {\"name\": "
-      "\"inductor_runtime_and_tensor_meta\", \"encoding\": \"json\"}, \"frame_id\": 0, \"frame_compile_id\": 0, "
+      "\"inductor_runtime_and_tensor_meta\", \"encoding\": \"json\"}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, "
       "\"attempt\": 0, \"has_payload\": \"00000000000000000000000000000000\"}\n",
-      "\t{\"ops\": [{\"name\": \"extern_kernels.", op, "\", \"type\": \"extern\", \"estimated_runtime_ns\": ", ns,
-      "}]}\n");
+      "\t{\"ops\": [{\"name\": \"extern_kernels.", op,
+      "\", \"type\": \"extern\", \"estimated_runtime_ns\": ", ns, "}]}\n");
 }
 
 // The train log with `records[i]` after the payload of its i-th inductor_post_grad_graph.
@@ -69,7 +70,8 @@ TEST(TrainingGraphsTest, TheForwardAndTheBackwardAreBothRead) {
 }
 
 TEST(TrainingGraphsTest, EachGraphGetsTheKernelsLoggedAfterIt) {
-  const v1::SessionCapture c = Import(TrainLogWith({RuntimeRecord("addmm", 7000), RuntimeRecord("mm", 3000)}));
+  const v1::SessionCapture c =
+      Import(TrainLogWith({RuntimeRecord("addmm", 7000), RuntimeRecord("mm", 3000)}));
   ASSERT_EQ(c.kernels_size(), 2);
   EXPECT_EQ(c.kernels(0).graph_id(), "0/0/inductor_post_grad_graph");
   EXPECT_EQ(c.kernels(1).graph_id(), "0/0/inductor_post_grad_graph#2");

@@ -209,7 +209,7 @@ TEST_F(UntrustedGraphTest, SwiGluDownGemmBehindALatticeOfViewsIsFound) {
   const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture_).fusion();
   ASSERT_EQ(s.opportunities_size(), 1);
   EXPECT_EQ(s.opportunities(0).pattern(), "SwiGLU into the gate/up GEMM");
-  EXPECT_EQ(s.opportunities(0).shape().k1(), 64u);  // the down GEMM was found
+  EXPECT_EQ(s.opportunities(0).shape().k1(), 64u);            // the down GEMM was found
   EXPECT_EQ(s.opportunities(0).hbm_bytes_before(), 221184u);  // as fusion_scenes' swiglu_separate
 }
 

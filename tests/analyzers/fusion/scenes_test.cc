@@ -1,6 +1,7 @@
 // The fusion pass on real post-grad graphs: one small torch 2.6 compile per pattern, made by
-// tests/analyzers/fusion/make_traces.sh from tests/analyzers/fusion/scenes/fusion_scenes.py and imported into
-// tests/golden/fusion/<scene>.cls.json. Each scene must show its pattern, and only it.
+// tests/analyzers/fusion/make_traces.sh from tests/analyzers/fusion/scenes/fusion_scenes.py and
+// imported into tests/golden/fusion/<scene>.cls.json. Each scene must show its pattern, and only
+// it.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,7 +17,8 @@ namespace cl {
 namespace {
 
 v1::SessionCapture LoadScene(const std::string& scene) {
-  const std::string path = std::string(CL_SOURCE_DIR) + "/tests/golden/fusion/" + scene + ".cls.json";
+  const std::string path =
+      std::string(CL_SOURCE_DIR) + "/tests/golden/fusion/" + scene + ".cls.json";
   v1::SessionCapture capture;
   absl::StatusOr<std::string> text = ReadFile(path);
   EXPECT_TRUE(text.ok()) << path;
@@ -66,7 +68,8 @@ TEST(FusionScenesTest, EachSceneShowsItsPatternAndNoOther) {
     const v1::FusionOpportunity& o = s.opportunities(0);
     EXPECT_EQ(o.pattern(), e.pattern);
     EXPECT_EQ(o.count(), 1u);
-    EXPECT_EQ(o.location().file(), "tests/fusion/fusion_scenes.py");  // under /mnt/project, as traced
+    EXPECT_EQ(o.location().file(),
+              "tests/fusion/fusion_scenes.py");  // under /mnt/project, as traced
     EXPECT_EQ(o.shape().m(), e.m);
     EXPECT_EQ(o.shape().n(), e.n);
     EXPECT_EQ(o.shape().k0(), e.k0);

@@ -14,9 +14,9 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/text.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
-#include "tests/testing/captures.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -44,7 +44,6 @@ std::string SectionJson(const v1::IrDiffSection& section) {
   EXPECT_TRUE(google::protobuf::util::MessageToJsonString(section, &json, options).ok());
   return json;
 }
-
 
 // Drops the graphs of `stage` (and their ids from the compiles), as a trace with a warm cache or
 // another backend would lack them.
@@ -126,7 +125,8 @@ TEST(IrDiffTest, AGraphOnlyOneSideLoggedDoesNotTakeTheOthersPartner) {
   // Logged before the lowered graph, as torch does.
   auto* graphs = head.mutable_graphs();
   *graphs->Add() = before;
-  for (int i = graphs->size() - 1; i > 0 && graphs->Get(i - 1).id() != "0/0/aot_inference_graph"; --i) {
+  for (int i = graphs->size() - 1; i > 0 && graphs->Get(i - 1).id() != "0/0/aot_inference_graph";
+       --i) {
     graphs->SwapElements(i, i - 1);
   }
   const v1::IrDiffSection s = Diff(base, head);
@@ -251,8 +251,8 @@ TEST(IrDiffTest, RegisteredAfterTheRanksPass) {
 TEST(IrDiffTest, RealTrainingTraceAgainstItselfIsUnchanged) {
   ImportOptions options;
   options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> train = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/train/trace.log"), options);
+  absl::StatusOr<v1::SessionCapture> train =
+      ImportTraceFile(testing::FixturePath("torch_trace/torch-2.6/train/trace.log"), options);
   ASSERT_TRUE(train.ok()) << train.status();
   const v1::IrDiffSection s = Diff(*train, *train);
   EXPECT_EQ(s.stage(), "POST_GRAD (0/0 vs 0/0)");

@@ -1,7 +1,7 @@
 // The IR diff on real pairs: two versions of one small model, each traced by PyTorch 2.6 under
 // TORCH_TRACE and imported (tests/analyzers/ir_diff/make_pairs.sh; the model is
-// tests/analyzers/ir_diff/scenes/pairs.py). Each variant differs from `base` in one known way, and the diff
-// must report exactly that, and nothing else.
+// tests/analyzers/ir_diff/scenes/pairs.py). Each variant differs from `base` in one known way, and
+// the diff must report exactly that, and nothing else.
 #include <set>
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
-// Property tests of the IR diff on synthetic graphs (tests/analyzers/ir_diff/synthetic_graphs.h), over many
-// seeds and two kinds of graph: random DAGs, and transformer-like stacks of identical blocks.
+// Property tests of the IR diff on synthetic graphs (tests/analyzers/ir_diff/synthetic_graphs.h),
+// over many seeds and two kinds of graph: random DAGs, and transformer-like stacks of identical
+// blocks.
 //
 //   - A graph against itself, renamed and re-listed in another topological order: no change.
 //   - The same with every source line shifted (an edit above the model): no change.
@@ -11,8 +12,8 @@
 // graph and, for the edits, four k): one failed, a shifted graph where the shift put a node on
 // the exact line of a look-alike (same op, same operand, another shape) so that their anchors
 // swapped. Another miss, not fixed yet: with the generator's two source draws in the other order
-// (clang once evaluated them so; tests/analyzers/ir_diff/synthetic_graphs.cc), seed 50's shifted random
-// graph came back with 9 nodes reported changed (shape_changed/operand_changed).
+// (clang once evaluated them so; tests/analyzers/ir_diff/synthetic_graphs.cc), seed 50's shifted
+// random graph came back with 9 nodes reported changed (shape_changed/operand_changed).
 #include <algorithm>
 #include <cstdint>
 #include <iterator>

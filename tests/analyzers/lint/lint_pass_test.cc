@@ -2,12 +2,11 @@
 // captures built around it: exactly the seed's finding, the seed's HTML row, the shipped DB's
 // rating, how the pass prepares its DB, graph-break triggers and diagnostics (the engine's side of
 // the DB, a server's and a request's: tests/service/engine_test.cc).
-#include "analyzers/lint/lint.h"
-
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "analyzers/lint/lint.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -73,7 +72,9 @@ TEST(LintPassTest, HeroHasExactlyTheInPlaceOpOnAlias) {
     EXPECT_EQ(f.links_size(), 0);
     EXPECT_EQ(f.snippet(), "z.mul_(0.5)");
     EXPECT_EQ(f.function(), "Scene.forward");
-    EXPECT_EQ(f.message(), "in-place `mul_` on `z`, which shares storage with `y`; `y` is read again at line 97");
+    EXPECT_EQ(
+        f.message(),
+        "in-place `mul_` on `z`, which shares storage with `y`; `y` is read again at line 97");
     EXPECT_FALSE(f.assumed_compiled());
     EXPECT_EQ(s.files_scanned(), 1u);
     EXPECT_EQ(s.lines_scanned(), 143u);
@@ -90,20 +91,25 @@ TEST(LintPassTest, HeroHasExactlyTheInPlaceOpOnAlias) {
 TEST(LintPassTest, HeroHtmlIsTheSeedsRow) {
   v1::AnalysisReport report = testing::RunPassOk(LintPass(), testing::LoadHero("head.cls.json"));
   const std::string section = Section(RenderHtml(report), "lint");
-  EXPECT_THAT(section,
-              HasSubstr("<div class=\"body\"><p class=\"warn\">1 candidate pattern(s) from the static scan — not "
-                        "yet escalated. Pass <code>--db &lt;correctness.toml&gt;</code> to rate severity and "
-                        "attach issue links.</p>\n<table>\n<thead><tr><th>pattern</th><th>location</th>"
-                        "<th>trigger</th><th>confidence</th></tr></thead>\n<tbody>\n"
-                        "<tr><td><code>in_place_op_on_alias</code></td><td><code>{repo}/examples/hero_scene.py:96"
-                        "</code></td><td><code>—</code></td><td>ast_match</td></tr>\n</tbody>\n</table>\n</div>"));
+  EXPECT_THAT(
+      section,
+      HasSubstr(
+          "<div class=\"body\"><p class=\"warn\">1 candidate pattern(s) from the static scan — not "
+          "yet escalated. Pass <code>--db &lt;correctness.toml&gt;</code> to rate severity and "
+          "attach issue links.</p>\n<table>\n<thead><tr><th>pattern</th><th>location</th>"
+          "<th>trigger</th><th>confidence</th></tr></thead>\n<tbody>\n"
+          "<tr><td><code>in_place_op_on_alias</code></td><td><code>{repo}/examples/hero_scene.py:96"
+          "</code></td><td><code>—</code></td><td>ast_match</td></tr>\n</tbody>\n</table>\n</"
+          "div>"));
   // The seed's section, byte for byte.
   absl::StatusOr<std::string> seed = ReadFile(testing::FixturePath("seed/hero.html"));
   ASSERT_TRUE(seed.ok()) << seed.status();
   EXPECT_EQ(section, Section(*seed, "lint"));
-  EXPECT_THAT(RenderText(report, /*color=*/false),
-              HasSubstr("lint: 1 candidate pattern(s) (not yet escalated; pass --db <correctness.toml> to rate)\n"
-                        "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match): z.mul_(0.5)\n"));
+  EXPECT_THAT(
+      RenderText(report, /*color=*/false),
+      HasSubstr(
+          "lint: 1 candidate pattern(s) (not yet escalated; pass --db <correctness.toml> to rate)\n"
+          "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match): z.mul_(0.5)\n"));
 }
 
 TEST(LintPassTest, HeroRatedByTheShippedDb) {
@@ -121,12 +127,14 @@ TEST(LintPassTest, HeroRatedByTheShippedDb) {
   ASSERT_EQ(f.links_size(), 6);
   EXPECT_EQ(f.links(0), "https://github.com/pytorch/pytorch/issues/94777");
   const std::string section = Section(RenderHtml(report), "lint");
-  EXPECT_THAT(section, HasSubstr("1 pattern(s) from the static scan, rated against the correctness DB"));
+  EXPECT_THAT(section,
+              HasSubstr("1 pattern(s) from the static scan, rated against the correctness DB"));
   EXPECT_THAT(section, HasSubstr("<th>severity</th><th>links</th>"));
   EXPECT_THAT(section, HasSubstr("<td>warning</td><td><a rel=\"noreferrer\" "
                                  "href=\"https://github.com/pytorch/pytorch/issues/94777\">"));
-  EXPECT_THAT(section, HasSubstr("<code>in_place_op_on_alias</code>: use the out-of-place op, or clone() "
-                                 "before mutating"));
+  EXPECT_THAT(section,
+              HasSubstr("<code>in_place_op_on_alias</code>: use the out-of-place op, or clone() "
+                        "before mutating"));
   EXPECT_THAT(section, Not(HasSubstr("not yet escalated")));
 }
 
@@ -149,8 +157,9 @@ TEST(LintPassTest, PrepareParsesTheRequestsDbOverTheServers) {
   EXPECT_NE(options.correctness_db.get(), servers);
 
   v1::AnalyzeOptions bad;
-  bad.set_correctness_db("schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
-                         "category = \"aliasing\"\nseverity = \"critical\"\n");
+  bad.set_correctness_db(
+      "schema_version = 1\n[[pattern]]\nid = \"in_place_op_on_alias\"\n"
+      "category = \"aliasing\"\nseverity = \"critical\"\n");
   EXPECT_THAT(LintPass().Prepare(bad, &options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("correctness DB line 5")));
 }
@@ -173,7 +182,8 @@ TEST(LintPassTest, GraphBreaksAtAFindingAreItsTriggerAndParseProblemsAreDiagnost
   v1::SourceFile* train = head.add_sources();
   train->set_path("/mnt/project/examples/train.py");
   train->set_text(
-      "import torch\n@torch.compile\ndef step(x):\n    y = x * 2\n    if y.sum() > 0:\n        return y\n"
+      "import torch\n@torch.compile\ndef step(x):\n    y = x * 2\n    if y.sum() > 0:\n        "
+      "return y\n"
       "    return x\ndef broken(:\n");
   const v1::AnalysisReport report = testing::RunPassOk(LintPass(), head);
   const v1::LintSection& s = report.lint();
@@ -209,17 +219,22 @@ TEST(LintPassTest, AssumedSuppressedAndVersionNotes) {
   ASSERT_EQ(plain.lint().assumed_files_size(), 1);
   EXPECT_EQ(plain.lint().assumed_files(0), "examples/lib.py");
   std::string section = Section(RenderHtml(plain), "lint");
-  EXPECT_THAT(section, HasSubstr("<p class=\"muted\">1 finding(s) in files no compiled root reaches, scanned as if "
-                                 "compiled.</p>"));
-  EXPECT_THAT(section, HasSubstr("<p class=\"muted\">1 finding(s) suppressed by <code># compile-lens: "
-                                 "ignore[…]</code>.</p>"));
+  EXPECT_THAT(
+      section,
+      HasSubstr("<p class=\"muted\">1 finding(s) in files no compiled root reaches, scanned as if "
+                "compiled.</p>"));
+  EXPECT_THAT(section,
+              HasSubstr("<p class=\"muted\">1 finding(s) suppressed by <code># compile-lens: "
+                        "ignore[…]</code>.</p>"));
 
   const v1::AnalysisReport rated = RunWith(head, ShippedDb());
   section = Section(RenderHtml(rated), "lint");
   EXPECT_THAT(section, HasSubstr("(severity lowered one step)"));
-  EXPECT_THAT(section, HasSubstr("<p class=\"muted\"><code>python_random_in_compiled</code> at "
-                                 "<code>{repo}/examples/lib.py:3</code>: no compiled root reaches this file: "
-                                 "scanned as if compiled, severity lowered one step</p>"));
+  EXPECT_THAT(
+      section,
+      HasSubstr("<p class=\"muted\"><code>python_random_in_compiled</code> at "
+                "<code>{repo}/examples/lib.py:3</code>: no compiled root reaches this file: "
+                "scanned as if compiled, severity lowered one step</p>"));
 }
 
 TEST(LintPassTest, Cancelled) {

@@ -331,8 +331,8 @@ INSTANTIATE_TEST_SUITE_P(LogPrefixes, SingleCheckTest, ::testing::ValuesIn(kPref
 std::vector<std::string> Summaries(const std::vector<GuardFailure>& failures) {
   std::vector<std::string> out;
   for (const GuardFailure& f : failures) {
-    out.push_back(absl::StrCat(f.entry_id, " ", Word(f.category), " ", f.Axis(), " ",
-                               f.expected, "->", f.actual));
+    out.push_back(absl::StrCat(f.entry_id, " ", Word(f.category), " ", f.Axis(), " ", f.expected,
+                               "->", f.actual));
   }
   return out;
 }

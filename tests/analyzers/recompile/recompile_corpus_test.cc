@@ -53,8 +53,8 @@ void CheckReason(const std::string& reason, const std::string& where, Tally* tal
   for (const GuardFailure& f : ParseRecompileReason(reason)) {
     const std::string category(Word(f.category));
     ++tally->recompile_categories[category];
-    const bool uncategorised = f.category == v1::RecompileCategory::OTHER ||
-                               f.category == v1::RecompileCategory::UNKNOWN;
+    const bool uncategorised =
+        f.category == v1::RecompileCategory::OTHER || f.category == v1::RecompileCategory::UNKNOWN;
     if (uncategorised && !IsKnownUncategorised(reason)) {
       tally->failures.push_back(where + ": recompile reason \"" + reason + "\" → " + category);
     }

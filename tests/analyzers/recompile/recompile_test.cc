@@ -249,11 +249,12 @@ TEST(RecompilePassTest, CacheLimitFromTorchsWarning) {
 // A limit message in an extra record counts, unless the record is one torch generates whole
 // (code, trace events, graph dumps), where such text can only be a literal in generated code.
 TEST(RecompilePassTest, CacheLimitFromAnExtraRecordButNotFromGeneratedCode) {
-  const std::string warning = "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:3)\n";
-  for (const auto& [kind, reported] : {std::pair{"artifact:dynamo_error", true}, std::pair{"str", true},
-                                       std::pair{"inductor_output_code", false},
-                                       std::pair{"artifact:fx_graph_runnable", false},
-                                       std::pair{"chromium_event", false}}) {
+  const std::string warning =
+      "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:3)\n";
+  for (const auto& [kind, reported] :
+       {std::pair{"artifact:dynamo_error", true}, std::pair{"str", true},
+        std::pair{"inductor_output_code", false}, std::pair{"artifact:fx_graph_runnable", false},
+        std::pair{"chromium_event", false}}) {
     v1::SessionCapture capture = ForwardRecompiledOnce();
     v1::Extra* extra = capture.add_extras();
     extra->set_kind(kind);
@@ -262,7 +263,8 @@ TEST(RecompilePassTest, CacheLimitFromAnExtraRecordButNotFromGeneratedCode) {
     const v1::RecompileSection section = RunPass(capture);
     EXPECT_EQ(section.cache_limit_hits_size(), reported ? 1 : 0) << kind;
     if (reported && section.cache_limit_hits_size() == 1) {
-      EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr(absl::StrCat("in a `", kind, "` record")));
+      EXPECT_THAT(section.cache_limit_hits(0).evidence(),
+                  HasSubstr(absl::StrCat("in a `", kind, "` record")));
     }
   }
 }
@@ -294,9 +296,9 @@ TEST(RecompilePassTest, CacheLimitFromEntryCountAndConfig) {
 TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
   v1::SessionCapture capture;
   capture.add_frames()->set_name("step");
-  const std::vector<std::string> configs = {R"({"recompile_limit": 8, "automatic_dynamic_shapes": true})",
-                                            R"({"cache_size_limit": 3, "accumulated_cache_size_limit": 64})",
-                                            "{not json", ""};
+  const std::vector<std::string> configs = {
+      R"({"recompile_limit": 8, "automatic_dynamic_shapes": true})",
+      R"({"cache_size_limit": 3, "accumulated_cache_size_limit": 64})", "{not json", ""};
   for (uint32_t n = 0; n < configs.size(); ++n) {
     v1::Compile* compile =
         AddCompile(&capture, 0, n,
@@ -308,7 +310,8 @@ TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
   ASSERT_EQ(section.cache_limit_hits_size(), 1);
   EXPECT_EQ(section.cache_limit_hits(0).limit(), "cache_size_limit");
   EXPECT_EQ(section.cache_limit_hits(0).value(), 3u);
-  EXPECT_THAT(section.cache_limit_hits(0).evidence(), HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
+  EXPECT_THAT(section.cache_limit_hits(0).evidence(),
+              HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
 }
 
 // Two modules' `forward` in one file: two frames of one name, told apart by their first line.
@@ -332,7 +335,8 @@ TEST(RecompilePassTest, CacheLimitMessageGoesToTheFrameItsLineNames) {
   // Logged outside any compile (no frame id): only the message's line tells the frames apart.
   v1::Extra* extra = capture.add_extras();
   extra->set_kind("str");
-  extra->set_payload("torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:30)\n");
+  extra->set_payload(
+      "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/w/m.py:30)\n");
   const v1::RecompileSection section = RunPass(capture);
   ASSERT_EQ(section.cache_limit_hits_size(), 1);
   EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);
@@ -343,8 +347,8 @@ TEST(RecompilePassTest, CacheLimitMessageGoesToItsCompilesFrame) {
   AddCompile(&capture, 0, 0);
   AddCompile(&capture, 1, 0);
   // The oldest form names the function only; the compile it was logged in is frame 1's.
-  AddCompile(&capture, 1, 1)->set_fail_reason(
-      "torchdynamo hit recompilation cache limit (8) for function 'forward'");
+  AddCompile(&capture, 1, 1)
+      ->set_fail_reason("torchdynamo hit recompilation cache limit (8) for function 'forward'");
   const v1::RecompileSection section = RunPass(capture);
   ASSERT_EQ(section.cache_limit_hits_size(), 1);
   EXPECT_EQ(section.cache_limit_hits(0).location().line(), 30u);

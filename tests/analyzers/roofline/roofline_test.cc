@@ -5,10 +5,9 @@
 #include <string>
 
 #include "absl/strings/match.h"
-
+#include "analyzers/common/post_grad_graph.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/roofline/op_cost.h"
-#include "analyzers/common/post_grad_graph.h"
 #include "capture/torch_trace/importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,7 +40,7 @@ TEST(GpuSpecsTest, RidgePointsOfEveryGpu) {
   const Row rows[] = {{"A100-SXM-80GB", 153.0, 9.56},   {"A100-PCIe-40GB", 200.6, 12.54},
                       {"H100-SXM-80GB", 295.3, 19.97},  {"H100-PCIe-80GB", 378.0, 25.6},
                       {"H200-SXM-141GB", 206.1, 13.94}, {"L4", 403.3, 101.0},
-                      {"L40S", 419.0, 106.02},           {"A10G", 116.7, 52.0},
+                      {"L40S", 419.0, 106.02},          {"A10G", 116.7, 52.0},
                       {"V100-SXM2-32GB", 138.9, 17.44}, {"MI300X", 246.7, 30.83},
                       {"A100-SXM-40GB", 200.6, 12.54},  {"A100-PCIe-80GB", 161.2, 10.08},
                       {"V100-SXM2-16GB", 138.9, 17.44}};
@@ -181,9 +180,9 @@ TEST_F(OpCostTest, SdpaAndConvolutionBackward) {
   Add("w", "", "f32", {"8", "3", "3", "3"}, {});
   Add("dy", "", "f32", {"2", "8", "30", "30"}, {});
   for (const char* name : {"conv_bw", "conv_bw_input"}) {
-    v1::Node* node = Add(name, "aten.convolution_backward.default", "f32", {"2", "3", "32", "32"},
-                         {"dy", "x", "w", "#[8]", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False",
-                          "#[0, 0]", "#1"});
+    v1::Node* node =
+        Add(name, "aten.convolution_backward.default", "f32", {"2", "3", "32", "32"},
+            {"dy", "x", "w", "#[8]", "#[1, 1]", "#[0, 0]", "#[1, 1]", "#False", "#[0, 0]", "#1"});
     v1::ArgList* mask = node->add_args()->mutable_list();  // output_mask
     for (const bool on : {true, std::string(name) == "conv_bw", std::string(name) == "conv_bw"}) {
       mask->add_items()->set_literal(on ? "True" : "False");
@@ -423,7 +422,9 @@ TEST(RooflinePassTest, NoGpuNamedSaysSoAndListsTheKnownOnes) {
   const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), hero).roofline();
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_THAT(s.note(), HasSubstr("The session names no GPU"));
-  EXPECT_THAT(s.note(), HasSubstr("A100-SXM-80GB, A100-SXM-40GB, A100-PCIe-40GB, A100-PCIe-80GB, H100-SXM-80GB"));
+  EXPECT_THAT(
+      s.note(),
+      HasSubstr("A100-SXM-80GB, A100-SXM-40GB, A100-PCIe-40GB, A100-PCIe-80GB, H100-SXM-80GB"));
   EXPECT_EQ(s.peak_flops(), 0);
 }
 

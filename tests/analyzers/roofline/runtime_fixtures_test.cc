@@ -23,8 +23,8 @@ using ::testing::HasSubstr;
 v1::SessionCapture Fixture(const std::string& name) {
   ImportOptions options;
   options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> capture =
-      ImportTraceFile(absl::StrCat(CL_SOURCE_DIR, "/tests/fixtures/python/", name, ".log"), options);
+  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
+      absl::StrCat(CL_SOURCE_DIR, "/tests/fixtures/python/", name, ".log"), options);
   EXPECT_TRUE(capture.ok()) << capture.status();
   return capture.ok() ? *std::move(capture) : v1::SessionCapture();
 }
@@ -56,7 +56,6 @@ TEST(RuntimeFixturesTest, AHookAddedAfterCompileIsStale) {
   EXPECT_EQ(f.after(), "1 hook(s): amplify");
   EXPECT_EQ(f.confidence(), 1.0);
   EXPECT_THAT(f.evidence(), HasSubstr("also at 1 later iteration(s)"));
-
 }
 
 TEST(RuntimeFixturesTest, AGuardedGlobalRecompilesAndIsNoFinding) {

@@ -25,7 +25,9 @@ using ::testing::HasSubstr;
 constexpr char kCompiles[] = R"pb(
   frames { id: 0 name: "forward" file: "/p/m.py" line: 10 }
   compiles {
-    id: "0/0" frame_id: 0 frame_compile_id: 0
+    id: "0/0"
+    frame_id: 0
+    frame_compile_id: 0
     guarded_sources: "GLOBAL_STATE"
     guarded_sources: "L['x']"
     guarded_sources: "L['self']"
@@ -37,7 +39,8 @@ constexpr char kCompiles[] = R"pb(
 
 v1::SessionCapture Capture(const std::string& iterations) {
   v1::SessionCapture capture;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(std::string(kCompiles) + iterations, &capture))
+  EXPECT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(std::string(kCompiles) + iterations, &capture))
       << iterations;
   return capture;
 }
@@ -55,13 +58,25 @@ TEST(CacheStabilityTest, SkippedWithoutIterations) {
 // A hook added after the compile, no recompile, and the output diverged: the hero of §4.
 TEST(CacheStabilityTest, OneChangedKeyAndADivergedOutputIsStale) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 output_max_abs_diff: 0
-                 state { key: "model.inner._forward_hooks" value: "0 hook(s)" }
-                 state { key: "rng.cpu" value: "sha1:a" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: true output_max_abs_diff: 7.178
-                 state { key: "model.inner._forward_hooks" value: "1 hook(s): <lambda>" }
-                 state { key: "rng.cpu" value: "sha1:b" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      output_max_abs_diff: 0
+      state { key: "model.inner._forward_hooks" value: "0 hook(s)" }
+      state { key: "rng.cpu" value: "sha1:a" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      output_max_abs_diff: 7.178
+      state { key: "model.inner._forward_hooks" value: "1 hook(s): <lambda>" }
+      state { key: "rng.cpu" value: "sha1:b" }
+    }
   )pb"));
   EXPECT_EQ(s.status(), v1::OK);
   ASSERT_EQ(s.findings_size(), 1);
@@ -85,12 +100,23 @@ TEST(CacheStabilityTest, OneChangedKeyAndADivergedOutputIsStale) {
 
 TEST(CacheStabilityTest, TwoChangedKeysShareTheBlame) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "globals.scale" value: "4" }
-                 state { key: "model.lora.disabled" value: "False" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "40" }
-                 state { key: "model.lora.disabled" value: "True" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "globals.scale" value: "4" }
+      state { key: "model.lora.disabled" value: "False" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "40" }
+      state { key: "model.lora.disabled" value: "True" }
+    }
   )pb"));
   ASSERT_EQ(s.findings_size(), 2);
   EXPECT_EQ(s.findings(0).state_key(), "globals.scale");
@@ -105,14 +131,34 @@ TEST(CacheStabilityTest, TwoChangedKeysShareTheBlame) {
 
 TEST(CacheStabilityTest, ARepeatedStaleKeyIsReportedOnceWithItsRepeats) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true
-                 state { key: "globals.scale" value: "4" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "40" } }
-    iterations { index: 2 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "40" } }
-    iterations { index: 3 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "41" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      state { key: "globals.scale" value: "4" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "40" }
+    }
+    iterations {
+      index: 2
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "40" }
+    }
+    iterations {
+      index: 3
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "41" }
+    }
   )pb"));
   ASSERT_EQ(s.findings_size(), 1);
   EXPECT_EQ(s.findings(0).iteration(), 1u);
@@ -125,10 +171,21 @@ TEST(CacheStabilityTest, ARepeatedStaleKeyIsReportedOnceWithItsRepeats) {
 
 TEST(CacheStabilityTest, AKeyOnOneSideOnlyIsAChangeShownAsADash) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "model.a" value: "1" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "model.b" value: "2" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "model.a" value: "1" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "model.b" value: "2" }
+    }
   )pb"));
   ASSERT_EQ(s.findings_size(), 2);
   EXPECT_EQ(s.findings(0).state_key(), "model.a");
@@ -144,14 +201,36 @@ TEST(CacheStabilityTest, NoFindingWhenTheEagerCheckPassedOrTheEntryWasWrongFromT
   v1::SessionCapture capture = Capture(R"pb(
     frames { id: 1 name: "step" }
     compiles { id: "1/0" frame_id: 1 frame_compile_id: 0 guarded_sources: "L['x']" }
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "model.lora.disabled" value: "False" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: false
-                 state { key: "model.lora.disabled" value: "True" } }
-    iterations { index: 2 frame_id: 1 compile_id: "1/0" recompiled: true output_diverged: true
-                 state { key: "globals.k" value: "1" } }
-    iterations { index: 3 frame_id: 1 compile_id: "1/0" output_diverged: true
-                 state { key: "globals.k" value: "2" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "model.lora.disabled" value: "False" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: false
+      state { key: "model.lora.disabled" value: "True" }
+    }
+    iterations {
+      index: 2
+      frame_id: 1
+      compile_id: "1/0"
+      recompiled: true
+      output_diverged: true
+      state { key: "globals.k" value: "1" }
+    }
+    iterations {
+      index: 3
+      frame_id: 1
+      compile_id: "1/0"
+      output_diverged: true
+      state { key: "globals.k" value: "2" }
+    }
   )pb");
   const v1::CacheStabilitySection s = RunCacheStability(capture);
   EXPECT_EQ(s.status(), v1::OK);
@@ -161,22 +240,31 @@ TEST(CacheStabilityTest, NoFindingWhenTheEagerCheckPassedOrTheEntryWasWrongFromT
 
 TEST(CacheStabilityTest, AnUnguardedChangeWithoutAnEagerCheckIsSuspicious) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true
-                 state { key: "torch.grad_mode" value: "True" }
-                 state { key: "torch.autocast.cpu" value: "(False, 'torch.bfloat16')" }
-                 state { key: "model.blocks.0.up.weight" value: "(64, 64) f32 id@1" }
-                 state { key: "globals.scale" value: "4" }
-                 state { key: "inputs.x" value: "a" }
-                 state { key: "model.lora.disabled" value: "False" }
-                 state { key: "torch.backends.cudnn.allow_tf32" value: "True" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0"
-                 state { key: "torch.grad_mode" value: "False" }
-                 state { key: "torch.autocast.cpu" value: "(True, 'torch.bfloat16')" }
-                 state { key: "model.blocks.0.up.weight" value: "(64, 64) f32 id@2" }
-                 state { key: "globals.scale" value: "40" }
-                 state { key: "inputs.x" value: "b" }
-                 state { key: "model.lora.disabled" value: "True" }
-                 state { key: "torch.backends.cudnn.allow_tf32" value: "False" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      state { key: "torch.grad_mode" value: "True" }
+      state { key: "torch.autocast.cpu" value: "(False, 'torch.bfloat16')" }
+      state { key: "model.blocks.0.up.weight" value: "(64, 64) f32 id@1" }
+      state { key: "globals.scale" value: "4" }
+      state { key: "inputs.x" value: "a" }
+      state { key: "model.lora.disabled" value: "False" }
+      state { key: "torch.backends.cudnn.allow_tf32" value: "True" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      state { key: "torch.grad_mode" value: "False" }
+      state { key: "torch.autocast.cpu" value: "(True, 'torch.bfloat16')" }
+      state { key: "model.blocks.0.up.weight" value: "(64, 64) f32 id@2" }
+      state { key: "globals.scale" value: "40" }
+      state { key: "inputs.x" value: "b" }
+      state { key: "model.lora.disabled" value: "True" }
+      state { key: "torch.backends.cudnn.allow_tf32" value: "False" }
+    }
   )pb"));
   // Guarded: grad mode and autocast (GLOBAL_STATE), the weight, G['scale'] and L['x'].
   ASSERT_EQ(s.findings_size(), 2);
@@ -185,7 +273,9 @@ TEST(CacheStabilityTest, AnUnguardedChangeWithoutAnEagerCheckIsSuspicious) {
   for (const v1::CacheStabilityFinding& f : s.findings()) {
     EXPECT_EQ(f.verdict(), v1::CacheStabilityFinding::SUSPICIOUS);
     EXPECT_THAT(f.confidence(), DoubleEq(1.0 / 7));
-    EXPECT_THAT(f.evidence(), HasSubstr("; no recompile; no guard of entry 0/0 reads it, and no eager check ran"));
+    EXPECT_THAT(
+        f.evidence(),
+        HasSubstr("; no recompile; no guard of entry 0/0 reads it, and no eager check ran"));
   }
   EXPECT_EQ(s.eager_checks(), 0u);
 }
@@ -193,10 +283,19 @@ TEST(CacheStabilityTest, AnUnguardedChangeWithoutAnEagerCheckIsSuspicious) {
 TEST(CacheStabilityTest, NoGuardsRecordedMeansNoSuspicion) {
   // 0/1 has no guarded_sources: whether the change was guarded cannot be told.
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/1" recompiled: true
-                 state { key: "model.lora.disabled" value: "False" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/1"
-                 state { key: "model.lora.disabled" value: "True" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/1"
+      recompiled: true
+      state { key: "model.lora.disabled" value: "False" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/1"
+      state { key: "model.lora.disabled" value: "True" }
+    }
   )pb"));
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_THAT(s.findings(), ::testing::IsEmpty());
@@ -204,15 +303,32 @@ TEST(CacheStabilityTest, NoGuardsRecordedMeansNoSuspicion) {
 
 TEST(CacheStabilityTest, AChangeARecompileFollowedIsBenign) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "inputs.x" value: "(16, 64)" }
-                 state { key: "model.training" value: "True" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/1" recompiled: true output_diverged: false
-                 state { key: "inputs.x" value: "(32, 64)" }
-                 state { key: "model.training" value: "False" } }
-    iterations { index: 2 frame_id: 0 compile_id: "0/0" output_diverged: false
-                 state { key: "inputs.x" value: "(16, 64)" }
-                 state { key: "model.training" value: "True" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "inputs.x" value: "(16, 64)" }
+      state { key: "model.training" value: "True" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/1"
+      recompiled: true
+      output_diverged: false
+      state { key: "inputs.x" value: "(32, 64)" }
+      state { key: "model.training" value: "False" }
+    }
+    iterations {
+      index: 2
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: false
+      state { key: "inputs.x" value: "(16, 64)" }
+      state { key: "model.training" value: "True" }
+    }
   )pb"));
   EXPECT_THAT(s.findings(), ::testing::IsEmpty());
   EXPECT_EQ(s.benign_changes(), 2u);
@@ -221,34 +337,60 @@ TEST(CacheStabilityTest, AChangeARecompileFollowedIsBenign) {
 
 TEST(CacheStabilityTest, NoisyKeysAreContextNeverFindings) {
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "rng.cpu" value: "a" }
-                 state { key: "model.w._version" value: "0" }
-                 state { key: "optimizer.step" value: "0" }
-                 state { key: "trainer.step_count_total" value: "0" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "rng.cpu" value: "b" }
-                 state { key: "model.w._version" value: "1" }
-                 state { key: "optimizer.step" value: "1" }
-                 state { key: "trainer.step_count_total" value: "1" } }
-    iterations { index: 2 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "rng.cpu" value: "c" }
-                 state { key: "model.w._version" value: "2" }
-                 state { key: "optimizer.step" value: "2" }
-                 state { key: "trainer.step_count_total" value: "2" } }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "rng.cpu" value: "a" }
+      state { key: "model.w._version" value: "0" }
+      state { key: "optimizer.step" value: "0" }
+      state { key: "trainer.step_count_total" value: "0" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "rng.cpu" value: "b" }
+      state { key: "model.w._version" value: "1" }
+      state { key: "optimizer.step" value: "1" }
+      state { key: "trainer.step_count_total" value: "1" }
+    }
+    iterations {
+      index: 2
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "rng.cpu" value: "c" }
+      state { key: "model.w._version" value: "2" }
+      state { key: "optimizer.step" value: "2" }
+      state { key: "trainer.step_count_total" value: "2" }
+    }
   )pb"));
   EXPECT_THAT(s.findings(), ::testing::IsEmpty());
-  EXPECT_THAT(s.noisy_keys(),
-              ElementsAre("model.w._version", "optimizer.step", "rng.cpu", "trainer.step_count_total"));
+  EXPECT_THAT(s.noisy_keys(), ElementsAre("model.w._version", "optimizer.step", "rng.cpu",
+                                          "trainer.step_count_total"));
 }
 
 TEST(CacheStabilityTest, TheBaselineIsTheFirstServedCallWhenTheCompileWasNotTracked) {
   // Tracking started after 0/0 was compiled: its first tracked call is the baseline.
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 4 frame_id: 0 compile_id: "0/0" output_diverged: false
-                 state { key: "globals.scale" value: "4" } }
-    iterations { index: 5 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "40" } }
+    iterations {
+      index: 4
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: false
+      state { key: "globals.scale" value: "4" }
+    }
+    iterations {
+      index: 5
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "40" }
+    }
   )pb"));
   ASSERT_EQ(s.findings_size(), 1);
   EXPECT_EQ(s.findings(0).iteration(), 5u);
@@ -258,12 +400,30 @@ TEST(CacheStabilityTest, TheBaselineIsTheFirstServedCallWhenTheCompileWasNotTrac
 TEST(CacheStabilityTest, StaleFindingsComeFirstThenByIteration) {
   // Iterations arrive out of order in the capture; the pass orders them by index.
   const v1::CacheStabilitySection s = RunCacheStability(Capture(R"pb(
-    iterations { index: 3 frame_id: 0 compile_id: "0/0" output_diverged: true
-                 state { key: "globals.scale" value: "40" } state { key: "model.mode" value: "a" } }
-    iterations { index: 0 frame_id: 0 compile_id: "0/0" recompiled: true output_diverged: false
-                 state { key: "globals.scale" value: "4" } state { key: "model.mode" value: "a" } }
-    iterations { index: 1 frame_id: 0 compile_id: "0/0"
-                 state { key: "globals.scale" value: "4" } state { key: "model.mode" value: "b" } }
+    iterations {
+      index: 3
+      frame_id: 0
+      compile_id: "0/0"
+      output_diverged: true
+      state { key: "globals.scale" value: "40" }
+      state { key: "model.mode" value: "a" }
+    }
+    iterations {
+      index: 0
+      frame_id: 0
+      compile_id: "0/0"
+      recompiled: true
+      output_diverged: false
+      state { key: "globals.scale" value: "4" }
+      state { key: "model.mode" value: "a" }
+    }
+    iterations {
+      index: 1
+      frame_id: 0
+      compile_id: "0/0"
+      state { key: "globals.scale" value: "4" }
+      state { key: "model.mode" value: "b" }
+    }
   )pb"));
   ASSERT_EQ(s.findings_size(), 2);
   EXPECT_EQ(s.findings(0).verdict(), v1::CacheStabilityFinding::STALE);
@@ -317,8 +477,9 @@ TEST(GuardSourcesTest, GlobalStateCoversTheTorchGlobalsOnlyWhenGuarded) {
   compile.add_guarded_sources("GLOBAL_STATE");
   const GuardedKeys with_global(compile);
   EXPECT_TRUE(with_global.known());
-  for (const char* key : {"torch.grad_mode", "torch.autocast.cuda", "torch.deterministic_algorithms",
-                          "torch.default_dtype", "torch.torch_function_enabled"}) {
+  for (const char* key :
+       {"torch.grad_mode", "torch.autocast.cuda", "torch.deterministic_algorithms",
+        "torch.default_dtype", "torch.torch_function_enabled"}) {
     EXPECT_TRUE(with_global.Guards(key)) << key;
   }
   EXPECT_FALSE(with_global.Guards("torch.backends.cudnn.allow_tf32"));

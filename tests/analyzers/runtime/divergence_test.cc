@@ -31,13 +31,39 @@ v1::DivergenceSection RunDivergence(const v1::SessionCapture& capture) {
 // Layers are listed out of order; `order` is what counts.
 constexpr char kHero[] = R"pb(
   divergence {
-    reference: "eager" atol: 1e-5 rtol: 1e-5 torch_version: "2.6.0"
-    layers { name: "blocks.1.norm" order: 1 dtype: "f32" max_abs_diff: 0.001 diverged: true
-             accumulated_max_abs_diff: 9.5 tolerance: 1e-4 noise_floor: 0 }
-    layers { name: "blocks.0.up" order: 0 dtype: "f32" max_abs_diff: 1e-7 accumulated_max_abs_diff: 1e-7
-             tolerance: 1e-4 }
-    layers { name: "blocks.0.norm" order: 0 dtype: "f32" max_abs_diff: 5.033 max_rel_diff: 2.0
-             diverged: true accumulated_max_abs_diff: 5.1 tolerance: 1e-4 noise_floor: 1e-9 }
+    reference: "eager"
+    atol: 1e-5
+    rtol: 1e-5
+    torch_version: "2.6.0"
+    layers {
+      name: "blocks.1.norm"
+      order: 1
+      dtype: "f32"
+      max_abs_diff: 0.001
+      diverged: true
+      accumulated_max_abs_diff: 9.5
+      tolerance: 1e-4
+      noise_floor: 0
+    }
+    layers {
+      name: "blocks.0.up"
+      order: 0
+      dtype: "f32"
+      max_abs_diff: 1e-7
+      accumulated_max_abs_diff: 1e-7
+      tolerance: 1e-4
+    }
+    layers {
+      name: "blocks.0.norm"
+      order: 0
+      dtype: "f32"
+      max_abs_diff: 5.033
+      max_rel_diff: 2.0
+      diverged: true
+      accumulated_max_abs_diff: 5.1
+      tolerance: 1e-4
+      noise_floor: 1e-9
+    }
     bisect {
       culprit { kind: PASS name: "post_grad_custom_post_pass" confidence: 1 }
       steps { toggle: "backend=eager" diverged: false }
@@ -95,7 +121,8 @@ TEST(DivergenceTest, ANanOrInfLayerDivergesWhateverItsVerdict) {
 
 TEST(DivergenceTest, CleanCheckNamesNoLayerAndNoCause) {
   v1::SessionCapture capture = Capture(kHero);
-  for (v1::DivergenceLayer& layer : *capture.mutable_divergence()->mutable_layers()) layer.set_diverged(false);
+  for (v1::DivergenceLayer& layer : *capture.mutable_divergence()->mutable_layers())
+    layer.set_diverged(false);
   const v1::DivergenceSection s = RunDivergence(capture);
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_EQ(s.first_divergent_layer(), "");
@@ -141,8 +168,8 @@ TEST(DivergenceTest, RegisteredAfterCacheStability) {
   EXPECT_EQ(FindPass("cache_stability")->Section(), "cache_stability");
   std::vector<std::string> sections;
   for (const Pass* p : RegisteredPasses()) sections.emplace_back(p->Section());
-  EXPECT_THAT(sections, ElementsAre("ranks", "ir_diff", "recompile", "cache_stability", "divergence",
-                                    "lint", "fusion", "roofline"));
+  EXPECT_THAT(sections, ElementsAre("ranks", "ir_diff", "recompile", "cache_stability",
+                                    "divergence", "lint", "fusion", "roofline"));
 }
 
 }  // namespace

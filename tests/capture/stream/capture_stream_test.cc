@@ -2,10 +2,9 @@
 // and the assembled capture equals the original; malformed streams are refused at the part that
 // breaks them.
 #include <string>
-
-#include "absl/strings/str_cat.h"
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
 #include "capture/schema.h"
 #include "capture/stream/capture_assembler.h"
@@ -37,7 +36,8 @@ std::vector<v1::CapturePart> Split(const v1::SessionCapture& c, v1::Side side, s
   return parts;
 }
 
-absl::StatusOr<AssembledCaptures> Assemble(std::vector<v1::CapturePart> parts, uint64_t limit = kNoLimit) {
+absl::StatusOr<AssembledCaptures> Assemble(std::vector<v1::CapturePart> parts,
+                                           uint64_t limit = kNoLimit) {
   CaptureAssembler a(limit);
   const uint64_t n = parts.size();
   for (v1::CapturePart& p : parts) {
@@ -80,7 +80,8 @@ TEST(CaptureStreamTest, HeadAndBaseTravelTogether) {
   v1::SessionCapture base = head;
   base.mutable_session()->set_id("base");
   std::vector<v1::CapturePart> parts = Split(head, v1::HEAD, kDefaultPartBudget);
-  for (v1::CapturePart& p : Split(base, v1::BASE, kDefaultPartBudget)) parts.push_back(std::move(p));
+  for (v1::CapturePart& p : Split(base, v1::BASE, kDefaultPartBudget))
+    parts.push_back(std::move(p));
   ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
   ASSERT_TRUE(got.base.has_value());
   EXPECT_EQ(got.base->session().id(), "base");
@@ -99,7 +100,8 @@ TEST(CaptureStreamTest, EveryPartStaysUnderBudgetAndTheWholeComesBack) {
       ASSERT_LE(chunk.ByteSizeLong(), budget + 16) << "budget " << budget;
       fragmented = fragmented || p.has_fragment();
     }
-    EXPECT_TRUE(fragmented) << "the 600 kB fail_reason must travel as fragments at budget " << budget;
+    EXPECT_TRUE(fragmented) << "the 600 kB fail_reason must travel as fragments at budget "
+                            << budget;
     ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
     EXPECT_TRUE(MessageDifferencer::Equals(got.head, big)) << "budget " << budget;
   }
@@ -129,8 +131,9 @@ TEST(CaptureAssemblerTest, SideMustBeSet) {
   CaptureAssembler a(kNoLimit);
   v1::CapturePart p = Header();
   p.set_side(v1::SIDE_UNSPECIFIED);
-  EXPECT_THAT(a.Add(v1::CapturePart(p)), StatusIs(absl::StatusCode::kInvalidArgument,
-                                 HasSubstr("part 0 (head header): side must be HEAD or BASE")));
+  EXPECT_THAT(a.Add(v1::CapturePart(p)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("part 0 (head header): side must be HEAD or BASE")));
 }
 
 TEST(CaptureAssemblerTest, HeaderFirstAndOnce) {
@@ -138,17 +141,20 @@ TEST(CaptureAssemblerTest, HeaderFirstAndOnce) {
   v1::CapturePart frame;
   frame.set_side(v1::HEAD);
   frame.mutable_frame()->set_id(0);
-  EXPECT_THAT(a.Add(v1::CapturePart(frame)), StatusIs(absl::StatusCode::kInvalidArgument,
-                                     HasSubstr("part 0 (head frame): the header must be the first part")));
+  EXPECT_THAT(a.Add(v1::CapturePart(frame)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("part 0 (head frame): the header must be the first part")));
   CaptureAssembler b(kNoLimit);
   ASSERT_THAT(b.Add(Header()), IsOk());
-  EXPECT_THAT(b.Add(Header()), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a second header")));
+  EXPECT_THAT(b.Add(Header()),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a second header")));
 }
 
 TEST(CaptureAssemblerTest, WrongSchemaIsRefusedAtTheHeader) {
   CaptureAssembler a(kNoLimit);
-  EXPECT_THAT(a.Add(Header(v1::HEAD, "9.9.9")),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("this build reads schema 0.5.x")));
+  EXPECT_THAT(
+      a.Add(Header(v1::HEAD, "9.9.9")),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("this build reads schema 0.5.x")));
 }
 
 TEST(CaptureAssemblerTest, NodesNeedTheirGraphAnnounced) {
@@ -158,7 +164,7 @@ TEST(CaptureAssemblerTest, NodesNeedTheirGraphAnnounced) {
   batch.set_side(v1::HEAD);
   batch.mutable_node_batch()->set_graph_id("g9");
   EXPECT_THAT(a.Add(v1::CapturePart(batch)), StatusIs(absl::StatusCode::kInvalidArgument,
-                                     HasSubstr("graph \"g9\" was not announced")));
+                                                      HasSubstr("graph \"g9\" was not announced")));
 }
 
 TEST(CaptureAssemblerTest, EndMarkerCountMustMatch) {
@@ -166,8 +172,9 @@ TEST(CaptureAssemblerTest, EndMarkerCountMustMatch) {
   ASSERT_THAT(a.Add(Header()), IsOk());
   v1::EndOfCapture end;
   end.set_parts(5);
-  EXPECT_THAT(a.Finish(end), StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("end marker says 5 parts were sent, but 1 arrived")));
+  EXPECT_THAT(a.Finish(end),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("end marker says 5 parts were sent, but 1 arrived")));
 }
 
 TEST(CaptureAssemblerTest, NoHeadIsRefused) {
@@ -175,7 +182,8 @@ TEST(CaptureAssemblerTest, NoHeadIsRefused) {
   ASSERT_THAT(a.Add(Header(v1::BASE)), IsOk());
   v1::EndOfCapture end;
   end.set_parts(1);
-  EXPECT_THAT(a.Finish(end), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no head capture")));
+  EXPECT_THAT(a.Finish(end),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no head capture")));
 }
 
 TEST(CaptureAssemblerTest, SessionByteLimit) {
@@ -201,9 +209,10 @@ TEST(CaptureAssemblerTest, AMessagesPartsSingleOrBatched) {
   EXPECT_EQ(a.parts(), 3u);
   EXPECT_EQ(a.bytes(), 0u);  // counted by the caller, not here
   EXPECT_THAT(a.AddCountedMessage(empty_batch, 4),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("message 4 is an empty batch of parts")));
-  EXPECT_THAT(a.AddCountedMessage(nothing, 5),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("message 5 carries no parts")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("message 4 is an empty batch of parts")));
+  EXPECT_THAT(a.AddCountedMessage(nothing, 5), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                        HasSubstr("message 5 carries no parts")));
 }
 
 // A caller that counts bytes itself (the server, off the wire): CountBytes alone moves bytes(),
@@ -215,10 +224,12 @@ TEST(CaptureAssemblerTest, CallerCountedBytes) {
   ASSERT_THAT(a.AddCounted(std::move(parts[0])), IsOk());
   EXPECT_EQ(a.bytes(), 600u);
   EXPECT_EQ(a.parts(), 1u);
-  ASSERT_THAT(a.CountBytes(400, [] { return std::string("message 2"); }), IsOk());  // exactly at the limit
+  ASSERT_THAT(a.CountBytes(400, [] { return std::string("message 2"); }),
+              IsOk());  // exactly at the limit
   EXPECT_THAT(a.CountBytes(1, [] { return std::string("message 3"); }),
               StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("message 3: the capture is over the session limit of 1000 bytes (max_session_bytes)")));
+                       HasSubstr("message 3: the capture is over the session limit of 1000 bytes "
+                                 "(max_session_bytes)")));
 }
 
 // Add counts each part's encoded size itself: a limit of exactly the parts' bytes is enough.
@@ -227,8 +238,9 @@ TEST(CaptureAssemblerTest, AddCountsEncodedPartBytes) {
   uint64_t total = 0;
   for (const v1::CapturePart& p : parts) total += p.ByteSizeLong();
   EXPECT_THAT(Assemble(parts, total), IsOk());
-  EXPECT_THAT(Assemble(parts, total - 1), StatusIs(absl::StatusCode::kResourceExhausted,
-                                                   HasSubstr(absl::StrCat("part ", parts.size() - 1, " ("))));
+  EXPECT_THAT(Assemble(parts, total - 1),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr(absl::StrCat("part ", parts.size() - 1, " ("))));
 }
 
 TEST(CaptureAssemblerTest, DanglingNodeIsRefusedAtTheEnd) {
@@ -251,18 +263,21 @@ TEST(CaptureAssemblerTest, BadFragments) {
   f.set_side(v1::HEAD);
   f.mutable_fragment()->set_kind("teleport");
   f.mutable_fragment()->set_last(true);
-  EXPECT_THAT(a.Add(v1::CapturePart(f)), StatusIs(absl::StatusCode::kInvalidArgument,
-                                 HasSubstr("fragment.kind \"teleport\" is not a capture part")));
+  EXPECT_THAT(a.Add(v1::CapturePart(f)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("fragment.kind \"teleport\" is not a capture part")));
   f.mutable_fragment()->set_kind("compile");
   f.mutable_fragment()->set_data("\xff\xff\xff");
-  EXPECT_THAT(a.Add(v1::CapturePart(f)), StatusIs(absl::StatusCode::kInvalidArgument,
-                                 HasSubstr("the reassembled compile is not a valid Compile")));
+  EXPECT_THAT(a.Add(v1::CapturePart(f)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the reassembled compile is not a valid Compile")));
 }
 
 TEST(CaptureAssemblerTest, StreamEndingInsideAFragmentOrSource) {
   std::vector<v1::CapturePart> parts = Split(Big(10), v1::HEAD, 4096);
   // Drop the last piece of the final fragmented item or source, whichever comes last.
-  while (!parts.empty() && !(parts.back().has_fragment() || parts.back().has_source_chunk())) parts.pop_back();
+  while (!parts.empty() && !(parts.back().has_fragment() || parts.back().has_source_chunk()))
+    parts.pop_back();
   ASSERT_FALSE(parts.empty());
   parts.pop_back();
   EXPECT_THAT(Assemble(std::move(parts)),
@@ -292,14 +307,15 @@ TEST(CaptureAssemblerTest, RawTraceBytesAreImportedAsTheyArrive) {
   EXPECT_EQ(got.head.frames(0).name(), "forward");
   EXPECT_EQ(got.head.session().gpu(), "H100-SXM");  // the header's facts override the log's
   EXPECT_EQ(got.head.session().labels().at("model"), "hero");
-  EXPECT_FALSE(got.head.session().id().empty());   // and the log's own facts stay
+  EXPECT_FALSE(got.head.session().id().empty());  // and the log's own facts stay
 }
 
 TEST(CaptureAssemblerTest, RawTraceWithoutAHeader) {
-  ASSERT_OK_AND_ASSIGN(AssembledCaptures got,
-                       Assemble(RawTrace("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, "
-                                         "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n",
-                                         7)));
+  ASSERT_OK_AND_ASSIGN(
+      AssembledCaptures got,
+      Assemble(RawTrace("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, "
+                        "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n",
+                        7)));
   EXPECT_EQ(got.head.compiles_size(), 1);
 }
 
@@ -311,7 +327,8 @@ TEST(CaptureAssemblerTest, TypedPartsAndRawBytesDoNotMix) {
   frame.mutable_frame()->set_id(0);
   ASSERT_THAT(a.Add(v1::CapturePart(frame)), IsOk());
   EXPECT_THAT(a.Add(v1::CapturePart(RawTrace("V1129 x", 100)[0])),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("typed parts or raw TORCH_TRACE bytes, not both")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("typed parts or raw TORCH_TRACE bytes, not both")));
 }
 
 TEST(CaptureAssemblerTest, EmptyPart) {
@@ -319,7 +336,8 @@ TEST(CaptureAssemblerTest, EmptyPart) {
   ASSERT_THAT(a.Add(Header()), IsOk());
   v1::CapturePart empty;
   empty.set_side(v1::HEAD);
-  EXPECT_THAT(a.Add(v1::CapturePart(empty)), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("carries nothing")));
+  EXPECT_THAT(a.Add(v1::CapturePart(empty)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("carries nothing")));
 }
 
 }  // namespace

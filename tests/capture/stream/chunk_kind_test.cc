@@ -68,7 +68,8 @@ TEST(ChunkKindTest, TheLastMemberWinsAsInTheParse) {
 TEST(ChunkKindTest, UnknownFieldsAndMembersOfAnotherWireTypeAreSkipped) {
   // Field 3 (`end`) as a varint, field 9 as a varint, a fixed64 and a group: all unknown fields.
   const std::string unknown = std::string("\x18\x01", 2) + std::string("\x48\x05", 2) +
-                              std::string("\x51", 1) + std::string(8, '\x00') + std::string("\x5b\x08\x01\x5c", 4);
+                              std::string("\x51", 1) + std::string(8, '\x00') +
+                              std::string("\x5b\x08\x01\x5c", 4);
   EXPECT_EQ(KindOf(unknown), v1::AnalyzeChunk::KIND_NOT_SET);
   EXPECT_EQ(ParsedKind(unknown), v1::AnalyzeChunk::KIND_NOT_SET);
   v1::AnalyzeChunk end;
@@ -79,14 +80,14 @@ TEST(ChunkKindTest, UnknownFieldsAndMembersOfAnotherWireTypeAreSkipped) {
 
 TEST(ChunkKindTest, BrokenFramingIsRefusedAsTheParseRefusesIt) {
   const std::vector<std::string> broken = {
-      std::string("\x22\x05\x0a", 3),      // `parts`, 5 bytes long, 1 there
-      std::string("\x22", 1),              // a tag and no length
-      std::string("\x22\x80", 2),          // a length's varint cut short
-      std::string(12, '\xff'),             // a varint past 10 bytes
-      std::string("\x00\x01", 2),          // tag 0
-      std::string("\x1c", 1),              // an end-group with no group
-      std::string("\x5b\x08\x01", 3),      // a group that never ends
-      std::string("\x1f\x00", 2),          // wire type 7
+      std::string("\x22\x05\x0a", 3),  // `parts`, 5 bytes long, 1 there
+      std::string("\x22", 1),          // a tag and no length
+      std::string("\x22\x80", 2),      // a length's varint cut short
+      std::string(12, '\xff'),         // a varint past 10 bytes
+      std::string("\x00\x01", 2),      // tag 0
+      std::string("\x1c", 1),          // an end-group with no group
+      std::string("\x5b\x08\x01", 3),  // a group that never ends
+      std::string("\x1f\x00", 2),      // wire type 7
   };
   for (const std::string& b : broken) {
     EXPECT_EQ(KindOf(b), std::nullopt) << absl::CHexEscape(b);
@@ -105,8 +106,9 @@ TEST(ChunkKindTest, EveryPrefixAgreesWithTheParse) {
   *part.mutable_part() = first.parts().parts(0);
   for (int i = 1; i < 4; ++i) *batch.mutable_parts()->add_parts() = first.parts().parts(i);
   end.mutable_end()->set_parts(4);
-  const std::string m = part.SerializeAsString() + std::string("\x48\x05", 2) + batch.SerializeAsString() +
-                        end.SerializeAsString() + part.SerializeAsString();
+  const std::string m = part.SerializeAsString() + std::string("\x48\x05", 2) +
+                        batch.SerializeAsString() + end.SerializeAsString() +
+                        part.SerializeAsString();
   int whole = 0;
   for (size_t n = 0; n <= m.size(); ++n) {
     const std::string prefix = m.substr(0, n);

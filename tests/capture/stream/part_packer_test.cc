@@ -53,7 +53,8 @@ std::vector<v1::CapturePart> Unpack(const std::vector<v1::AnalyzeChunk>& chunks)
 
 void ExpectSameParts(const std::vector<v1::CapturePart>& a, const std::vector<v1::CapturePart>& b) {
   ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(MessageDifferencer::Equals(a[i], b[i])) << "part " << i;
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_TRUE(MessageDifferencer::Equals(a[i], b[i])) << "part " << i;
 }
 
 TEST(PartPackerTest, HeroPartsComeBackInOrderInFewMessagesUnderTheBudget) {
@@ -104,7 +105,8 @@ TEST(PartPackerTest, AnEmitErrorStopsThePacking) {
   v1::CapturePart part;
   part.set_side(v1::HEAD);
   EXPECT_THAT(packer.Add(v1::CapturePart(part), refuse), IsOk());  // queued, nothing sent yet
-  EXPECT_THAT(packer.Add(v1::CapturePart(part), refuse), StatusIs(absl::StatusCode::kAborted, ::testing::_));
+  EXPECT_THAT(packer.Add(v1::CapturePart(part), refuse),
+              StatusIs(absl::StatusCode::kAborted, ::testing::_));
   EXPECT_EQ(calls, 1);
 }
 

@@ -21,13 +21,12 @@
 namespace cl::fx_testing {
 namespace {
 
-
 // FX graph payloads: the events and artifacts that carry `print_readable` text.
-constexpr absl::string_view kGraphEvents[] = {"dynamo_output_graph",      "aot_forward_graph",
-                                              "aot_backward_graph",       "aot_joint_graph",
-                                              "aot_inference_graph",      "inductor_pre_grad_graph",
-                                              "inductor_post_grad_graph", "compiled_autograd_graph",
-                                              "optimize_ddp_split_graph", "optimize_ddp_split_child"};
+constexpr absl::string_view kGraphEvents[] = {
+    "dynamo_output_graph",      "aot_forward_graph",       "aot_backward_graph",
+    "aot_joint_graph",          "aot_inference_graph",     "inductor_pre_grad_graph",
+    "inductor_post_grad_graph", "compiled_autograd_graph", "optimize_ddp_split_graph",
+    "optimize_ddp_split_child"};
 constexpr absl::string_view kGraphArtifacts[] = {"before_pre_grad_graph", "after_pre_grad_graph",
                                                  "before_post_grad_graph", "after_post_grad_graph",
                                                  "dynamo_output_graph"};
@@ -45,7 +44,8 @@ std::vector<Payload> GraphPayloads(absl::string_view log) {
   std::vector<Payload> out;
   for (size_t i = 0; i < lines.size(); ++i) {
     const absl::string_view header = lines[i];
-    if (header.empty() || header[0] == '\t' || !absl::StrContains(header, "\"has_payload\"")) continue;
+    if (header.empty() || header[0] == '\t' || !absl::StrContains(header, "\"has_payload\""))
+      continue;
     std::string event;
     for (absl::string_view e : kGraphEvents) {
       if (absl::StrContains(header, absl::StrCat("{\"", e, "\": "))) event = std::string(e);
@@ -82,7 +82,8 @@ size_t CountNodesIndependently(absl::string_view payload) {
   static const RE2 kSignatureEnd(R"(\)(\s*->.*)?:$)");
   static const RE2 kQuoted(R"("[^"]*")");
   std::vector<absl::string_view> lines = absl::StrSplit(payload, '\n');
-  for (absl::string_view& l : lines) l = absl::StripTrailingAsciiWhitespace(l);  // some logs have CRLF
+  for (absl::string_view& l : lines)
+    l = absl::StripTrailingAsciiWhitespace(l);  // some logs have CRLF
   size_t i = 0;
   while (i < lines.size() && !RE2::PartialMatch(Piece(lines[i]), kDef)) ++i;
   if (i == lines.size()) return 0;
@@ -105,7 +106,8 @@ size_t CountNodesIndependently(absl::string_view payload) {
     std::string flat;
     if (RE2::PartialMatch(Piece(lines[i]), kFlatten, &flat))
       params = std::count(flat.begin(), flat.end(), ',');
-    if (RE2::PartialMatch(Piece(lines[i]), kNode) && !RE2::FullMatch(Piece(lines[i]), kRename)) ++nodes;
+    if (RE2::PartialMatch(Piece(lines[i]), kNode) && !RE2::FullMatch(Piece(lines[i]), kRename))
+      ++nodes;
     if (RE2::PartialMatch(Piece(lines[i]), kReturn)) output = 1;
   }
   return params + nodes + output;
@@ -149,16 +151,17 @@ TEST(FxGraphCorpusTest, EveryFixtureGraph) {
         EXPECT_EQ(p.result.nodes, static_cast<size_t>(p.graph.nodes_size()));
         ExpectConsistent(p.graph);
         if (exception != nullptr) {
-          std::cout << "[ fx corpus ] expected problems in " << path.filename() << " (" << exception->why
-                    << "): " << absl::StrJoin(p.result.problems, "; ") << "\n";
+          std::cout << "[ fx corpus ] expected problems in " << path.filename() << " ("
+                    << exception->why << "): " << absl::StrJoin(p.result.problems, "; ") << "\n";
           continue;
         }
         EXPECT_EQ(p.result.skipped_lines, 0u) << absl::StrJoin(p.result.problems, "\n");
         EXPECT_EQ(p.result.nodes, CountNodesIndependently(payload.text)) << Dump(p.graph, p.result);
       }
     }
-    std::cout << "[ fx corpus ] " << root << ": " << paths.size() << " files, " << files << " with graphs, "
-              << graphs << " graphs, " << nodes << " nodes, " << nested << " nested classes skipped\n";
+    std::cout << "[ fx corpus ] " << root << ": " << paths.size() << " files, " << files
+              << " with graphs, " << graphs << " graphs, " << nodes << " nodes, " << nested
+              << " nested classes skipped\n";
     total_graphs += graphs;
   }
   EXPECT_GT(total_graphs, 500u);

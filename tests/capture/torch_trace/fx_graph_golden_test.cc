@@ -34,9 +34,10 @@ TEST_P(FxGoldenTest, MatchesGolden) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Payloads, FxGoldenTest,
-                         ::testing::Values("hero_post_grad", "hero_dynamo_output", "train_aot_backward",
-                                           "train_aot_joint", "dynamic_symbolic",
-                                           "dynamic_aot_backward_symbolic", "corpus_joint_pytree_multiline",
+                         ::testing::Values("hero_post_grad", "hero_dynamo_output",
+                                           "train_aot_backward", "train_aot_joint",
+                                           "dynamic_symbolic", "dynamic_aot_backward_symbolic",
+                                           "corpus_joint_pytree_multiline",
                                            "corpus_flex_attention_nested", "corpus_aot_get_attr",
                                            "corpus_multiline_signature"));
 

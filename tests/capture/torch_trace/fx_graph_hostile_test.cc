@@ -23,13 +23,16 @@ using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 std::string ChainGraph(int nodes, int args_per_node) {
-  std::string text = "class <lambda>(torch.nn.Module):\n    def forward(self, arg0_1: \"f32[16][1]cpu\"):\n";
+  std::string text =
+      "class <lambda>(torch.nn.Module):\n    def forward(self, arg0_1: \"f32[16][1]cpu\"):\n";
   std::string prev = "arg0_1";
   for (int i = 0; i < nodes; ++i) {
     const std::string name = absl::StrCat("add_", i);
     if (i % 100 == 0)
-      absl::StrAppend(&text, "        \n         # File: /m.py:", i, " in forward, code: x = x + 1\n");
-    absl::StrAppend(&text, "        ", name, ": \"f32[16][1]cpu\" = torch.ops.aten.add.Tensor(", prev, ", 1");
+      absl::StrAppend(&text, "        \n         # File: /m.py:", i,
+                      " in forward, code: x = x + 1\n");
+    absl::StrAppend(&text, "        ", name, ": \"f32[16][1]cpu\" = torch.ops.aten.add.Tensor(",
+                    prev, ", 1");
     for (int a = 1; a < args_per_node; ++a) absl::StrAppend(&text, ", ", prev);
     absl::StrAppend(&text, ");  ", prev, " = None\n");
     prev = name;
@@ -68,7 +71,8 @@ TEST(FxGraphTest, TimeIsLinear) {
     for (int i = 0; i < 3; ++i) {
       const auto start = std::chrono::steady_clock::now();
       const Parsed p = Parse(text);
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       EXPECT_EQ(p.result.skipped_lines, 0u);
     }
     return best;
@@ -79,20 +83,21 @@ TEST(FxGraphTest, TimeIsLinear) {
   std::cout << "[ fx timing ] 2000 nodes " << small << " s, 20000 nodes " << nodes
             << " s, 200 nodes of 400 args " << args << " s\n";
   EXPECT_LT(nodes, 40 * small + 0.05) << small << " s for 2000 nodes, " << nodes << " s for 20000";
-  EXPECT_LT(args, 40 * small + 0.05) << small << " s for 2000 nodes, " << args << " s for 200 long ones";
+  EXPECT_LT(args, 40 * small + 0.05)
+      << small << " s for 2000 nodes, " << args << " s for 200 long ones";
 }
 
 TEST(FxGraphTest, DeepNestingIsBoundedNotRecursive) {
   const std::string deep = std::string(1'000'000, '[') + "x" + std::string(1'000'000, ']');
-  const Parsed p =
-      Parse(absl::StrCat("def forward(self, x: \"f32", deep, "cpu\"):\n    y = torch.ops.f.default(", deep,
-                         ", ", std::string(1'000'000, '('), ")\n    return y\n"));
+  const Parsed p = Parse(absl::StrCat("def forward(self, x: \"f32", deep,
+                                      "cpu\"):\n    y = torch.ops.f.default(", deep, ", ",
+                                      std::string(1'000'000, '('), ")\n    return y\n"));
   EXPECT_THAT(Names(p.graph), ElementsAre("x", "output"));
   EXPECT_GE(p.result.skipped_lines, 1u);
   // Within the bound, lists nest; past it the rest is one literal.
   const Parsed q =
-      Parse(absl::StrCat("def forward(self, x):\n    y = torch.ops.f.default(", std::string(100, '['), "x",
-                         std::string(100, ']'), ")\n    return y\n"));
+      Parse(absl::StrCat("def forward(self, x):\n    y = torch.ops.f.default(",
+                         std::string(100, '['), "x", std::string(100, ']'), ")\n    return y\n"));
   EXPECT_EQ(q.result.skipped_lines, 0u);
   const v1::Arg* a = &q.node("y").args(0);
   int depth = 0;
@@ -107,14 +112,15 @@ TEST(FxGraphTest, DeepNestingIsBoundedNotRecursive) {
 TEST(FxGraphTest, LongSourceCommentsAreCapped) {
   // Every node after a comment carries its source: a huge comment must not be copied whole.
   const std::string code = std::string(5000, 'x') + "\xc3\xa9";
-  const Parsed p = Parse(absl::StrCat("def forward(self, a):\n     # File: /m.py:3 in f, code: ", code,
-                                      "\n    b = a.neg()\n    c = b.neg()\n    return c\n"));
+  const Parsed p =
+      Parse(absl::StrCat("def forward(self, a):\n     # File: /m.py:3 in f, code: ", code,
+                         "\n    b = a.neg()\n    c = b.neg()\n    return c\n"));
   EXPECT_EQ(p.result.skipped_lines, 0u);
   EXPECT_EQ(p.node("c").source().code(), std::string(1024, 'x') + "\u2026");
   EXPECT_EQ(p.node("c").source().line(), 3u);
-  const Parsed q =
-      Parse(absl::StrCat("def forward(self, a):\n     # File: /m.py:3 in f, code: ", std::string(1023, 'x'),
-                         "\xc3\xa9\n    b = a.neg()\n    return b\n"));
+  const Parsed q = Parse(absl::StrCat(
+      "def forward(self, a):\n     # File: /m.py:3 in f, code: ", std::string(1023, 'x'),
+      "\xc3\xa9\n    b = a.neg()\n    return b\n"));
   EXPECT_EQ(q.node("b").source().code(), std::string(1023, 'x') + "\u2026");  // not half of the é
   ExpectConsistent(q.graph);
 }
@@ -132,12 +138,13 @@ TEST(FxGraphTest, ProblemsAreCountedAndCapped) {
 
 TEST(FxGraphTest, ProblemExcerptsAreEscapedAndClipped) {
   // 79 bytes, then an é across the 80-byte excerpt's end: it is left out whole.
-  const std::string junk =
-      absl::StrCat("this is not fx \"", std::string(63, 'x'), "\xc3\xa9", std::string(50, 'y'), "\"");
+  const std::string junk = absl::StrCat("this is not fx \"", std::string(63, 'x'), "\xc3\xa9",
+                                        std::string(50, 'y'), "\"");
   const Parsed p = Parse(absl::StrCat("def forward(self, x):\n    ", junk, "\n    return x\n"));
   ASSERT_THAT(p.result.problems, SizeIs(1));
-  EXPECT_EQ(p.result.problems[0], absl::StrCat("line 2: not an FX node statement: this is not fx \\\"",
-                                               std::string(63, 'x'), "\u2026"));
+  EXPECT_EQ(p.result.problems[0],
+            absl::StrCat("line 2: not an FX node statement: this is not fx \\\"",
+                         std::string(63, 'x'), "\u2026"));
 }
 
 TEST(FxGraphTest, HostileInputs) {
@@ -150,18 +157,24 @@ TEST(FxGraphTest, HostileInputs) {
       "class X(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.f.default(x, "
       "'unterminated)\n"
       "        z = torch.ops.g.default(x)\n        return z\n",
-      "def forward(self, x):\n    y = torch.ops.f.default(x, [1, 2)\n    z = torch.ops.g.default(x]\n    "
+      "def forward(self, x):\n    y = torch.ops.f.default(x, [1, 2)\n    z = "
+      "torch.ops.g.default(x]\n    "
       "return (z\n",
-      "def forward(self, x):\n    y: \"f32[3 = torch.ops.f(x)\n    y2: \"f32[3][1]\" = ((((\n    return y\n",
-      "def forward(self, x):\n    y = x\n    y = torch.ops.f(x)\n    y = torch.ops.g(x)\n    x = x + 1\n    "
+      "def forward(self, x):\n    y: \"f32[3 = torch.ops.f(x)\n    y2: \"f32[3][1]\" = ((((\n    "
+      "return y\n",
+      "def forward(self, x):\n    y = x\n    y = torch.ops.f(x)\n    y = torch.ops.g(x)\n    x = x "
+      "+ 1\n    "
       "return y\n",
       "def forward(self, x, x):\n    return\n",
       "def forward(self, \xff\xfe: \"f32[2]\"):\n    y = torch.ops.f('\xc3\x28')\n    return y\n",
       absl::StrCat("def forward(self, x):\n    y = torch.ops.f(x, '", std::string(1, '\0'),
                    "')\n    return y\n"),
-      "def forward(self, x):\n    y = \n    = x\n    y = self.\n    z = getattr(self, \n    return\n",
-      "def forward(self, x):\n    y = x.neg()\n    z = x\n    return z\n",  // a late rename would dangle
-      "def forward(self, x):\n    return (x,)\n    after = x\nclass Y(torch.nn.Module):\n    q = 1\nnot "
+      "def forward(self, x):\n    y = \n    = x\n    y = self.\n    z = getattr(self, \n    "
+      "return\n",
+      "def forward(self, x):\n    y = x.neg()\n    z = x\n    return z\n",  // a late rename would
+                                                                            // dangle
+      "def forward(self, x):\n    return (x,)\n    after = x\nclass Y(torch.nn.Module):\n    q = "
+      "1\nnot "
       "indented\n",
   };
   for (const std::string& in : inputs) {
@@ -170,7 +183,8 @@ TEST(FxGraphTest, HostileInputs) {
     EXPECT_EQ(p.result.nodes, static_cast<size_t>(p.graph.nodes_size()));
     EXPECT_LE(p.result.problems.size(), kMaxFxProblems);
     EXPECT_GE(p.result.skipped_lines, p.result.problems.size());
-    for (const std::string& problem : p.result.problems) EXPECT_TRUE(IsValidUtf8(problem)) << problem;
+    for (const std::string& problem : p.result.problems)
+      EXPECT_TRUE(IsValidUtf8(problem)) << problem;
   }
   EXPECT_EQ(Parse("").result.skipped_lines, 1u);  // no forward at all
   // A cut-off statement does not swallow the statements after it.
@@ -186,7 +200,8 @@ TEST(FxGraphTest, HostileInputs) {
 }
 
 TEST(FxGraphTest, EveryPrefixOfARealGraph) {
-  ASSERT_OK_AND_ASSIGN(const std::string text, ReadFile(kGoldenDir + "/corpus_joint_pytree_multiline.txt"));
+  ASSERT_OK_AND_ASSIGN(const std::string text,
+                       ReadFile(kGoldenDir + "/corpus_joint_pytree_multiline.txt"));
   // A cut inside `return pytree.tree_unflatten(` can still read as a whole `return <value>`.
   const size_t last_statement = text.rfind("        return ");
   for (size_t n = 0; n <= text.size(); n += 7) {

@@ -55,7 +55,8 @@ std::string DumpNode(const v1::Node& n) {
     if (s.no_stacktrace()) {
       absl::StrAppend(&out, "  src{no_stacktrace}");
     } else {
-      absl::StrAppend(&out, "  src{", s.file(), ":", s.line(), " in ", s.fn(), " | ", s.code(), "}");
+      absl::StrAppend(&out, "  src{", s.file(), ":", s.line(), " in ", s.fn(), " | ", s.code(),
+                      "}");
     }
   }
   if (!n.module_stack().empty())
@@ -99,11 +100,14 @@ void ExpectConsistent(const v1::Graph& graph) {
   *g = graph;
   g->set_id("g");
   EXPECT_THAT(ValidateCapture(c), IsOk());
-  const auto valid = [](const std::string& s) { EXPECT_TRUE(IsValidUtf8(s)) << absl::CHexEscape(s); };
+  const auto valid = [](const std::string& s) {
+    EXPECT_TRUE(IsValidUtf8(s)) << absl::CHexEscape(s);
+  };
   std::vector<const v1::Arg*> args;
   for (const v1::Node& n : graph.nodes()) {
-    for (const std::string* s : {&n.name(), &n.op(), &n.target(), &n.meta().dtype(), &n.meta().device(),
-                                 &n.source().file(), &n.source().fn(), &n.source().code()}) {
+    for (const std::string* s :
+         {&n.name(), &n.op(), &n.target(), &n.meta().dtype(), &n.meta().device(),
+          &n.source().file(), &n.source().fn(), &n.source().code()}) {
       valid(*s);
     }
     for (const std::string& d : n.meta().shape()) valid(d);

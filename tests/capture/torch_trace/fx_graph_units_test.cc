@@ -170,8 +170,9 @@ TEST(FxGraphTest, NestedListsAndTuples) {
   EXPECT_EQ(p.result.skipped_lines, 0u) << Dump(p.graph, p.result);
   const v1::Node& c = p.node("c");
   ASSERT_EQ(c.args_size(), 1);
-  EXPECT_EQ(DumpArg(c.args(0)),
-            "[[%a, 1], (%b,), (), [], (%a, (%b, [2, -1])), {'k': a}, device(type='cuda', index=0), %a]");
+  EXPECT_EQ(
+      DumpArg(c.args(0)),
+      "[[%a, 1], (%b,), (), [], (%a, (%b, [2, -1])), {'k': a}, device(type='cuda', index=0), %a]");
   EXPECT_TRUE(c.args(0).list().items(1).list().tuple());
   EXPECT_FALSE(c.args(0).list().items(0).list().tuple());
   // `return [c, (a, b)]`: the output's args are the returned values.
@@ -257,7 +258,8 @@ TEST(FxGraphTest, PytreeForms) {
   for (const char* annotations :
        {R"(        primals_1: "f32[256, 64][64, 1]cpu"; tangents_1: "f32[32, 10][10, 1]cpu"; )",
         "        primals_1: \"f32[256, 64][64, 1]cpu\"  # PlainAOTInput(idx=0)\n"
-        "        tangents_1: \"f32[32, 10][10, 1]cpu\"  # TangentAOTInput(output=PlainAOTOutput(idx=0))"}) {
+        "        tangents_1: \"f32[32, 10][10, 1]cpu\"  # "
+        "TangentAOTInput(output=PlainAOTOutput(idx=0))"}) {
     const Parsed p = Parse(absl::StrCat(R"(class joint_helper(torch.nn.Module):
     def forward(self, primals, tangents):
 )",
@@ -277,8 +279,8 @@ TEST(FxGraphTest, PytreeForms) {
 
 TEST(FxGraphTest, OutputForms) {
   const auto output = [](absl::string_view ret) {
-    const Parsed p =
-        Parse(absl::StrCat("class M(torch.nn.Module):\n    def forward(self, a, b):\n        ", ret, "\n"));
+    const Parsed p = Parse(absl::StrCat(
+        "class M(torch.nn.Module):\n    def forward(self, a, b):\n        ", ret, "\n"));
     EXPECT_EQ(p.result.skipped_lines, 0u) << Dump(p.graph, p.result);
     return DumpNode(p.node("output"));
   };

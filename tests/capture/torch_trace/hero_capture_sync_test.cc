@@ -5,8 +5,8 @@
 
 #include "capture/capture_io.h"
 #include "client/inputs.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 
 namespace cl {
 namespace {
@@ -20,15 +20,16 @@ InputOptions HeroOptions(const std::string& variant) {
   in.overrides.gpu = "A100-SXM-80GB";
   in.overrides.torch_version = "2.6.0+debian";
   in.overrides.host = "torch-sandbox";
-  in.overrides.labels = {{"cluster", "dev"}, {"model", "hero-scene"}, {"variant", variant}, {"device", "cpu"}};
+  in.overrides.labels = {
+      {"cluster", "dev"}, {"model", "hero-scene"}, {"variant", variant}, {"device", "cpu"}};
   return in;
 }
 
 TEST(HeroCaptureSyncTest, CapturesAreTheImportersOutput) {
   for (const std::string variant : {"base", "head"}) {
     SCOPED_TRACE(variant);
-    absl::StatusOr<v1::SessionCapture> imported =
-        LoadSession(CL_SOURCE_DIR "/examples/hero/traces/" + variant + ".log", HeroOptions(variant));
+    absl::StatusOr<v1::SessionCapture> imported = LoadSession(
+        CL_SOURCE_DIR "/examples/hero/traces/" + variant + ".log", HeroOptions(variant));
     ASSERT_TRUE(imported.ok()) << imported.status();
     absl::StatusOr<v1::SessionCapture> committed =
         ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/" + variant + ".cls.json");

@@ -28,7 +28,8 @@ v1::SessionCapture Import(absl::string_view bytes, size_t chunk = 4096) {
 
 std::string Diagnostics(const v1::SessionCapture& c) {
   std::vector<std::string> lines;
-  for (const v1::Diagnostic& d : c.diagnostics()) lines.push_back(absl::StrCat(d.where(), ": ", d.message()));
+  for (const v1::Diagnostic& d : c.diagnostics())
+    lines.push_back(absl::StrCat(d.where(), ": ", d.message()));
   return absl::StrJoin(lines, "\n");
 }
 
@@ -47,9 +48,10 @@ TEST(ImportCorruptTest, TruncatedAtEveryKindOfPlace) {
 }
 
 TEST(ImportCorruptTest, BadJsonIsCountedAndSkipped) {
-  const std::string log = "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": [}\n"
-                          "V1129 14:05:13.136000 1 a.py:1] [1, 2]\n"
-                          "V1129 14:05:13.136000 1 a.py:1] {\"frame_id\": 0}\n";
+  const std::string log =
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": [}\n"
+      "V1129 14:05:13.136000 1 a.py:1] [1, 2]\n"
+      "V1129 14:05:13.136000 1 a.py:1] {\"frame_id\": 0}\n";
   v1::SessionCapture c = Import(log);
   EXPECT_THAT(Diagnostics(c), HasSubstr("not a JSON object"));
   EXPECT_THAT(Diagnostics(c), HasSubstr("import: 1 bad json"));
@@ -60,16 +62,21 @@ TEST(ImportCorruptTest, BadJsonIsCountedAndSkipped) {
 // (undefined behaviour). They are now ignored, with a diagnostic.
 TEST(ImportCorruptTest, CompileTimesPastAnInt64OfMicrosecondsAreIgnored) {
   const std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0})";
-  const std::string log =
-      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, " + ids + "\n" +
-      "V1129 14:05:13.136000 1 a.py:1] {\"compilation_metrics\": {\"start_time\": 171215452820523684, "
-      "\"entire_frame_compile_time_s\": -1e300}, " + ids + "\n";
+  const std::string log = "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, " +
+                          ids + "\n" +
+                          "V1129 14:05:13.136000 1 a.py:1] {\"compilation_metrics\": "
+                          "{\"start_time\": 171215452820523684, "
+                          "\"entire_frame_compile_time_s\": -1e300}, " +
+                          ids + "\n";
   v1::SessionCapture c = Import(log);
   ASSERT_EQ(c.compiles_size(), 1);
   EXPECT_EQ(c.compiles(0).start_us(), 0);
   EXPECT_EQ(c.compiles(0).duration_us(), 0);
-  EXPECT_THAT(Diagnostics(c), HasSubstr("compilation_metrics.start_time 1.71215e+17 s is out of range (ignored)"));
-  EXPECT_THAT(Diagnostics(c), HasSubstr("compilation_metrics.entire_frame_compile_time_s -1e+300 s is out of range"));
+  EXPECT_THAT(Diagnostics(c),
+              HasSubstr("compilation_metrics.start_time 1.71215e+17 s is out of range (ignored)"));
+  EXPECT_THAT(
+      Diagnostics(c),
+      HasSubstr("compilation_metrics.entire_frame_compile_time_s -1e+300 s is out of range"));
 }
 
 // Found by torch_trace_fuzz (the CI run's fixed seed, once the binary changed): a later attempt
@@ -77,8 +84,10 @@ TEST(ImportCorruptTest, CompileTimesPastAnInt64OfMicrosecondsAreIgnored) {
 // number near a billion took minutes and gigabytes. Now only the highest attempt is kept.
 TEST(ImportCorruptTest, AnAttemptNearABillionMarksTheFirstRestartedWithoutListingThemAll) {
   const auto start = [](int64_t attempt) {
-    return absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
-                        "\"frame_compile_id\": 0, \"attempt\": ", attempt, "}\n");
+    return absl::StrCat(
+        "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
+        "\"frame_compile_id\": 0, \"attempt\": ",
+        attempt, "}\n");
   };
   v1::SessionCapture c = Import(start(0) + start(1) + start(999999999));
   ASSERT_EQ(c.compiles_size(), 3);
@@ -95,15 +104,19 @@ TEST(ImportCorruptTest, AnAttemptNearABillionMarksTheFirstRestartedWithoutListin
 // numbers past 9 digits leave the record without a compile, with a diagnostic.
 TEST(ImportCorruptTest, CompiledAutogradIdsAndNumbersPastNineDigits) {
   const auto start = [](absl::string_view ids) {
-    return absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, ", ids, "}\n");
+    return absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, ", ids,
+                        "}\n");
   };
-  v1::SessionCapture c = Import(start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0, "compiled_autograd_id": 1)") +
-                                start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 17335270988154551)") +
-                                start(R"("frame_id": 1000000000, "frame_compile_id": 0)") +
-                                start(R"("frame_id": 0, "frame_compile_id": 0, "compiled_autograd_id": -1)"));
+  v1::SessionCapture c = Import(
+      start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0, "compiled_autograd_id": 1)") +
+      start(R"("frame_id": 0, "frame_compile_id": 0, "attempt": 17335270988154551)") +
+      start(R"("frame_id": 1000000000, "frame_compile_id": 0)") +
+      start(R"("frame_id": 0, "frame_compile_id": 0, "compiled_autograd_id": -1)"));
   ASSERT_EQ(c.compiles_size(), 1);
   EXPECT_EQ(c.compiles(0).id(), "!1/0/0");
-  EXPECT_THAT(Diagnostics(c), HasSubstr("compile id numbers past 999999999 (the record is kept without a compile)"));
+  EXPECT_THAT(
+      Diagnostics(c),
+      HasSubstr("compile id numbers past 999999999 (the record is kept without a compile)"));
 }
 
 TEST(ImportCorruptTest, PayloadWithoutHeader) {
@@ -130,15 +143,18 @@ TEST(ImportCorruptTest, BinaryGarbage) {
   EXPECT_EQ(c.compiles_size(), 0);
   // Garbage spliced into a real log: the real records still come through.
   const std::string log = HeroLog();
-  const std::string spliced = log.substr(0, log.size() / 2) + "\n" + garbage + "\n" + log.substr(log.size() / 2);
+  const std::string spliced =
+      log.substr(0, log.size() / 2) + "\n" + garbage + "\n" + log.substr(log.size() / 2);
   v1::SessionCapture d = Import(spliced, 1000);
   EXPECT_GE(d.compiles_size(), 3);
 }
 
 TEST(ImportCorruptTest, InvalidUtf8InPayloadsIsRepaired) {
   const std::string log =
-      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
-      "V1129 14:05:13.136000 1 a.py:1] {\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, "
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+      "V1129 14:05:13.136000 1 a.py:1] {\"artifact\": {\"name\": \"dynamo_graph_break_reason\", "
+      "\"encoding\": \"string\"}, "
       "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": \"x\"}\n"
       "\tGraph break in user code at /a.py:3\n\tReason: \xff\xfe bad bytes\n";
   v1::SessionCapture c = Import(log);

@@ -1,7 +1,8 @@
 // Every real log under tests/fixtures/torch_trace imports without a crash, and its counts match
 // tests/golden/torch_trace/<log>.json, written from the log by expect_counts.py — a separate,
 // deliberately simple reader — not by the importer. After a change to the fixtures, run
-//   tests/capture/torch_trace/expect_counts.py --write tests/golden/torch_trace tests/fixtures/torch_trace LOG...
+//   tests/capture/torch_trace/expect_counts.py --write tests/golden/torch_trace
+//   tests/fixtures/torch_trace LOG...
 #include <filesystem>
 #include <map>
 #include <string>
@@ -31,13 +32,16 @@ std::vector<fs::path> Logs() {
   for (const auto& e : fs::recursive_directory_iterator(kFixtures)) {
     const std::string written(testing::WrittenName(e.path().string()));
     const std::string ext = fs::path(written).extension().string();
-    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt")) out.push_back(e.path());
+    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt"))
+      out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-double Num(const Value& v, const std::string& key) { return v.struct_value().fields().at(key).number_value(); }
+double Num(const Value& v, const std::string& key) {
+  return v.struct_value().fields().at(key).number_value();
+}
 
 TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
   const std::vector<fs::path> logs = Logs();
@@ -87,8 +91,8 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     graphs += c->graphs_size();
     compiles += c->compiles_size();
   }
-  std::cout << "imported " << logs.size() << " logs: " << compiles << " compiles, " << graphs << " graphs, "
-            << nodes << " nodes\n";
+  std::cout << "imported " << logs.size() << " logs: " << compiles << " compiles, " << graphs
+            << " graphs, " << nodes << " nodes\n";
   EXPECT_GT(graphs, 100u);
 }
 
@@ -103,9 +107,10 @@ TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
   ASSERT_EQ(c->compiles_size(), 4);
   EXPECT_EQ(c->compiles(0).status(), v1::Compile::OK);
   EXPECT_THAT(c->compiles(3).recompile_reasons(),
-              ::testing::ElementsAre("0/2: tensor 'L['x']' size mismatch at index 0. expected 64, actual 128",
-                                     "0/1: tensor 'L['x']' size mismatch at index 0. expected 32, actual 128",
-                                     "0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
+              ::testing::ElementsAre(
+                  "0/2: tensor 'L['x']' size mismatch at index 0. expected 64, actual 128",
+                  "0/1: tensor 'L['x']' size mismatch at index 0. expected 32, actual 128",
+                  "0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 128"));
   EXPECT_EQ(c->compiles(0).metrics().fields().at("co_name").string_value(), "forward");
   EXPECT_GT(c->compiles(0).duration_us(), 0);
   // The post-grad graph: the Inductor-rewritten addmm carries no stack trace.
@@ -124,7 +129,8 @@ TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
 }
 
 TEST(ImportFixturesTest, MessyMultiRankDirectory) {
-  const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse" / "multi_rank_messy_input").string();
+  const std::string dir =
+      (kFixtures / "tlparse-corpus" / "tlparse" / "multi_rank_messy_input").string();
   absl::StatusOr<std::vector<std::string>> logs = FindTraceLogs(dir, false);
   ASSERT_TRUE(logs.ok()) << logs.status();
   ASSERT_EQ(logs->size(), 2u);  // the two rank logs; the empty and unrelated files are ignored

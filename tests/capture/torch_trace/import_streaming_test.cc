@@ -51,7 +51,9 @@ std::string WriteLog(const std::filesystem::path& dir, int mib) {
   size_t written = 0;
   for (int i = 0; written < (static_cast<size_t>(mib) << 20); ++i) {
     const std::string header = absl::StrCat(
-        "V1129 14:05:13.136000 21946 torch/_logging/structured.py:27] {\"artifact\": {\"name\": \"blob_", i,
+        "V1129 14:05:13.136000 21946 torch/_logging/structured.py:27] {\"artifact\": {\"name\": "
+        "\"blob_",
+        i,
         "\", \"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
         "\"has_payload\": \"",
         Md5Hex(payload), "\"}\n");
@@ -72,12 +74,15 @@ long ImportPeakKib(const std::string& path) {
   }
   int status = 0;
   rusage usage{};
-  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return -1;
   return usage.ru_maxrss;
 }
 
 TEST(ImportStreamingTest, PeakMemoryDoesNotGrowWithTheLog) {
-  if (kAsan) GTEST_SKIP() << "ASan holds freed memory in its quarantine: RSS says nothing about streaming here";
+  if (kAsan)
+    GTEST_SKIP()
+        << "ASan holds freed memory in its quarantine: RSS says nothing about streaming here";
   const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "import_streaming";
   std::filesystem::create_directories(dir);
   const long small = ImportPeakKib(WriteLog(dir, 4));

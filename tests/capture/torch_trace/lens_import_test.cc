@@ -41,7 +41,8 @@ class Log {
       metadata.pop_back();  // the closing brace
       absl::StrAppend(&metadata, ", \"has_payload\": \"", Md5Hex(*payload), "\"}");
     }
-    absl::StrAppend(&text_, "V1129 14:05:15.475000 21946 torch/_dynamo/guards.py:2318] ", metadata, "\n");
+    absl::StrAppend(&text_, "V1129 14:05:15.475000 21946 torch/_dynamo/guards.py:2318] ", metadata,
+                    "\n");
     if (payload != nullptr) {
       for (absl::string_view line : absl::StrSplit(*payload, '\n')) {
         absl::StrAppend(&text_, "\t", line, "\n");
@@ -53,9 +54,11 @@ class Log {
   int Add(const std::string& json, const std::string& payload) { return Add(json, &payload); }
 
   // A compile_lens_<kind> artifact, as compile_lens._artifacts.emit writes it (no compile id).
-  int Artifact(const std::string& name, const std::string& payload, const std::string& encoding = "json") {
-    return Add(absl::StrCat(R"({"artifact": {"name": ")", name, R"(", "encoding": ")", encoding, R"("}})"),
-               payload);
+  int Artifact(const std::string& name, const std::string& payload,
+               const std::string& encoding = "json") {
+    return Add(
+        absl::StrCat(R"({"artifact": {"name": ")", name, R"(", "encoding": ")", encoding, R"("}})"),
+        payload);
   }
 
   const std::string& text() const { return text_; }
@@ -67,10 +70,13 @@ class Log {
 
 // A compile of frame 0 named `forward`, as torch opens and closes it.
 void AddCompile(Log& log, int frame_compile_id) {
-  const std::string id = absl::StrCat(R"("frame_id": 0, "frame_compile_id": )", frame_compile_id, R"(, "attempt": 0)");
-  log.Add(absl::StrCat(R"({"dynamo_start": {"stack": [{"line": 86, "name": "forward", "filename": "/p/m.py"}]}, )",
+  const std::string id =
+      absl::StrCat(R"("frame_id": 0, "frame_compile_id": )", frame_compile_id, R"(, "attempt": 0)");
+  log.Add(absl::StrCat(
+      R"({"dynamo_start": {"stack": [{"line": 86, "name": "forward", "filename": "/p/m.py"}]}, )",
+      id, "}"));
+  log.Add(absl::StrCat(R"({"compilation_metrics": {"co_name": "forward", "graph_op_count": 3}, )",
                        id, "}"));
-  log.Add(absl::StrCat(R"({"compilation_metrics": {"co_name": "forward", "graph_op_count": 3}, )", id, "}"));
 }
 
 v1::SessionCapture Import(const std::string& text) {
@@ -84,7 +90,8 @@ v1::SessionCapture Import(const std::string& text) {
 std::vector<std::string> Diagnostics(const v1::SessionCapture& c) {
   std::vector<std::string> out;
   for (const v1::Diagnostic& d : c.diagnostics()) {
-    out.push_back(absl::StrCat(v1::Diagnostic::Severity_Name(d.severity()), " ", d.where(), ": ", d.message()));
+    out.push_back(absl::StrCat(v1::Diagnostic::Severity_Name(d.severity()), " ", d.where(), ": ",
+                               d.message()));
   }
   return out;
 }
@@ -132,14 +139,15 @@ TEST(GuardTreeTest, ManagerSourcesInOrderOfFirstAppearance) {
 }
 
 TEST(GuardTreeTest, NoGlobalStateGuardNoGlobalStateSource) {
-  const GuardTreeSources read =
-      ReadGuardSources("TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=L['x']");
-  EXPECT_THAT(read.sources, ElementsAre("L['x']"));  // no ", accessed_by": the source runs to the end
+  const GuardTreeSources read = ReadGuardSources(
+      "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=L['x']");
+  EXPECT_THAT(read.sources,
+              ElementsAre("L['x']"));  // no ", accessed_by": the source runs to the end
 }
 
 TEST(GuardTreeTest, AnEmptySourceIsAProblemOnItsLine) {
-  const GuardTreeSources read =
-      ReadGuardSources("TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=, accessed_by=X");
+  const GuardTreeSources read = ReadGuardSources(
+      "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=, accessed_by=X");
   EXPECT_THAT(read.sources, IsEmpty());
   ASSERT_EQ(read.problems.size(), 1u);
   EXPECT_EQ(read.problems[0].line, 2u);
@@ -150,7 +158,8 @@ TEST(GuardTreeTest, AnEmptySourceIsAProblemOnItsLine) {
 TEST(LensImportTest, GuardTreeGivesTheCompileItsGuardedSources) {
   Log log;
   AddCompile(log, 0);
-  log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})", kGuardTree);
+  log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
+          kGuardTree);
   const v1::SessionCapture c = Import(log.text());
   ASSERT_EQ(c.compiles_size(), 1);
   EXPECT_THAT(c.compiles(0).guarded_sources(), Contains("GLOBAL_STATE"));
@@ -164,22 +173,27 @@ TEST(LensImportTest, MalformedGuardRecordsAreDiagnosedByLine) {
   Log log;
   AddCompile(log, 0);
   const int no_compile = log.Add(R"({"dynamo_cpp_guards_str": {}})", kGuardTree);
-  const int no_tree = log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0})",
-                              "guards went missing");
-  const int empty_source = log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0})",
-                                   "\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n"
-                                   "| +- GuardManager: source=, accessed_by=X\n"
-                                   "| +- GuardManager: source=L['y'], accessed_by=DictGetItemGuardAccessor('y')");
+  const int no_tree =
+      log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0})",
+              "guards went missing");
+  const int empty_source =
+      log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0})",
+              "\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n"
+              "| +- GuardManager: source=, accessed_by=X\n"
+              "| +- GuardManager: source=L['y'], accessed_by=DictGetItemGuardAccessor('y')");
   const v1::SessionCapture c = Import(log.text());
   const std::vector<std::string> d = Diagnostics(c);
   EXPECT_THAT(d, Contains(absl::StrCat("WARNING trace:", no_compile,
                                        ": dynamo_cpp_guards_str names no compile (skipped)")));
-  EXPECT_THAT(d, Contains(absl::StrCat("WARNING trace:", no_tree,
-                                       ": dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)")));
+  EXPECT_THAT(d,
+              Contains(absl::StrCat(
+                  "WARNING trace:", no_tree,
+                  ": dynamo_cpp_guards_str payload holds no guard tree (no \"+- \" node line)")));
   // The empty source is on the fourth payload line, after the header.
-  EXPECT_THAT(d, Contains(absl::StrCat("WARNING trace:", empty_source + 4,
-                                       ": dynamo_cpp_guards_str: a guard manager line names an empty ",
-                                       "source (skipped)")));
+  EXPECT_THAT(d,
+              Contains(absl::StrCat("WARNING trace:", empty_source + 4,
+                                    ": dynamo_cpp_guards_str: a guard manager line names an empty ",
+                                    "source (skipped)")));
   // The rest of that tree still counts; the tree without guard lines left the compile as it was.
   ASSERT_EQ(c.compiles_size(), 1);
   EXPECT_THAT(c.compiles(0).guarded_sources(), ElementsAre("L['y']"));
@@ -195,8 +209,9 @@ TEST(LensImportTest, IterationsAppendInLogOrder) {
                R"({"index": 0, "frame_id": 0, "compile_id": "0/0", "recompiled": true,
   "state": {"model.training": "True"}, "output_max_abs_diff": 0.0, "output_diverged": false})");
   // lowerCamelCase names are proto3 JSON too.
-  log.Artifact("compile_lens_iteration",
-               R"({"index": 1, "frameId": 0, "compileId": "0/0", "outputDiverged": true, "outputMaxAbsDiff": 7.178})");
+  log.Artifact(
+      "compile_lens_iteration",
+      R"({"index": 1, "frameId": 0, "compileId": "0/0", "outputDiverged": true, "outputMaxAbsDiff": 7.178})");
   const v1::SessionCapture c = Import(log.text());
   ASSERT_EQ(c.iterations_size(), 2);
   EXPECT_TRUE(c.iterations(0).recompiled());
@@ -212,8 +227,9 @@ TEST(LensImportTest, IterationsAppendInLogOrder) {
 
 TEST(LensImportTest, ASecondDivergenceReplacesTheFirstWithAWarning) {
   Log log;
-  log.Artifact("compile_lens_divergence",
-               R"({"reference": "eager", "layers": [{"name": "blocks.0.norm", "order": 0, "diverged": true}]})");
+  log.Artifact(
+      "compile_lens_divergence",
+      R"({"reference": "eager", "layers": [{"name": "blocks.0.norm", "order": 0, "diverged": true}]})");
   const int second = log.Artifact(
       "compile_lens_divergence",
       R"({"reference": "eager", "torch_version": "2.6.0", "layers": [{"name": "blocks.1.norm", "order": 1}],
@@ -224,46 +240,53 @@ TEST(LensImportTest, ASecondDivergenceReplacesTheFirstWithAWarning) {
   EXPECT_EQ(c.divergence().layers(0).name(), "blocks.1.norm");
   EXPECT_EQ(c.divergence().torch_version(), "2.6.0");
   EXPECT_EQ(c.divergence().bisect().culprit().kind(), v1::BisectCulprit::CONFIG);
-  EXPECT_THAT(Diagnostics(c),
-              Contains(absl::StrCat("WARNING trace:", second,
-                                    ": a second compile_lens_divergence record replaces the first")));
+  EXPECT_THAT(Diagnostics(c), Contains(absl::StrCat(
+                                  "WARNING trace:", second,
+                                  ": a second compile_lens_divergence record replaces the first")));
 }
 
 TEST(LensImportTest, SourcesAreHashedAndReplacedByPath) {
   const std::string text = "def forward(self, x):\n    return x\n";
   Log log;
   log.Artifact("compile_lens_source", R"({"path": "/p/a.py", "text": "old"})");
-  log.Artifact("compile_lens_source",
-               absl::StrCat(R"({"path": "/p/b.py", "text": "b", "sha256": ")", Sha256Hex("b"), "\"}"));
-  const int wrong = log.Artifact("compile_lens_source",
-                                 R"({"path": "/p/a.py", "text": "def forward(self, x):\n    return x\n", )"
-                                 R"("sha256": "0000"})");
+  log.Artifact(
+      "compile_lens_source",
+      absl::StrCat(R"({"path": "/p/b.py", "text": "b", "sha256": ")", Sha256Hex("b"), "\"}"));
+  const int wrong =
+      log.Artifact("compile_lens_source",
+                   R"({"path": "/p/a.py", "text": "def forward(self, x):\n    return x\n", )"
+                   R"("sha256": "0000"})");
   const v1::SessionCapture c = Import(log.text());
   ASSERT_EQ(c.sources_size(), 2);
   EXPECT_EQ(c.sources(0).path(), "/p/a.py");
   EXPECT_EQ(c.sources(0).text(), text);
   EXPECT_EQ(c.sources(0).sha256(), Sha256Hex(text));
   EXPECT_EQ(c.sources(1).sha256(), Sha256Hex("b"));
-  EXPECT_THAT(Diagnostics(c), Contains(absl::StrCat("WARNING trace:", wrong,
-                                                    ": compile_lens_source \"/p/a.py\": sha256 does not match the "
-                                                    "text (kept the text, with its own hash)")));
+  EXPECT_THAT(Diagnostics(c),
+              Contains(absl::StrCat("WARNING trace:", wrong,
+                                    ": compile_lens_source \"/p/a.py\": sha256 does not match the "
+                                    "text (kept the text, with its own hash)")));
   // b.py's correct hash drew no warning: only a.py's wrong one did.
   const std::vector<std::string> d = Diagnostics(c);
-  EXPECT_EQ(std::count_if(d.begin(), d.end(),
-                          [](const std::string& s) { return s.find("sha256") != std::string::npos; }),
-            1);
+  EXPECT_EQ(
+      std::count_if(d.begin(), d.end(),
+                    [](const std::string& s) { return s.find("sha256") != std::string::npos; }),
+      1);
 }
 
 TEST(LensImportTest, InvalidPayloadsAreDiagnosedAndSkipped) {
   Log log;
   AddCompile(log, 0);
   const int not_json = log.Artifact("compile_lens_iteration", "{\"index\": 1,");
-  const int unknown = log.Artifact("compile_lens_iteration", R"({"index": 2, "frame_id": 0, "stat": {}})");
+  const int unknown =
+      log.Artifact("compile_lens_iteration", R"({"index": 2, "frame_id": 0, "stat": {}})");
   const int wrong_type = log.Artifact("compile_lens_iteration", R"({"index": "two"})");
-  const int unnamed = log.Artifact("compile_lens_divergence", R"({"layers": [{"name": "a"}, {"order": 1}]})");
+  const int unnamed =
+      log.Artifact("compile_lens_divergence", R"({"layers": [{"name": "a"}, {"order": 1}]})");
   const int pathless = log.Artifact("compile_lens_source", R"({"text": "x"})");
   const int base64 = log.Artifact("compile_lens_source", R"({"path": "/p/a.py"})", "base64");
-  const int dangling = log.Artifact("compile_lens_iteration", R"({"index": 7, "frame_id": 0, "compile_id": "0/9"})");
+  const int dangling =
+      log.Artifact("compile_lens_iteration", R"({"index": 7, "frame_id": 0, "compile_id": "0/9"})");
   const int no_frame = log.Artifact("compile_lens_iteration", R"({"index": 8, "frame_id": 3})");
   log.Artifact("compile_lens_iteration", R"({"index": 9, "frame_id": 0, "compile_id": "0/0"})");
   const v1::SessionCapture c = Import(log.text());
@@ -271,8 +294,10 @@ TEST(LensImportTest, InvalidPayloadsAreDiagnosedAndSkipped) {
   const std::string all = absl::StrJoin(d, "\n");
   auto expect = [&](int line, const std::string& start) {
     const std::string prefix = absl::StrCat("WARNING trace:", line, ": ", start);
-    EXPECT_TRUE(std::any_of(d.begin(), d.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; }))
-        << "no diagnostic starting " << prefix << " in\n" << all;
+    EXPECT_TRUE(std::any_of(d.begin(), d.end(),
+                            [&](const std::string& s) { return s.rfind(prefix, 0) == 0; }))
+        << "no diagnostic starting " << prefix << " in\n"
+        << all;
   };
   expect(not_json, "compile_lens_iteration payload is not valid: ");
   expect(unknown, "compile_lens_iteration payload is not valid: ");
@@ -280,11 +305,16 @@ TEST(LensImportTest, InvalidPayloadsAreDiagnosedAndSkipped) {
   expect(wrong_type, "compile_lens_iteration payload is not valid: ");
   expect(unnamed, "compile_lens_divergence payload is not valid: layers[1].name is empty");
   expect(pathless, "compile_lens_source payload is not valid: path is empty");
-  expect(base64, "compile_lens_source payload is not valid: encoding is \"base64\", not \"json\" (skipped)");
-  expect(dangling, "compile_lens_iteration 7 names compile \"0/9\", which this log never compiled (skipped)");
-  expect(no_frame, "compile_lens_iteration 8 names frame 3, which this log never compiled (skipped)");
+  expect(
+      base64,
+      "compile_lens_source payload is not valid: encoding is \"base64\", not \"json\" (skipped)");
+  expect(dangling,
+         "compile_lens_iteration 7 names compile \"0/9\", which this log never compiled (skipped)");
+  expect(no_frame,
+         "compile_lens_iteration 8 names frame 3, which this log never compiled (skipped)");
   EXPECT_THAT(d, Contains("WARNING trace: import: 6 compile_lens records not valid (skipped)"));
-  EXPECT_THAT(d, Contains("WARNING trace: import: 2 compile_lens iterations naming no compile of the log (skipped)"));
+  EXPECT_THAT(d, Contains("WARNING trace: import: 2 compile_lens iterations naming no compile of "
+                          "the log (skipped)"));
   // Only the good iteration is kept; nothing half-parsed, nothing in extras.
   ASSERT_EQ(c.iterations_size(), 1);
   EXPECT_EQ(c.iterations(0).index(), 9u);
@@ -299,8 +329,9 @@ TEST(LensImportTest, EmbeddedSourcesWinOverTheFilesOnDisk) {
   const std::string file = (dir / "m.py").string();
   std::ofstream(file) << "the file on disk, edited since\n";
   Log log;
-  log.Add(absl::StrCat(R"({"dynamo_start": {"stack": [{"line": 1, "name": "forward", "filename": ")", file,
-                       R"("}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})"));
+  log.Add(
+      absl::StrCat(R"({"dynamo_start": {"stack": [{"line": 1, "name": "forward", "filename": ")",
+                   file, R"("}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})"));
   log.Artifact("compile_lens_source",
                absl::StrCat(R"({"path": ")", file, R"(", "text": "what the program ran\n"})"));
   const std::string log_path = (dir / "trace.log").string();
@@ -327,9 +358,12 @@ TEST(LensImportTest, HeroTraceCompilesCarryTheirGuardedSources) {
   EXPECT_EQ(c->compiles(0).id(), "0/0");
   EXPECT_THAT(c->compiles(0).guarded_sources(), Contains("L['x']"));
   EXPECT_THAT(c->compiles(0).guarded_sources(), Contains("GLOBAL_STATE"));
-  EXPECT_THAT(c->compiles(0).guarded_sources(),
-              Contains("L['self']._modules['blocks']._modules['0']._modules['norm']._parameters['weight']"));
-  for (const v1::Compile& compile : c->compiles()) EXPECT_FALSE(compile.guarded_sources().empty()) << compile.id();
+  EXPECT_THAT(
+      c->compiles(0).guarded_sources(),
+      Contains(
+          "L['self']._modules['blocks']._modules['0']._modules['norm']._parameters['weight']"));
+  for (const v1::Compile& compile : c->compiles())
+    EXPECT_FALSE(compile.guarded_sources().empty()) << compile.id();
   EXPECT_THAT(ExtraKinds(*c), Not(Contains("dynamo_cpp_guards_str")));
   EXPECT_TRUE(ValidateCapture(*c).ok());
 }

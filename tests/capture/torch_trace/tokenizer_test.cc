@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/digest.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,20 +19,24 @@ using ::testing::StartsWith;
 constexpr char kMd5AB[] = "8cdeb44417f3c26826595d5820cf5700";
 constexpr char kMd5Empty[] = "d41d8cd98f00b204e9800998ecf8427e";
 
-std::string Header(const std::string& json) { return "V1129 14:05:13.136000 21946 torch/x.py:12] " + json + "\n"; }
+std::string Header(const std::string& json) {
+  return "V1129 14:05:13.136000 21946 torch/x.py:12] " + json + "\n";
+}
 
 std::vector<TraceRecord> Tokenize(const std::string& text, size_t chunk, TraceTokenizer* t) {
   std::vector<TraceRecord> out;
   auto sink = [&](TraceRecord&& r) { out.push_back(std::move(r)); };
-  for (size_t i = 0; i < text.size(); i += chunk) t->Feed(absl::string_view(text).substr(i, chunk), sink);
+  for (size_t i = 0; i < text.size(); i += chunk)
+    t->Feed(absl::string_view(text).substr(i, chunk), sink);
   t->Finish(sink);
   return out;
 }
 
 TEST(TokenizerTest, HeadersPayloadsAndTheirMd5AtEveryChunking) {
-  const std::string log = Header(R"({"str": ["/a.py", 0]})") +
-                          Header(std::string(R"({"artifact": {"name": "x"}, "has_payload": ")") + kMd5AB + "\"}") +
-                          "\ta\n\tb\n" + Header(R"({"dynamo_start": {}})");
+  const std::string log =
+      Header(R"({"str": ["/a.py", 0]})") +
+      Header(std::string(R"({"artifact": {"name": "x"}, "has_payload": ")") + kMd5AB + "\"}") +
+      "\ta\n\tb\n" + Header(R"({"dynamo_start": {}})");
   for (size_t chunk : {size_t{1}, size_t{2}, size_t{7}, size_t{64}, log.size()}) {
     TraceTokenizer t;
     std::vector<TraceRecord> r = Tokenize(log, chunk, &t);
@@ -53,8 +56,9 @@ TEST(TokenizerTest, HeadersPayloadsAndTheirMd5AtEveryChunking) {
 
 TEST(TokenizerTest, Md5MismatchIsCountedNotFatal) {
   TraceTokenizer t;
-  std::vector<TraceRecord> r =
-      Tokenize(Header(std::string(R"({"a": 1, "has_payload": ")") + kMd5Empty + "\"}") + "\tnot empty\n", 5, &t);
+  std::vector<TraceRecord> r = Tokenize(
+      Header(std::string(R"({"a": 1, "has_payload": ")") + kMd5Empty + "\"}") + "\tnot empty\n", 5,
+      &t);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_FALSE(r[0].md5_ok);
   EXPECT_EQ(r[0].payload, "not empty");
@@ -71,7 +75,8 @@ TEST(TokenizerTest, Md5BatchesKeepOrderVerdictsAndStreaming) {
     const std::string payload = std::string(9000 + i, static_cast<char>('a' + i % 26));
     const bool ok = i % 7 != 3;
     good.push_back(ok);
-    log += Header(absl::StrCat(R"({"i": )", i, R"(, "has_payload": ")", ok ? Md5Hex(payload) : kMd5Empty, R"("})"));
+    log += Header(absl::StrCat(R"({"i": )", i, R"(, "has_payload": ")",
+                               ok ? Md5Hex(payload) : kMd5Empty, R"("})"));
     log += "\t" + payload + "\n";
     if (i % 5 == 0) log += Header(absl::StrCat(R"({"no_payload": )", i, "}"));
   }
@@ -90,13 +95,15 @@ TEST(TokenizerTest, Md5BatchesKeepOrderVerdictsAndStreaming) {
     ++next;
   }
   EXPECT_EQ(next, 1200u);
-  EXPECT_EQ(t.counters().md5_mismatches, static_cast<uint64_t>(std::count(good.begin(), good.end(), false)));
+  EXPECT_EQ(t.counters().md5_mismatches,
+            static_cast<uint64_t>(std::count(good.begin(), good.end(), false)));
 }
 
 TEST(TokenizerTest, BlankLinesAreDroppedEvenInsideAPayload) {
   TraceTokenizer t;
   std::vector<TraceRecord> r = Tokenize(
-      Header(std::string(R"({"a": 1, "has_payload": ")") + kMd5AB + "\"}") + "\ta\n\n\r\n\tb\n", 3, &t);
+      Header(std::string(R"({"a": 1, "has_payload": ")") + kMd5AB + "\"}") + "\ta\n\n\r\n\tb\n", 3,
+      &t);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].payload, "a\nb");
   EXPECT_TRUE(r[0].md5_ok);
@@ -106,8 +113,8 @@ TEST(TokenizerTest, BlankLinesAreDroppedEvenInsideAPayload) {
 TEST(TokenizerTest, OddLinesAreCounted) {
   TraceTokenizer t;
   std::vector<TraceRecord> r =
-      Tokenize("\torphan payload\nnot a header at all\n" + Header(R"({"a": 1})") + "\tpayload nobody asked for\n" +
-                   "V1129 garbage] {\n" + "no newline at the end",
+      Tokenize("\torphan payload\nnot a header at all\n" + Header(R"({"a": 1})") +
+                   "\tpayload nobody asked for\n" + "V1129 garbage] {\n" + "no newline at the end",
                4, &t);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(t.counters().orphan_payload_lines, 2u);
@@ -140,10 +147,10 @@ TEST(TokenizerTest, PayloadCapTruncates) {
 
 TEST(TokenizerTest, HeaderPathsWithSpacesAndAbsolutePaths) {
   TraceTokenizer t;
-  std::vector<TraceRecord> r =
-      Tokenize("V0429 16:46:26.856000 3930665 /torch/_logging/structured.py:28] {\"x\": 1}\n"
-               "I0101 00:00:00.000000 1 my dir/a b.py:3] {\"y\": 2}\n",
-               1000, &t);
+  std::vector<TraceRecord> r = Tokenize(
+      "V0429 16:46:26.856000 3930665 /torch/_logging/structured.py:28] {\"x\": 1}\n"
+      "I0101 00:00:00.000000 1 my dir/a b.py:3] {\"y\": 2}\n",
+      1000, &t);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[1].metadata, "{\"y\": 2}");
 }

@@ -36,9 +36,9 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 
 constexpr char kChromium[] = "/usr/bin/chromium";
-constexpr char kSectionIds[][16] = {"metadata",   "ir-diff", "recompile", "cache-stability",
-                                    "divergence", "lint",    "fusion",    "roofline",
-                                    "raw"};
+constexpr char kSectionIds[][16] = {"metadata",        "ir-diff",    "recompile",
+                                    "cache-stability", "divergence", "lint",
+                                    "fusion",          "roofline",   "raw"};
 
 struct BrowserRun {
   int exit_code = -1;
@@ -65,12 +65,20 @@ BrowserRun RunChromium(const std::vector<std::string>& mode_args, const fs::path
   const fs::path out = profile.string() + ".out";
   const fs::path err = profile.string() + ".err";
 
-  std::vector<std::string> args = {"timeout", "--kill-after=5", "60", kChromium,
-                                   "--headless", "--no-sandbox", "--disable-gpu",
-                                   "--disable-quic", "--no-first-run",
+  std::vector<std::string> args = {"timeout",
+                                   "--kill-after=5",
+                                   "60",
+                                   kChromium,
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-quic",
+                                   "--no-first-run",
                                    "--disable-background-networking",
-                                   "--disable-component-update", "--disable-sync",
-                                   "--enable-logging=stderr", "--v=0",
+                                   "--disable-component-update",
+                                   "--disable-sync",
+                                   "--enable-logging=stderr",
+                                   "--v=0",
                                    "--user-data-dir=" + profile.string()};
   args.insert(args.end(), mode_args.begin(), mode_args.end());
   args.push_back("file://" + fs::absolute(page).string());
@@ -162,9 +170,8 @@ TEST(ChromiumTest, HeroPageLoadsCleanlyAndReadsLikeTheSeed) {
 TEST(ChromiumTest, HostileStringsAreTextAndNothingIsInjected) {
   ASSERT_EQ(access(kChromium, X_OK), 0);
   for (const auto status : {::compile_lens::v1::OK, ::compile_lens::v1::ERROR}) {
-    const BrowserRun run = DumpDom(
-        WritePage(absl::StrCat("hostile-", status, ".html"),
-                  RenderHtml(testing::HostileReport(status))));
+    const BrowserRun run = DumpDom(WritePage(absl::StrCat("hostile-", status, ".html"),
+                                             RenderHtml(testing::HostileReport(status))));
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_THAT(ConsoleProblems(run.err), IsEmpty());
     // The serialized DOM escapes & < > in text; quotes stay as they are.

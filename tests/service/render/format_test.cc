@@ -4,12 +4,12 @@
 #include <limits>
 #include <string>
 
+#include "common/number_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/render/html_escape.h"
 #include "service/render/html_writer.h"
 #include "service/render/location_format.h"
-#include "common/number_format.h"
 #include "service/render/untrusted_text.h"
 
 namespace cl {
@@ -24,13 +24,19 @@ TEST(ScrubUntrustedTest, KeepsValidUtf8) {
 
 TEST(ScrubUntrustedTest, ReplacesEveryBadByte) {
   const std::string fffd = "\uFFFD";
-  EXPECT_EQ(ScrubUntrusted("a\xff" "b", Newlines::kKeep), "a" + fffd + "b");
-  EXPECT_EQ(ScrubUntrusted("\xc0\xaf", Newlines::kKeep), fffd + fffd);            // overlong '/'
+  EXPECT_EQ(ScrubUntrusted("a\xff"
+                           "b",
+                           Newlines::kKeep),
+            "a" + fffd + "b");
+  EXPECT_EQ(ScrubUntrusted("\xc0\xaf", Newlines::kKeep), fffd + fffd);             // overlong '/'
   EXPECT_EQ(ScrubUntrusted("\xed\xa0\x80", Newlines::kKeep), fffd + fffd + fffd);  // surrogate
   EXPECT_EQ(ScrubUntrusted("\xf4\x90\x80\x80", Newlines::kKeep),
-            fffd + fffd + fffd + fffd);                                            // > U+10FFFF
-  EXPECT_EQ(ScrubUntrusted("x\xe2\x86", Newlines::kKeep), "x" + fffd + fffd);     // truncated
-  EXPECT_EQ(ScrubUntrusted("\xe2\x86" "a", Newlines::kKeep), fffd + fffd + "a");
+            fffd + fffd + fffd + fffd);                                        // > U+10FFFF
+  EXPECT_EQ(ScrubUntrusted("x\xe2\x86", Newlines::kKeep), "x" + fffd + fffd);  // truncated
+  EXPECT_EQ(ScrubUntrusted("\xe2\x86"
+                           "a",
+                           Newlines::kKeep),
+            fffd + fffd + "a");
 }
 
 TEST(ScrubUntrustedTest, ShowsControlsAndBidiOverrides) {

@@ -31,10 +31,10 @@ void FillField(Message& message, const FieldDescriptor* field, const std::string
            path, status);
       break;
     case FieldDescriptor::CPPTYPE_ENUM: {
-      const int value = field->enum_type()->full_name() == "compile_lens.v1.SectionStatus"
-                            ? static_cast<int>(status)
-                            : field->enum_type()->value(field->enum_type()->value_count() - 1)
-                                  ->number();
+      const int value =
+          field->enum_type()->full_name() == "compile_lens.v1.SectionStatus"
+              ? static_cast<int>(status)
+              : field->enum_type()->value(field->enum_type()->value_count() - 1)->number();
       repeated ? reflection->AddEnumValue(&message, field, value)
                : reflection->SetEnumValue(&message, field, value);
       break;

@@ -10,10 +10,10 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/report_css.h"
-#include "tests/testing/fixtures.h"
-#include "tests/testing/golden.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/page_text.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/golden.h"
 
 namespace cl {
 namespace {
@@ -32,7 +32,8 @@ std::string Seed() {
 std::vector<std::string> SectionIds(const std::string& html) {
   std::vector<std::string> ids;
   for (const auto& tag : testing::TagSequence(html)) {
-    if (absl::StartsWith(tag, "<details open id=\"")) ids.push_back(tag.substr(18, tag.size() - 20));
+    if (absl::StartsWith(tag, "<details open id=\""))
+      ids.push_back(tag.substr(18, tag.size() - 20));
   }
   return ids;
 }
@@ -62,8 +63,7 @@ TEST(HtmlGoldenTest, HeroReadsLikeTheSeedSectionBySection) {
 // Stronger than the text: every element and attribute is the seed's. The only intended
 // difference (the dark-mode style sheet) is inside <style>, which the sequence leaves out.
 TEST(HtmlGoldenTest, HeroHasTheSeedsMarkup) {
-  EXPECT_EQ(testing::TagSequence(RenderHtml(testing::HeroReport())),
-            testing::TagSequence(Seed()));
+  EXPECT_EQ(testing::TagSequence(RenderHtml(testing::HeroReport())), testing::TagSequence(Seed()));
 }
 
 TEST(HtmlGoldenTest, PageIsSelfContainedUnderItsCsp) {

@@ -26,32 +26,62 @@ using ::testing::Not;
 // a field that disappears from it fails the test. (Enum fields, a category or a severity, print
 // the report's own words, never a capture's text.)
 const std::vector<std::string>& ShownFields() {
-  static const auto* fields = new std::vector<std::string>{
-      "metadata.session_id", "metadata.torch_version", "metadata.started_at",
-      "metadata.python_version", "metadata.host", "metadata.labels{}.key",
-      "metadata.labels{}.value",
-      "ranks.ranks[0].source", "ranks.divergences[0].kind", "ranks.divergences[0].detail",
-      "ir_diff.added[0].node", "ir_diff.added[0].op", "ir_diff.added[0].change",
-      "ir_diff.added[0].location.file", "ir_diff.removed[0].node", "ir_diff.modified[0].node",
-      "recompile.frame.name", "recompile.frame.location.file", "recompile.clusters[0].axis",
-      "recompile.clusters[0].transitions[0]",
-      "recompile.suggestions[0].text", "recompile.suggestions[0].evidence",
-      "recompile.cache_limit_hits[0].frame", "recompile.cache_limit_hits[0].location.file",
-      "recompile.cache_limit_hits[0].limit", "recompile.cache_limit_hits[0].evidence",
-      "recompile.graph_breaks[0].reason", "recompile.graph_breaks[0].location.file",
-      "recompile.graph_breaks[0].remedy",
-      "recompile.graph_breaks[0].frame",
-      "cache_stability.findings[0].state_key", "cache_stability.findings[0].compile_id",
-      "cache_stability.findings[0].evidence", "cache_stability.findings[0].before",
-      "cache_stability.findings[0].after",
-      "divergence.first_divergent_layer", "divergence.cause.name",
-      "lint.findings[0].pattern", "lint.findings[0].location.file", "lint.findings[0].trigger",
-      "lint.findings[0].confidence", "lint.findings[0].links[0]",
-      "lint.findings[0].remedy", "lint.findings[0].version_note",
-      "fusion.note", "fusion.opportunities[0].pattern", "fusion.opportunities[0].location.file",
-      "fusion.opportunities[0].change", "fusion.opportunities[0].how",
-      "roofline.gpu", "roofline.note", "roofline.kernels[0].name",
-      "raw.schema", "diagnostics[0].where", "diagnostics[0].message"};
+  static const auto* fields =
+      new std::vector<std::string>{"metadata.session_id",
+                                   "metadata.torch_version",
+                                   "metadata.started_at",
+                                   "metadata.python_version",
+                                   "metadata.host",
+                                   "metadata.labels{}.key",
+                                   "metadata.labels{}.value",
+                                   "ranks.ranks[0].source",
+                                   "ranks.divergences[0].kind",
+                                   "ranks.divergences[0].detail",
+                                   "ir_diff.added[0].node",
+                                   "ir_diff.added[0].op",
+                                   "ir_diff.added[0].change",
+                                   "ir_diff.added[0].location.file",
+                                   "ir_diff.removed[0].node",
+                                   "ir_diff.modified[0].node",
+                                   "recompile.frame.name",
+                                   "recompile.frame.location.file",
+                                   "recompile.clusters[0].axis",
+                                   "recompile.clusters[0].transitions[0]",
+                                   "recompile.suggestions[0].text",
+                                   "recompile.suggestions[0].evidence",
+                                   "recompile.cache_limit_hits[0].frame",
+                                   "recompile.cache_limit_hits[0].location.file",
+                                   "recompile.cache_limit_hits[0].limit",
+                                   "recompile.cache_limit_hits[0].evidence",
+                                   "recompile.graph_breaks[0].reason",
+                                   "recompile.graph_breaks[0].location.file",
+                                   "recompile.graph_breaks[0].remedy",
+                                   "recompile.graph_breaks[0].frame",
+                                   "cache_stability.findings[0].state_key",
+                                   "cache_stability.findings[0].compile_id",
+                                   "cache_stability.findings[0].evidence",
+                                   "cache_stability.findings[0].before",
+                                   "cache_stability.findings[0].after",
+                                   "divergence.first_divergent_layer",
+                                   "divergence.cause.name",
+                                   "lint.findings[0].pattern",
+                                   "lint.findings[0].location.file",
+                                   "lint.findings[0].trigger",
+                                   "lint.findings[0].confidence",
+                                   "lint.findings[0].links[0]",
+                                   "lint.findings[0].remedy",
+                                   "lint.findings[0].version_note",
+                                   "fusion.note",
+                                   "fusion.opportunities[0].pattern",
+                                   "fusion.opportunities[0].location.file",
+                                   "fusion.opportunities[0].change",
+                                   "fusion.opportunities[0].how",
+                                   "roofline.gpu",
+                                   "roofline.note",
+                                   "roofline.kernels[0].name",
+                                   "raw.schema",
+                                   "diagnostics[0].where",
+                                   "diagnostics[0].message"};
   return *fields;
 }
 
@@ -65,8 +95,8 @@ std::set<std::string> EscapedFields(const std::string& page) {
     const std::string path = (*it)[1];
     const size_t n = testing::kHostileEscapedHtml.size();
     EXPECT_TRUE(at >= n && page.compare(at - n, n, std::string(testing::kHostileEscapedHtml)) == 0)
-        << path << " is not preceded by the escaped payload: "
-        << page.substr(at >= 80 ? at - 80 : 0, 80);
+        << path
+        << " is not preceded by the escaped payload: " << page.substr(at >= 80 ? at - 80 : 0, 80);
     fields.insert(path);
   }
   return fields;
@@ -97,8 +127,8 @@ TEST(HtmlHostileTest, SkippedAndFailedReasonsAreEscaped) {
     const std::string page = RenderHtml(testing::HostileReport(status));
     ExpectInert(page);
     const std::set<std::string> fields = EscapedFields(page);
-    for (const char* section : {"ir_diff", "recompile", "cache_stability", "divergence", "lint",
-                                "fusion", "roofline"}) {
+    for (const char* section :
+         {"ir_diff", "recompile", "cache_stability", "divergence", "lint", "fusion", "roofline"}) {
       EXPECT_TRUE(fields.count(std::string(section) + ".reason")) << section;
     }
   }

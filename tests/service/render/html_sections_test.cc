@@ -83,7 +83,8 @@ TEST(HtmlSectionsTest, NoFindingsReadAsGoodNews) {
     s->GetReflection()->SetEnumValue(s, s->GetDescriptor()->FindFieldByName("status"), v1::OK);
   }
   const std::string page = RenderHtml(report);
-  EXPECT_THAT(Section(page, "ir-diff"), HasSubstr("class=\"good\">The compiled graph is unchanged"));
+  EXPECT_THAT(Section(page, "ir-diff"),
+              HasSubstr("class=\"good\">The compiled graph is unchanged"));
   EXPECT_THAT(Section(page, "recompile"), HasSubstr("class=\"good\">No recompilations."));
   EXPECT_THAT(Section(page, "cache-stability"), HasSubstr("class=\"good\">No silently-stale"));
   EXPECT_THAT(Section(page, "divergence"), HasSubstr("class=\"good\">The compiled model matches"));
@@ -144,13 +145,15 @@ TEST(HtmlSectionsTest, RooflineKernelsAndEstimates) {
   // Only estimates: the section still says nothing measured, then shows the estimates.
   std::string text = SectionText(report, "roofline");
   EXPECT_THAT(text, HasSubstr("No kernel carried the flops/bytes features"));
-  EXPECT_THAT(text, HasSubstr("mm_1 (estimate) 524 kFLOP 84 KiB 6.10 FLOP/B — 19.5 TFLOP/s memory"));
+  EXPECT_THAT(text,
+              HasSubstr("mm_1 (estimate) 524 kFLOP 84 KiB 6.10 FLOP/B — 19.5 TFLOP/s memory"));
   k->set_estimated(false);
   k->set_achieved(1.25e12);
   text = SectionText(report, "roofline");
   EXPECT_THAT(text, Not(HasSubstr("No kernel carried")));
   EXPECT_THAT(text, HasSubstr("GPU A100-SXM-80GB"));
-  EXPECT_THAT(text, HasSubstr("mm_1 524 kFLOP 84 KiB 6.10 FLOP/B 1.25 TFLOP/s 19.5 TFLOP/s memory"));
+  EXPECT_THAT(text,
+              HasSubstr("mm_1 524 kFLOP 84 KiB 6.10 FLOP/B 1.25 TFLOP/s 19.5 TFLOP/s memory"));
 }
 
 TEST(HtmlSectionsTest, SeveralFusionOpportunitiesEachGetTheirAdvice) {
@@ -209,7 +212,8 @@ TEST(HtmlSectionsTest, CacheStabilitySaysStaleAndSuspiciousApart) {
   const std::string text = SectionText(report, "cache-stability");
   EXPECT_THAT(text, HasSubstr("1 silently-stale-cache finding(s)"));
   EXPECT_THAT(text, HasSubstr("1 suspicious state change(s)"));
-  EXPECT_THAT(text, HasSubstr("stale model.inner._forward_hooks 0 hook(s) → 1 hook(s): <lambda> 3 0/0"));
+  EXPECT_THAT(text,
+              HasSubstr("stale model.inner._forward_hooks 0 hook(s) → 1 hook(s): <lambda> 3 0/0"));
   EXPECT_THAT(text, HasSubstr("suspicious torch.backends.cudnn.allow_tf32 — → False 5 0/1"));
   EXPECT_THAT(text, HasSubstr("6 iteration(s) tracked, 4 with an eager check; 1 state change(s) "
                               "followed by a recompile"));
@@ -221,10 +225,12 @@ TEST(HtmlSectionsTest, CacheStabilityWithoutFindingsListsTheNoisyKeys) {
   s->add_noisy_keys("model.w._version");
   s->add_noisy_keys("rng.cpu");
   const std::string section = Section(RenderHtml(report), "cache-stability");
-  EXPECT_THAT(section, HasSubstr("<p class=\"good\">No silently-stale-cache findings — recompilation "
-                                 "tracked the state changes.</p>"));
-  EXPECT_THAT(section, HasSubstr("<p class=\"muted\">Changed as expected, left out of the "
-                                 "comparison: <code>model.w._version</code>, <code>rng.cpu</code>"));
+  EXPECT_THAT(section,
+              HasSubstr("<p class=\"good\">No silently-stale-cache findings — recompilation "
+                        "tracked the state changes.</p>"));
+  EXPECT_THAT(section,
+              HasSubstr("<p class=\"muted\">Changed as expected, left out of the "
+                        "comparison: <code>model.w._version</code>, <code>rng.cpu</code>"));
   // No iterations recorded (the hero): no "tracked" line.
   EXPECT_THAT(section, Not(HasSubstr("iteration(s) tracked")));
 }
@@ -279,7 +285,8 @@ TEST(HtmlSectionsTest, BenignDivergenceSaysItIsNotABug) {
 
 TEST(HtmlSectionsTest, LongTablesAreCutAndCounted) {
   v1::AnalysisReport report = testing::HeroReport();
-  for (int i = 0; i < 600; ++i) report.mutable_ir_diff()->add_added()->set_node(absl::StrCat("n", i));
+  for (int i = 0; i < 600; ++i)
+    report.mutable_ir_diff()->add_added()->set_node(absl::StrCat("n", i));
   const std::string section = Section(RenderHtml(report), "ir-diff");
   EXPECT_THAT(section, HasSubstr("<h3>added (600)</h3>"));
   EXPECT_THAT(section, HasSubstr("<code>n499</code>"));

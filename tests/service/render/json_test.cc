@@ -1,5 +1,7 @@
 // The JSON report: a lossless round trip, the contract paths that dashboards and CI gates read
 // (docs/design.md §6), and valid JSON even when a capture carried bad bytes.
+#include "service/render/json.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -7,7 +9,6 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "service/render/json.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
@@ -31,20 +32,46 @@ TEST(JsonTest, RoundTripIsLossless) {
 
 TEST(JsonTest, ContractPathsArePresent) {
   ASSERT_OK_AND_ASSIGN(const std::string json, RenderJson(testing::HeroReport()));
-  for (const char* path :
-       {"\"metadata\"", "\"session_id\": \"00000000-0000-4000-8000-00000000he50\"",
-        "\"torch_version\": \"2.12.0\"", "\"ir_diff\"", "\"match_coverage\": 1",
-        "\"anchor_uniqueness\": 1", "\"modified\"", "\"confidence\": 1", "\"recompile\"",
-        "\"total\": 3", "\"categories\": 1", "\"category\": \"size\"", "\"transitions\"",
-        "\"16→32\"", "\"suggestions\"",
-        "\"cache_limit_hits\": []", "\"graph_breaks\": []", "\"cache_stability\"",
-        "\"findings\": []", "\"divergence\"", "\"first_divergent_layer\": \"blocks.0.norm\"",
-        "\"max_abs_diff\": 5.033", "\"layers_compared\": 2", "\"kind\": \"PASS\"", "\"lint\"",
-        "\"escalated\": false", "\"pattern\": \"in_place_op_on_alias\"", "\"fusion\"",
-        "\"line_start\": 69", "\"line_end\": 72", "\"hbm_bytes_before\": \"270336\"",
-        "\"speedup_bound\": 1.43", "\"roofline\"", "\"gpu\": \"A100-SXM-80GB\"",
-        "\"kernels\": []", "\"raw\"", "\"compiled_graphs\": 1", "\"diagnostics\": []",
-        "\"status\": \"OK\"", "\"reason\": \"\""}) {
+  for (const char* path : {"\"metadata\"",
+                           "\"session_id\": \"00000000-0000-4000-8000-00000000he50\"",
+                           "\"torch_version\": \"2.12.0\"",
+                           "\"ir_diff\"",
+                           "\"match_coverage\": 1",
+                           "\"anchor_uniqueness\": 1",
+                           "\"modified\"",
+                           "\"confidence\": 1",
+                           "\"recompile\"",
+                           "\"total\": 3",
+                           "\"categories\": 1",
+                           "\"category\": \"size\"",
+                           "\"transitions\"",
+                           "\"16→32\"",
+                           "\"suggestions\"",
+                           "\"cache_limit_hits\": []",
+                           "\"graph_breaks\": []",
+                           "\"cache_stability\"",
+                           "\"findings\": []",
+                           "\"divergence\"",
+                           "\"first_divergent_layer\": \"blocks.0.norm\"",
+                           "\"max_abs_diff\": 5.033",
+                           "\"layers_compared\": 2",
+                           "\"kind\": \"PASS\"",
+                           "\"lint\"",
+                           "\"escalated\": false",
+                           "\"pattern\": \"in_place_op_on_alias\"",
+                           "\"fusion\"",
+                           "\"line_start\": 69",
+                           "\"line_end\": 72",
+                           "\"hbm_bytes_before\": \"270336\"",
+                           "\"speedup_bound\": 1.43",
+                           "\"roofline\"",
+                           "\"gpu\": \"A100-SXM-80GB\"",
+                           "\"kernels\": []",
+                           "\"raw\"",
+                           "\"compiled_graphs\": 1",
+                           "\"diagnostics\": []",
+                           "\"status\": \"OK\"",
+                           "\"reason\": \"\""}) {
     EXPECT_THAT(json, HasSubstr(path)) << path;
   }
 }
@@ -61,9 +88,9 @@ TEST(JsonTest, BadBytesBecomeReplacementCharactersNotBadJson) {
   ASSERT_OK_AND_ASSIGN(const std::string json, RenderJson(testing::HostileReport()));
   EXPECT_TRUE(testing::IsValidUtf8(json));
   ASSERT_OK_AND_ASSIGN(const v1::AnalysisReport back, ParseReportJson(json));
-  EXPECT_EQ(back.divergence().first_divergent_layer().find("\uFFFD\uFFFD\uFFFD") !=
-                std::string::npos,
-            true);
+  EXPECT_EQ(
+      back.divergence().first_divergent_layer().find("\uFFFD\uFFFD\uFFFD") != std::string::npos,
+      true);
   EXPECT_THAT(back.recompile().clusters(0).axis(),
               HasSubstr("<script>alert(1)</script>\"'&amp;\u202E"));
 }
@@ -93,9 +120,10 @@ TEST(JsonTest, NewSectionFieldsAreDeterministicAndLossless) {
   ASSERT_OK_AND_ASSIGN(const std::string json, RenderJson(report));
   ASSERT_OK_AND_ASSIGN(const std::string again, RenderJson(report));
   EXPECT_EQ(json, again);
-  for (const char* path : {"\"verdict\": \"STALE\"", "\"noisy_keys\": [", "\"severity\": \"LOW\"",
-                           "\"max_abs_diff\": \"NaN\"", "\"accumulated_max_abs_diff\": \"Infinity\"",
-                           "\"toggle\": \"backend=aot_eager\""}) {
+  for (const char* path :
+       {"\"verdict\": \"STALE\"", "\"noisy_keys\": [", "\"severity\": \"LOW\"",
+        "\"max_abs_diff\": \"NaN\"", "\"accumulated_max_abs_diff\": \"Infinity\"",
+        "\"toggle\": \"backend=aot_eager\""}) {
     EXPECT_THAT(json, HasSubstr(path)) << path;
   }
   ASSERT_OK_AND_ASSIGN(const v1::AnalysisReport back, ParseReportJson(json));

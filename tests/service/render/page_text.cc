@@ -35,11 +35,16 @@ std::string DecodeEntities(absl::string_view text) {
     if (semi == text.npos) break;
     absl::StrAppend(&out, text.substr(0, amp));
     const std::string name(text.substr(amp + 1, semi - amp - 1));
-    if (name == "amp") out += '&';
-    else if (name == "lt") out += '<';
-    else if (name == "gt") out += '>';
-    else if (name == "quot") out += '"';
-    else if (name == "#39") out += '\'';
+    if (name == "amp")
+      out += '&';
+    else if (name == "lt")
+      out += '<';
+    else if (name == "gt")
+      out += '>';
+    else if (name == "quot")
+      out += '"';
+    else if (name == "#39")
+      out += '\'';
     else if (name.size() > 2 && name[0] == '#' && (name[1] == 'x' || name[1] == 'X'))
       AppendUtf8(std::strtoul(name.c_str() + 2, nullptr, 16), out);
     else if (name.size() > 1 && name[0] == '#')
@@ -119,9 +124,9 @@ std::string TagName(absl::string_view tag) {
 
 const std::set<std::string>& RendererElements() {
   static const auto* elements = new std::set<std::string>{
-      "!doctype", "html", "head", "meta", "title", "style", "body", "header", "h1", "p",
-      "main", "details", "summary", "h2", "h3", "div", "dl", "dt", "dd", "table", "thead",
-      "tbody", "tr", "th", "td", "code", "strong", "span", "br", "ol", "li", "a",
+      "!doctype", "html", "head", "meta", "title", "style", "body", "header", "h1", "p", "main",
+      "details", "summary", "h2", "h3", "div", "dl", "dt", "dd", "table", "thead", "tbody", "tr",
+      "th", "td", "code", "strong", "span", "br", "ol", "li", "a",
       // The roofline chart (service/render/svg_roofline.cc).
       "svg", "g", "line", "text", "circle"};
   return *elements;
@@ -134,11 +139,21 @@ bool IsValidUtf8(absl::string_view text) {
     const uint8_t b0 = b(i);
     size_t len;
     uint32_t cp;
-    if (b0 < 0x80) { ++i; continue; }
-    if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; }
-    else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; }
-    else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; }
-    else return false;
+    if (b0 < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((b0 & 0xE0) == 0xC0) {
+      len = 2;
+      cp = b0 & 0x1F;
+    } else if ((b0 & 0xF0) == 0xE0) {
+      len = 3;
+      cp = b0 & 0x0F;
+    } else if ((b0 & 0xF8) == 0xF0) {
+      len = 4;
+      cp = b0 & 0x07;
+    } else
+      return false;
     if (i + len > text.size()) return false;
     for (size_t k = 1; k < len; ++k) {
       if ((b(i + k) & 0xC0) != 0x80) return false;

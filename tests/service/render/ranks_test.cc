@@ -10,10 +10,10 @@
 #include "gtest/gtest.h"
 #include "service/render/html.h"
 #include "service/render/text.h"
-#include "tests/testing/golden.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
+#include "tests/testing/golden.h"
 
 namespace cl {
 namespace {

@@ -101,9 +101,17 @@ TEST(RooflineChartTest, ChromiumDrawsTheChart) {
   fs::remove(png);
   const std::string url = "file://" + fs::absolute(page).string();
   const std::vector<std::string> base = {
-      "/usr/bin/timeout", "--kill-after=5", "60", "/usr/bin/chromium", "--headless", "--no-sandbox",
-      "--disable-gpu", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
+      "/usr/bin/timeout",
+      "--kill-after=5",
+      "60",
+      "/usr/bin/chromium",
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
       "--user-data-dir=" + (dir / absl::StrCat("profile-", getpid())).string()};
   std::vector<std::string> dump = base;
   dump.insert(dump.end(), {"--dump-dom", url});

@@ -1,5 +1,7 @@
 // The terminal summary: the hero's lines (golden), colour only when asked, every section's
 // status, and hostile strings that can neither colour the terminal nor forge a line.
+#include "service/render/text.h"
+
 #include <string>
 #include <vector>
 
@@ -9,11 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/render/text.h"
-#include "tests/testing/golden.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
+#include "tests/testing/golden.h"
 
 namespace cl {
 namespace {
@@ -23,7 +24,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(TextTest, HeroMatchesGoldenFile) {
-  testing::ExpectMatchesGolden("render/hero.txt", RenderText(testing::HeroReport(), /*color=*/false));
+  testing::ExpectMatchesGolden("render/hero.txt",
+                               RenderText(testing::HeroReport(), /*color=*/false));
 }
 
 TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {
@@ -120,8 +122,8 @@ bool StartsAsTheRendererDoes(absl::string_view line) {
       absl::StartsWith(line, "session ")) {
     return true;
   }
-  for (const char* name : {"ranks", "ir-diff", "recompile", "cache-stability", "divergence",
-                           "lint", "fusion", "roofline", "raw", "diagnostics"}) {
+  for (const char* name : {"ranks", "ir-diff", "recompile", "cache-stability", "divergence", "lint",
+                           "fusion", "roofline", "raw", "diagnostics"}) {
     if (absl::StartsWith(line, absl::StrCat(name, ": "))) return true;
   }
   return false;
@@ -141,8 +143,8 @@ TEST(TextTest, HostileStringsStayInert) {
     // The only escape sequences are the renderer's own SGR codes.
     for (size_t at = text.find('\x1b'); at != std::string::npos; at = text.find('\x1b', at + 1)) {
       const std::string code = text.substr(at, text.find('m', at) - at + 1);
-      EXPECT_THAT(code, ::testing::AnyOf("\x1b[0m", "\x1b[1m", "\x1b[32m", "\x1b[33m",
-                                         "\x1b[1;31m", "\x1b[2m"));
+      EXPECT_THAT(code, ::testing::AnyOf("\x1b[0m", "\x1b[1m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m",
+                                         "\x1b[2m"));
     }
     if (!color) {
       EXPECT_THAT(text, Not(HasSubstr("\x1b")));
