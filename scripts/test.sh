@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The tree's C++ and proto are as clang-format-14 writes them (.clang-format); seconds, so first.
+scripts/check_format.sh
 # Real PyTorch for the capture package's tests: the torch sandbox, scripts/torch-sandbox (about 10
 # minutes the first time, mostly downloading and unpacking; then reused). TORCH_SANDBOX names
 # another copy of the tool. It is set up while the build keeps the CPUs busy, and waited for before
