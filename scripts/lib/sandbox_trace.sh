@@ -4,6 +4,8 @@
 #
 #   sandbox_init REPO            finds the sandbox ($TORCH_SANDBOX, else REPO/scripts/torch-sandbox)
 #                                into $sandbox; checks it is there and that we are root
+#   sandbox_client REPO          finds cl-client ($CL_CLIENT, else REPO/build/client/cl-client)
+#                                into $client, for the scripts that import what they traced
 #   sandbox_trace DIR NAME CMD…  runs CMD in the sandbox with DIR as /mnt/project (its cwd), under
 #                                TORCH_TRACE=DIR/out/trace_NAME with a cold Inductor cache (a warm FX
 #                                graph cache would drop the post-grad graphs and output code from the
@@ -13,6 +15,11 @@ sandbox_init() {
   sandbox=${TORCH_SANDBOX:-$1/scripts/torch-sandbox}
   [[ -x $sandbox ]] || { echo "$sandbox_script: torch-sandbox not found at $sandbox (set TORCH_SANDBOX)" >&2; exit 2; }
   [[ $(id -u) -eq 0 ]] || { echo "$sandbox_script: the torch sandbox needs root" >&2; exit 2; }
+}
+
+sandbox_client() {
+  client=${CL_CLIENT:-$1/build/client/cl-client}
+  [[ -x $client ]] || { echo "$sandbox_script: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
 }
 
 sandbox_trace() {

@@ -14,9 +14,8 @@ repo=$(cd "$here/../../.." && pwd)
 sandbox_script=make_traces.sh
 source "$repo/scripts/lib/sandbox_trace.sh"
 sandbox_init "$repo"
-client=${CL_CLIENT:-$repo/build/client/cl-client}
+sandbox_client "$repo"
 out=$repo/tests/golden/fusion
-[[ -x $client ]] || { echo "make_traces.sh: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
 
 scenes=("$@")
 [[ ${#scenes[@]} -gt 0 ]] || scenes=(resid_rms_norm swiglu_fused swiglu_separate resid_norm_swiglu bias_gelu

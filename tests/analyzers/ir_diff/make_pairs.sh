@@ -24,9 +24,8 @@ repo=$(cd "$here/../../.." && pwd)
 sandbox_script=make_pairs.sh
 source "$repo/scripts/lib/sandbox_trace.sh"
 sandbox_init "$repo"
-client=${CL_CLIENT:-$repo/build/client/cl-client}
+sandbox_client "$repo"
 out_dir=$repo/tests/golden/ir_diff
-[[ -x $client ]] || { echo "make_pairs.sh: cl-client not found at $client (set CL_CLIENT)" >&2; exit 2; }
 
 variants=("$@")
 [[ ${#variants[@]} -gt 0 ]] ||
