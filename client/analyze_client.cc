@@ -1,7 +1,5 @@
 #include "client/analyze_client.h"
 
-#include <zlib.h>
-
 #include <memory>
 
 #include "absl/functional/function_ref.h"
@@ -12,6 +10,7 @@
 #include "capture/stream/part_packer.h"
 #include "common/file_io.h"
 #include "common/grpc_status.h"
+#include "common/gz_read.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
 #include "compile_lens/v1/service.grpc.pb.h"
@@ -193,36 +192,34 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
                                                        const v1::CaptureHeader& header,
                                                        const v1::AnalyzeOptions& options,
                                                        const RemoteOptions& remote) {
-  gzFile in = gzopen(log_path.c_str(), "rb");  // plain files pass through unchanged
-  if (in == nullptr) return absl::NotFoundError(absl::StrCat(log_path, ": cannot open"));
   const size_t budget = PartBudget(remote);
-  absl::StatusOr<v1::AnalyzeResponse> response =
-      Stream(options, remote, [&](auto emit) -> absl::Status {
-        if (header.has_session() || !header.source_name().empty()) {
-          v1::CapturePart part;
-          part.set_side(v1::HEAD);
-          *part.mutable_header() = header;
-          CL_RETURN_IF_ERROR(emit(std::move(part)));
-        }
-        std::string buffer(budget - 64, '\0');
-        while (true) {
-          const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-          if (n < 0) {
-            int err = 0;
-            const absl::string_view why = gzerror(in, &err);  // zlib's text names the file already
-            return absl::DataLossError(absl::StartsWith(why, log_path)
-                                           ? std::string(why)
-                                           : absl::StrCat(log_path, ": ", why));
-          }
-          if (n == 0) return absl::OkStatus();
-          v1::CapturePart part;
-          part.set_side(v1::HEAD);
-          part.set_torch_trace(buffer.data(), static_cast<size_t>(n));
-          CL_RETURN_IF_ERROR(emit(std::move(part)));
-        }
-      });
-  gzclose(in);
-  return response;
+  return Stream(options, remote, [&](auto emit) -> absl::Status {
+    if (header.has_session() || !header.source_name().empty()) {
+      v1::CapturePart part;
+      part.set_side(v1::HEAD);
+      *part.mutable_header() = header;
+      CL_RETURN_IF_ERROR(emit(std::move(part)));
+    }
+    absl::Status sent;
+    bool any = false;
+    CL_RETURN_IF_ERROR(ReadMaybeGzipped(log_path, budget - 64, [&](absl::string_view bytes) {
+      v1::CapturePart part;
+      part.set_side(v1::HEAD);
+      part.set_torch_trace(bytes.data(), bytes.size());
+      any = true;
+      sent = emit(std::move(part));
+      return sent.ok();
+    }));
+    CL_RETURN_IF_ERROR(sent);
+    if (!any) {
+      // An empty log is still a log: the server says what it makes of one (it refuses it).
+      v1::CapturePart part;
+      part.set_side(v1::HEAD);
+      part.set_torch_trace("");
+      CL_RETURN_IF_ERROR(emit(std::move(part)));
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service) {

@@ -118,6 +118,10 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());
+    if (absl::Status refused = side.trace->Refusal(); !refused.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          side.source_name.empty() ? "the log" : side.source_name, ": ", refused.message()));
+    }
     return absl::OkStatus();
   }
   if (side.trace != nullptr) {
@@ -263,6 +267,10 @@ absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCaptu
       // The log is the capture; a header's non-empty session fields override what it says.
       // The importer's capture is kept where it was made (on the heap), not copied over.
       auto imported = std::make_unique<v1::SessionCapture>(side->trace->Finish());
+      if (absl::Status refused = side->trace->Refusal(/*finished=*/true); !refused.ok())
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, ": ", side->source_name.empty() ? "the log" : side->source_name,
+                         ": ", refused.message()));
       if (side->has_header) imported->mutable_session()->MergeFrom(side->capture->session());
       side->owned = std::move(imported);
       side->capture = side->owned.get();

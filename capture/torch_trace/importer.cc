@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "common/digest.h"
 #include "common/file_io.h"
+#include "common/gz_read.h"
 #include "common/status_macros.h"
 
 namespace cl {
@@ -64,6 +64,20 @@ v1::RankDigest DigestOf(const v1::SessionCapture& c, const std::string& source) 
 TraceImporter::TraceImporter(TraceParseOptions parse, TokenizerLimits limits)
     : tokenizer_(limits), parser_(std::move(parse)) {}
 
+absl::Status TraceImporter::Refusal(bool finished) const {
+  const TokenizerCounters& c = tokenizer_.counters();
+  // Decided by line numbers, not by how the bytes were cut into chunks.
+  if (c.first_header_line > 0 && c.first_header_line <= kTraceProbeLines) return absl::OkStatus();
+  if (c.first_header_line > kTraceProbeLines || c.lines >= kTraceProbeLines) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a TORCH_TRACE log (no record header in the first ", kTraceProbeLines, " lines)"));
+  }
+  if (!finished) return absl::OkStatus();
+  if (c.bytes == 0) return absl::InvalidArgumentError("empty, not a TORCH_TRACE log");
+  return absl::InvalidArgumentError(absl::StrCat("not a TORCH_TRACE log (no record header in its ",
+                                                 c.lines, c.lines == 1 ? " line)" : " lines)"));
+}
+
 void TraceImporter::Feed(absl::string_view bytes) {
   tokenizer_.Feed(bytes, [this](TraceRecord&& r) { parser_.Add(std::move(r)); });
 }
@@ -103,32 +117,10 @@ bool FeedMapped(const std::string& path, TraceImporter* importer) {
     const size_t n = std::min(kWindow, size - at);
     importer->Feed(absl::string_view(bytes + at, n));
     madvise(const_cast<char*>(bytes) + at, n, MADV_DONTNEED);  // the importer copied what it keeps
+    if (!importer->Refusal().ok()) break;
   }
   munmap(map, size);
   return true;
-}
-
-// Feeds a log through zlib, which reads plain files too.
-absl::Status FeedThroughZlib(const std::string& path, TraceImporter* importer) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (in == nullptr) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open (", std::strerror(errno), ")"));
-  }
-  gzbuffer(in, 256 << 10);
-  std::string buffer(kReadChunk, '\0');
-  while (true) {
-    const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-    if (n < 0) {
-      int err = 0;
-      const std::string msg = gzerror(in, &err);
-      gzclose(in);
-      return absl::DataLossError(absl::StrCat(path, ": ", msg));
-    }
-    if (n == 0) break;
-    importer->Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)));
-  }
-  gzclose(in);
-  return absl::OkStatus();
 }
 
 // Imports one log; `rank_in_log` says whether its records named a rank.
@@ -137,8 +129,17 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   TraceParseOptions parse;
   parse.source_name = fs::path(path).filename().string();
   TraceImporter importer(parse);
-  if (!FeedMapped(path, &importer)) CL_RETURN_IF_ERROR(FeedThroughZlib(path, &importer));
+  if (!FeedMapped(path, &importer)) {
+    CL_RETURN_IF_ERROR(ReadMaybeGzipped(path, kReadChunk, [&](absl::string_view bytes) {
+      importer.Feed(bytes);
+      return importer.Refusal().ok();
+    }));
+  }
+  if (absl::Status refused = importer.Refusal(); !refused.ok())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", refused.message()));
   v1::SessionCapture capture = importer.Finish();
+  if (absl::Status refused = importer.Refusal(/*finished=*/true); !refused.ok())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", refused.message()));
   *rank_in_log = importer.rank().has_value();
   if (!options.project_root.empty())
     capture.mutable_session()->set_project_root(options.project_root);

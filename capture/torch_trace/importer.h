@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "capture/torch_trace/tokenizer.h"
@@ -23,11 +24,21 @@ namespace cl {
 
 namespace v1 = ::compile_lens::v1;
 
+// How many lines a log may start with before its first record header: torch writes a header on
+// the first line, so a file with none in this many is refused as not a TORCH_TRACE log.
+inline constexpr uint64_t kTraceProbeLines = 100;
+
 class TraceImporter {
  public:
   explicit TraceImporter(TraceParseOptions parse = {}, TokenizerLimits limits = {});
   void Feed(absl::string_view bytes);
   v1::SessionCapture Finish();
+  // InvalidArgument once what was fed shows it is not a TORCH_TRACE log: no record header in its
+  // first kTraceProbeLines lines (decided by line numbers, however the bytes were chunked). After
+  // Finish, also for a shorter input with no header (an empty file, a line of text). The feeder
+  // stops at the first refusal: nothing of such an input is analyzed. The message does not name
+  // the input; the caller, which knows how the user named it, puts that in front.
+  absl::Status Refusal(bool finished = false) const;
   uint64_t bytes() const { return tokenizer_.counters().bytes; }
   std::optional<int64_t> rank() const { return parser_.rank(); }
 

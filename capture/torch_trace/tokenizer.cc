@@ -176,6 +176,7 @@ void TraceTokenizer::Line(absl::string_view line, Sink sink) {
     return;
   }
   Emit(sink);
+  if (counters_.first_header_line == 0) counters_.first_header_line = counters_.lines;
   next.line = counters_.lines;
   next.metadata = std::string(json);
   const absl::string_view md5 = HasPayload(json);

@@ -38,6 +38,7 @@ struct TraceRecord {
 struct TokenizerCounters {
   uint64_t lines = 0;
   uint64_t records = 0;
+  uint64_t first_header_line = 0;     // the line of the first record header; 0 while none
   uint64_t blank_lines = 0;           // dropped, as tlparse drops them
   uint64_t unparsed_lines = 0;        // neither a header nor a payload line
   uint64_t orphan_payload_lines = 0;  // payload lines with no record expecting a payload

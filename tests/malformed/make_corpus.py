@@ -574,9 +574,18 @@ def schema_versions(c, lite):
 
 def broken_traces(c, rng, trace):
     n = len(trace)
+    # Cut before the end of its first line (a header), the log holds no record: it is refused as
+    # not a TORCH_TRACE log, naming the file, rather than read as an empty session.
+    refused = {0: "empty, not a TORCH_TRACE log",
+               1: "not a TORCH_TRACE log (no record header in its 1 line)"}
     for off in sorted(set([0, 1, 60, 200] + [rng.randrange(200, n) for _ in range(14)])):
-        c.add("truncated_at_%d" % off, "broken_trace", "trace", trace[:off], "report",
-              note="the log cut at %d of %d" % (off, n))
+        name = "truncated_at_%d" % off
+        note = "the log cut at %d of %d" % (off, n)
+        if off in refused:
+            c.add(name, "broken_trace", "trace", trace[:off], "invalid_argument",
+                  ["broken_trace.%s.log: %s" % (name, refused[off])], note=note)
+        else:
+            c.add(name, "broken_trace", "trace", trace[:off], "report", note=note)
     for i in range(8):
         data = bytearray(trace)
         for _ in range(1 + i * 4):
@@ -584,8 +593,11 @@ def broken_traces(c, rng, trace):
             data[p] = rng.randrange(256)
         c.add("byte_flips_%d" % i, "broken_trace", "trace", bytes(data), "report", note="%d random bytes" % (1 + i * 4))
     garbage = bytes(rng.randrange(256) for _ in range(256 * 1024))
-    c.add("random_bytes", "broken_trace", "trace", garbage, "report", note="256 KiB of random bytes")
-    c.add("nul_bytes", "broken_trace", "trace", b"\0" * 100000, "report")
+    c.add("random_bytes", "broken_trace", "trace", garbage, "invalid_argument",
+          ["broken_trace.random_bytes.log: not a TORCH_TRACE log (no record header in the first 100 lines)"],
+          note="256 KiB of random bytes")
+    c.add("nul_bytes", "broken_trace", "trace", b"\0" * 100000, "invalid_argument",
+          ["broken_trace.nul_bytes.log: not a TORCH_TRACE log (no record header in its 1 line)"])
     # The client decompresses a .gz before streaming it: a broken one fails there, naming the file.
     c.add("gzip_magic", "broken_trace", "trace", b"\x1f\x8b\x08\x00" + garbage[:4096], "data_loss",
           ["broken_trace.gzip_magic.log"], note="looks gzip-compressed, is not")

@@ -13,8 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "capture/schema.h"
 #include "capture/stream/capture_splitter.h"
 #include "client/analyze_client.h"
+#include "common/file_io.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -22,6 +24,7 @@
 #include "service/server/server.h"
 #include "tests/service/held_call.h"
 #include "tests/service/metrics_reader.h"
+#include "tests/testing/binaries.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/status_matchers.h"
 
@@ -190,6 +193,34 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedWithTheCodeItEndedWith) {
                     {{"cluster", "ci"}, {"model", "hero"}, {"category", "size"}}),
               Optional(3.0));
   EXPECT_THAT(m.Get("compile_lens_sessions_inflight"), Optional(0.0));
+}
+
+// A raw log that is not a TORCH_TRACE log (empty, text, random bytes) is refused as the client's
+// bad input, INVALID_ARGUMENT naming the file, and counted so: never analyzed as an empty session.
+TEST_F(ServerMetricsTest, ARawLogThatIsNotATraceIsInvalidArgument) {
+  Start(ServerOptions());
+  std::string text;
+  for (int i = 0; i < 200; ++i) absl::StrAppend(&text, "epoch ", i, " loss 0.1\n");
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"empty.log", ""}, {"notes.log", "hello\n"}, {"stdout.log", text}};
+  for (const auto& [name, bytes] : files) {
+    const std::string path = ::cl::testing::TmpPath(name);
+    ASSERT_THAT(WriteFile(path, bytes), IsOk());
+    v1::CaptureHeader header;
+    header.set_schema(SchemaVersion());
+    header.set_source_name(name);
+    absl::StatusOr<v1::AnalyzeResponse> r =
+        AnalyzeRemoteTrace(path, header, {}, Remote(server_->address()));
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_THAT(r.status().message(), HasSubstr(name + ": ")) << name;
+    EXPECT_THAT(r.status().message(), HasSubstr("not a TORCH_TRACE log")) << name;
+  }
+  MetricsReader m = Settled();
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "InvalidArgument")),
+              Optional(3.0));
+  EXPECT_THAT(m.Get("grpc_server_handled_total", WithCode(kAnalyze, "OK")).value_or(0), 0.0);
+  EXPECT_THAT(m.Get("compile_lens_analysis_rejected_total", {{"reason", "invalid"}}),
+              Optional(3.0));
 }
 
 TEST_F(ServerMetricsTest, CallsRefusedForLoadAreCounted) {

@@ -171,6 +171,76 @@ TEST(ImportCorruptTest, MissingFileIsAClearError) {
   EXPECT_THAT(c.status().message(), HasSubstr("/nonexistent/trace.log"));
 }
 
+std::string WriteTemp(const std::string& name, absl::string_view bytes) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// What is not a TORCH_TRACE log is refused, naming the file and why, never read as an empty
+// session: an empty file, a line of text, a text file, random bytes.
+TEST(ImportCorruptTest, WhatIsNotATraceIsRefused) {
+  struct Case {
+    std::string name, bytes, says;
+  };
+  std::mt19937 rng(7);
+  std::string random(64 << 10, '\0');
+  for (char& c : random) c = static_cast<char>(rng());
+  std::string text;
+  for (int i = 0; i < 500; ++i) absl::StrAppend(&text, "INFO step ", i, " loss 0.25\n");
+  const std::vector<Case> cases = {
+      {"empty.log", "", "empty, not a TORCH_TRACE log"},
+      {"hello.log", "hello world\n", "not a TORCH_TRACE log (no record header in its 1 line)"},
+      {"stdout.log", text, "not a TORCH_TRACE log (no record header in the first 100 lines)"},
+      {"random.log", random, "not a TORCH_TRACE log (no record header in the first 100 lines)"},
+      {"nul.log", std::string(100000, '\0'),
+       "not a TORCH_TRACE log (no record header in its 1 line)"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = WriteTemp(c.name, c.bytes);
+    absl::StatusOr<v1::SessionCapture> imported = ImportTraceFile(path, {});
+    EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_EQ(std::string(imported.status().message()), path + ": " + c.says) << c.name;
+  }
+}
+
+// A log with a header within the first lines is a log, whatever else it holds.
+TEST(ImportCorruptTest, ALogWithJunkBeforeItsFirstRecordIsStillALog) {
+  std::string log;
+  for (int i = 0; i < 99; ++i) log += "a line torch did not write\n";
+  log +=
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n";
+  absl::StatusOr<v1::SessionCapture> imported = ImportTraceFile(WriteTemp("junk.log", log), {});
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->compiles_size(), 1);
+  EXPECT_THAT(Diagnostics(*imported), HasSubstr("99 line(s) that are neither"));
+  // One more line of junk puts the first header past the probe: refused, however it is chunked.
+  log = "one more\n" + log;
+  EXPECT_EQ(ImportTraceFile(WriteTemp("junk101.log", log), {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{4096}}) {
+    TraceImporter importer;
+    for (size_t i = 0; i < log.size(); i += chunk) importer.Feed(log.substr(i, chunk));
+    EXPECT_EQ(importer.Refusal().code(), absl::StatusCode::kInvalidArgument) << chunk;
+  }
+}
+
+// A .log.gz cut short: zlib reads what it can and then calls it the end; the import says it was
+// cut, naming the file, rather than analyzing the first part as if it were the whole session.
+TEST(ImportCorruptTest, TruncatedGzipIsDataLoss) {
+  absl::StatusOr<std::string> gz = ReadFile(
+      CL_SOURCE_DIR "/tests/fixtures/torch_trace/tlparse-corpus/tlparse/cache_hit_miss.log.gz");
+  ASSERT_TRUE(gz.ok()) << gz.status();
+  const std::string path =
+      WriteTemp("cut.log.gz", absl::string_view(*gz).substr(0, gz->size() / 2));
+  absl::StatusOr<v1::SessionCapture> imported = ImportTraceFile(path, {});
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(imported.status().message(), HasSubstr(path + ": truncated or corrupt gzip stream"));
+  // The whole file still reads.
+  EXPECT_TRUE(ImportTraceFile(WriteTemp("whole.log.gz", *gz), {}).ok());
+}
+
 TEST(ImportCorruptTest, CorruptGzipIsAClearError) {
   const std::string path = ::testing::TempDir() + "/bad.log.gz";
   std::ofstream(path, std::ios::binary) << std::string("\x1f\x8b\x08\x00garbage-after-magic", 23);
