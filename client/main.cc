@@ -11,17 +11,18 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "analyzers/roofline/gpu_specs.h"
 #include "capture/capture_io.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
 #include "client/command_line.h"
+#include "client/commands.h"
 #include "client/exit_codes.h"
 #include "client/inputs.h"
 #include "client/upload.h"
@@ -82,66 +83,40 @@ ABSL_FLAG(std::string, spool, "",
 
 namespace {
 
-constexpr char kUsage[] = R"(compile-lens client: explain a torch.compile session.
-
-Usage:
-  cl-client analyze HEAD [--base BASE] [--server HOST:PORT [--raw]] [--html F] [--json F] [--all-ranks]
-                    [--passes recompile,...] [--gpu NAME] [--db correctness.toml] [--deadline 120s]
-  cl-client import-trace LOG|DIR -o s.cls.json [--latest] [--rank N] [--no-sources] [--path-map FROM=TO]
-  cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 120s] [--spool DIR] [--label K=V,...]
-  cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 120s]
-  cl-client spool list [--spool DIR]
-  cl-client health --server HOST:PORT
-
-HEAD and BASE are captures (.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory:
-its rank logs dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no
---server the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw
-the log itself is streamed and imported server-side). Either way the report is the same. Session
-facts a log does not record can be given: --gpu, --label K=V,K=V, --torch-version, --host,
---project-root, --session-id. Flags may be written with dashes or underscores.
-
-upload is for a job's teardown: it retries UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED (the same
-session is being analyzed), CANCELLED and DEADLINE_EXCEEDED with backoff until --deadline (all
-attempts together), and if the server still has not taken the session, writes it to the spool and
-exits 4 straight away; nothing is lost (a setup error, such as a token file that does not read or
-credentials the server refuses, spools it too). `spool flush` sends what waits there and removes
-each session once the server analyzed it; it stops, leaving every file, at a setup error. A session
-the server refuses as bad input (INVALID_ARGUMENT) is not spooled (exit 3). List flags (--label,
---passes, --path-map) may be given more than once: every occurrence counts.
-
-Examples:
-  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \
-      --html hero.html --json hero.report.json
-  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama
-  cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace
-  cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile
-  cl-client analyze examples/hero/head.cls.json --db lint/correctness.toml --html hero.html
-  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s --label model=llama
-  cl-client spool flush --server dns:///compile-lens:50051
-  cl-client health --server 127.0.0.1:50051
-
-Exit codes:
-  0  the analysis ran (the report says what it found)
-  1  internal error
-  2  usage error
-  3  the input was refused (unreadable or corrupt file, malformed capture, unknown pass, invalid
-     correctness DB, credentials the server refused); the message says why (for a DB: "correctness
-     DB line N: ...")
-  4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,
-     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush: some
-     sessions are still there
-
-Flags:)";
-
 int Fail(const absl::Status& status) {
   std::cerr << "cl-client: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
             << "\n";
   return cl::ExitCodeFor(status);
 }
 
-int Usage(const std::string& why) {
-  std::cerr << "cl-client: " << why << "\nRun 'cl-client --help' for usage.\n";
+// The command being run, for the usage hint ("Run 'cl-client help analyze'").
+std::string current_command;
+
+int Usage(absl::string_view why) {
+  std::cerr << "cl-client: " << why << "\nRun 'cl-client help"
+            << (current_command.empty() ? "" : " " + current_command) << "' for usage.\n";
   return cl::kExitUsage;
+}
+
+// An output the flags name that cannot be written is a usage error, found before any work is done:
+// its directory must exist and be writable (the file itself may not exist yet).
+int CheckOutput(absl::string_view flag, const std::string& path) {
+  if (path.empty()) return cl::kExitOk;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return Usage(absl::StrCat("--", flag, " ", path, ": is a directory (give a file name)"));
+  }
+  const fs::path dir = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path();
+  if (!fs::is_directory(dir, ec)) {
+    return Usage(absl::StrCat("--", flag, " ", path, ": cannot be written (", dir.string(),
+                              " is not a directory)"));
+  }
+  if (access(path.c_str(), F_OK) == 0 ? access(path.c_str(), W_OK) != 0
+                                      : access(dir.c_str(), W_OK) != 0) {
+    return Usage(absl::StrCat("--", flag, " ", path, ": cannot be written (permission denied)"));
+  }
+  return cl::kExitOk;
 }
 
 bool UseColor() {
@@ -180,6 +155,12 @@ absl::StatusOr<cl::InputOptions> ReadInputOptions() {
   }
   o.id = absl::GetFlag(FLAGS_session_id);
   o.gpu = absl::GetFlag(FLAGS_gpu);
+  if (!o.gpu.empty() && cl::FindGpuSpec(o.gpu) == nullptr) {
+    std::vector<std::string> known;
+    for (const cl::GpuSpec& spec : cl::GpuSpecs()) known.emplace_back(spec.name);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gpu ", o.gpu, ": not a GPU compile-lens knows (", absl::StrJoin(known, ", "), ")"));
+  }
   o.torch_version = absl::GetFlag(FLAGS_torch_version);
   o.host = absl::GetFlag(FLAGS_host);
   o.project_root = absl::GetFlag(FLAGS_project_root);
@@ -190,8 +171,9 @@ absl::StatusOr<cl::InputOptions> ReadInputOptions() {
 int ImportTrace(const std::string& path) {
   const std::string out = absl::GetFlag(FLAGS_o);
   if (out.empty()) return Usage("import-trace needs -o OUT.cls.json");
+  if (const int code = CheckOutput("o", out); code != cl::kExitOk) return code;
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
-  if (!in.ok()) return Fail(in.status());
+  if (!in.ok()) return Usage(in.status().message());
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   if (absl::Status s = cl::WriteCaptureFile(out, *capture); !s.ok()) return Fail(s);
@@ -252,7 +234,11 @@ int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in,
 
 int Analyze(const std::string& head_path) {
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
-  if (!in.ok()) return Fail(in.status());
+  if (!in.ok()) return Usage(in.status().message());
+  if (const int code = CheckOutput("html", absl::GetFlag(FLAGS_html)); code != cl::kExitOk)
+    return code;
+  if (const int code = CheckOutput("json", absl::GetFlag(FLAGS_json)); code != cl::kExitOk)
+    return code;
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());
@@ -316,7 +302,7 @@ int Upload(const std::string& path) {
   const std::string server = absl::GetFlag(FLAGS_server);
   if (server.empty()) return Usage("upload needs --server HOST:PORT");
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
-  if (!in.ok()) return Fail(in.status());
+  if (!in.ok()) return Usage(in.status().message());
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;
@@ -369,47 +355,76 @@ int Spool(const std::string& action) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
-  // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
-  absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "client/main.cc");
-  };
-  usage_config.contains_helpshort_flags = usage_config.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<std::string> normalized =
-      cl::NormalizeCommandLine(std::vector<std::string>(argv, argv + argc));
-  std::vector<char*> normalized_argv;
-  for (std::string& a : normalized) normalized_argv.push_back(a.data());
-  std::vector<char*> args =
-      absl::ParseCommandLine(static_cast<int>(normalized_argv.size()), normalized_argv.data());
-  if (args.size() < 2) return Usage("no command (analyze, import-trace, upload, spool, health)");
-  const std::string command = args[1];
-  if (command == "analyze") {
-    if (args.size() != 3) return Usage("analyze takes one capture file");
-    return Analyze(args[2]);
+  absl::StatusOr<cl::ParsedCommandLine> line = cl::ParseFlags(
+      cl::NormalizeCommandLine(std::vector<std::string>(argv, argv + argc)), cl::IsClientFlag);
+  if (!line.ok()) {
+    // The command, when it came before the mistake, names the help to read.
+    for (int i = 1; i < argc; ++i) {
+      if (cl::FindCommand(argv[i]) != nullptr) {
+        current_command = argv[i];
+        break;
+      }
+      if (argv[i][0] == '-') break;
+    }
+    return Usage(line.status().message());
   }
-  if (command == "import-trace") {
-    if (args.size() != 3) return Usage("import-trace takes one log file or directory");
-    return ImportTrace(args[2]);
-  }
-  if (command == "upload") {
-    if (args.size() != 3) return Usage("upload takes one capture, log or directory");
-    return Upload(args[2]);
-  }
-  if (command == "spool") {
-    if (args.size() != 3) return Usage("spool takes flush or list");
-    return Spool(args[2]);
-  }
-  if (command == "health") {
-    if (args.size() != 2) return Usage("health takes no arguments");
-    const std::string server = absl::GetFlag(FLAGS_server);
-    if (server.empty()) return Usage("health needs --server HOST:PORT");
-    const absl::Status s = cl::CheckHealth(Remote(), "");
-    if (!s.ok()) return Fail(s);
-    std::cout << server << ": SERVING\n";
+  const std::vector<std::string>& args = line->positional;
+  if (line->version) {
+    std::cout << cl::VersionLine() << "\n";
     return cl::kExitOk;
   }
-  return Usage("unknown command \"" + command +
-               "\" (analyze, import-trace, upload, spool, health)");
+  if (args.empty() || (args[0] == "help" && args.size() == 1)) {
+    if (!line->help && args.empty())
+      return Usage("no command (analyze, import-trace, upload, spool, health)");
+    std::cout << cl::OverallHelp();
+    return cl::kExitOk;
+  }
+  const std::string& command = args[0] == "help" ? args[1] : args[0];
+  const cl::CommandHelp* help = cl::FindCommand(command);
+  if (help == nullptr) {
+    std::vector<std::string> names;
+    for (const cl::CommandHelp& c : cl::Commands()) names.push_back(c.name);
+    const std::string close = cl::ClosestName(command, names);
+    return Usage(absl::StrCat("unknown command \"", command, "\"",
+                              close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
+                              " (", absl::StrJoin(names, ", "), ")"));
+  }
+  current_command = command;
+  if (args[0] == "help" || line->help) {
+    if (args[0] == "help" && args.size() > 2) return Usage("help takes one command");
+    std::cout << cl::CommandUsage(*help);
+    return cl::kExitOk;
+  }
+  for (const std::string& flag : line->flags) {
+    if (std::find(help->flags.begin(), help->flags.end(), flag) == help->flags.end()) {
+      std::string spelled = flag;
+      std::replace(spelled.begin(), spelled.end(), '_', '-');
+      return Usage(absl::StrCat(command, " does not take --", spelled));
+    }
+  }
+  const std::vector<std::string> operands(args.begin() + 1, args.end());
+  if (command == "analyze") {
+    if (operands.size() != 1) return Usage("analyze takes one capture, log or directory");
+    return Analyze(operands[0]);
+  }
+  if (command == "import-trace") {
+    if (operands.size() != 1) return Usage("import-trace takes one log file or directory");
+    return ImportTrace(operands[0]);
+  }
+  if (command == "upload") {
+    if (operands.size() != 1) return Usage("upload takes one capture, log or directory");
+    return Upload(operands[0]);
+  }
+  if (command == "spool") {
+    if (operands.size() != 1) return Usage("spool takes flush or list");
+    return Spool(operands[0]);
+  }
+  // health
+  if (!operands.empty()) return Usage("health takes no arguments");
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) return Usage("health needs --server HOST:PORT");
+  const absl::Status s = cl::CheckHealth(Remote(), "");
+  if (!s.ok()) return Fail(s);
+  std::cout << server << ": SERVING\n";
+  return cl::kExitOk;
 }

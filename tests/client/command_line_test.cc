@@ -3,13 +3,31 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
+#include "absl/time/time.h"
+#include "client/commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+ABSL_FLAG(std::string, html, "", "test flag");
+ABSL_FLAG(std::string, json, "", "test flag");
+ABSL_FLAG(bool, sources, true, "test flag");
+ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "test flag");
+ABSL_FLAG(int, rank, -1, "test flag");
+ABSL_FLAG(std::string, hidden, "", "a flag this program has but does not accept");
 
 namespace cl {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+bool Accept(absl::string_view name) { return name != "hidden"; }
+
+absl::StatusOr<ParsedCommandLine> Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "cl-client");
+  return ParseFlags(NormalizeCommandLine(std::move(args)), Accept);
+}
 
 TEST(CommandLineTest, DashesBecomeUnderscoresInNamesOnly) {
   EXPECT_THAT(
@@ -38,8 +56,74 @@ TEST(CommandLineTest, NothingAfterTheSeparatorIsTouched) {
               ElementsAre("p", "--label=a=1", "--", "--label=b=2", "--no-sources"));
 }
 
-TEST(CommandLineTest, AListFlagLastWithNoValueIsLeftForAbseilToRefuse) {
+TEST(CommandLineTest, AListFlagLastWithNoValueIsLeftForTheParserToRefuse) {
   EXPECT_THAT(NormalizeCommandLine({"p", "--label"}), ElementsAre("p", "--label"));
+}
+
+TEST(ParseFlagsTest, ReadsEveryFormAbseilReads) {
+  absl::StatusOr<ParsedCommandLine> line =
+      Parse({"analyze", "--html", "a.html", "run.log", "--json=b.json", "-rank", "3",
+             "--no-sources", "--deadline=5s", "--", "--not-a-flag"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_THAT(line->positional, ElementsAre("analyze", "run.log", "--not-a-flag"));
+  EXPECT_THAT(line->flags, ElementsAre("html", "json", "rank", "sources", "deadline"));
+  EXPECT_EQ(absl::GetFlag(FLAGS_html), "a.html");
+  EXPECT_EQ(absl::GetFlag(FLAGS_json), "b.json");
+  EXPECT_EQ(absl::GetFlag(FLAGS_rank), 3);
+  EXPECT_FALSE(absl::GetFlag(FLAGS_sources));
+  EXPECT_EQ(absl::GetFlag(FLAGS_deadline), absl::Seconds(5));
+  EXPECT_FALSE(line->help);
+}
+
+TEST(ParseFlagsTest, HelpAndVersionAreRecognizedAnywhere) {
+  for (const char* h : {"-h", "--help", "-help"}) {
+    absl::StatusOr<ParsedCommandLine> line = Parse({"analyze", h});
+    ASSERT_TRUE(line.ok()) << h;
+    EXPECT_TRUE(line->help) << h;
+  }
+  absl::StatusOr<ParsedCommandLine> line = Parse({"--version"});
+  ASSERT_TRUE(line.ok());
+  EXPECT_TRUE(line->version);
+}
+
+TEST(ParseFlagsTest, AnUnknownFlagSuggestsTheClosestOne) {
+  absl::StatusOr<ParsedCommandLine> line = Parse({"analyze", "run.log", "--htlm", "x.html"});
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(line.status().message(), "unknown flag --htlm; did you mean --html?");
+  // Too far from every flag for a guess.
+  line = Parse({"--frobnicate=1"});
+  EXPECT_EQ(line.status().message(), "unknown flag --frobnicate");
+  // A flag the program has but the client does not accept is as unknown as any other.
+  line = Parse({"--hidden=1"});
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ParseFlagsTest, AMissingOrBadValueNamesTheFlag) {
+  absl::StatusOr<ParsedCommandLine> line = Parse({"analyze", "run.log", "--html"});
+  EXPECT_EQ(line.status().message(), "--html needs a value");
+  line = Parse({"analyze", "run.log", "--deadline=soon"});
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(line.status().message(), HasSubstr("--deadline: \"soon\" is not a valid value"));
+  line = Parse({"--rank", "three"});
+  EXPECT_THAT(line.status().message(), HasSubstr("--rank: \"three\" is not a valid value"));
+}
+
+TEST(ClosestNameTest, OnlyAnUnambiguousTypo) {
+  const std::vector<std::string> names = {"html", "json", "host", "server", "spool"};
+  EXPECT_EQ(ClosestName("htlm", names), "html");
+  EXPECT_EQ(ClosestName("sever", names), "server");
+  EXPECT_EQ(ClosestName("xyz", names), "");
+  EXPECT_EQ(ClosestName("hos", {"host", "hose"}), "");  // two equally close: no guess
+}
+
+TEST(CommandsTest, EveryCommandsFlagsAreKnownToTheClient) {
+  for (const CommandHelp& c : Commands()) {
+    EXPECT_EQ(FindCommand(c.name), &c);
+    for (const std::string& f : c.flags) EXPECT_TRUE(IsClientFlag(f)) << c.name << " " << f;
+  }
+  EXPECT_EQ(FindCommand("frobnicate"), nullptr);
+  EXPECT_FALSE(IsClientFlag("hidden"));
+  EXPECT_THAT(VersionLine(), ::testing::MatchesRegex(R"(cl-client [0-9]+\.[0-9]+\.[0-9]+ \(.+\))"));
 }
 
 }  // namespace

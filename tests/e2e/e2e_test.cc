@@ -187,6 +187,79 @@ TEST_F(E2eTest, BadInputGetsAClearErrorAndTheServerStaysUp) {
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
 }
 
+// What a user gets wrong on the command line is exit 2, with a message that says what to do, before
+// any work is done; what the tool is given that is not a trace is exit 3.
+TEST_F(E2eTest, UsageMistakesAreExit2AndSayWhatToDo) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--htlm", "x.html"}, "unknown flag --htlm; did you mean --html?"},
+      {{"--html"}, "--html needs a value"},
+      {{"--deadline=5x"}, "--deadline: \"5x\" is not a valid value (a duration such as 30s"},
+      {{"--label", "team"}, "--label takes KEY=VALUE"},
+      {{"--html", "/nonexistent/dir/x.html"}, "--html /nonexistent/dir/x.html: cannot be written"},
+      {{"--json", "/"}, "--json /: is a directory"},
+      {{"--gpu", "Foo"}, "--gpu Foo: not a GPU compile-lens knows (A100-SXM-80GB,"},
+      {{"-o", "x.cls.json"}, "analyze does not take --o"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kClientBinary, "analyze", kHeroHead};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const RunResult r = RunCommand(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.stderr_text;
+    EXPECT_THAT(r.stderr_text, HasSubstr(c.says));
+    EXPECT_THAT(r.stderr_text, HasSubstr("Run 'cl-client help analyze' for usage."));
+  }
+  const RunResult typo = RunCommand({kClientBinary, "anlyze", kHeroHead});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_THAT(typo.stderr_text, HasSubstr("unknown command \"anlyze\"; did you mean analyze?"));
+}
+
+TEST_F(E2eTest, HelpIsPerCommandAndVersionSaysTheBuild) {
+  for (const std::vector<std::string>& form : {std::vector<std::string>{"help", "import-trace"},
+                                               {"import-trace", "--help"},
+                                               {"import-trace", "-h"}}) {
+    std::vector<std::string> argv = {kClientBinary};
+    argv.insert(argv.end(), form.begin(), form.end());
+    const RunResult r = RunCommand(argv);
+    EXPECT_EQ(r.exit_code, 0) << form[0];
+    EXPECT_THAT(r.stdout_text, HasSubstr("cl-client import-trace LOG|DIR -o OUT.cls.json"));
+    EXPECT_THAT(r.stdout_text, HasSubstr("--path-map"));
+    EXPECT_THAT(r.stdout_text, HasSubstr("Examples:"));
+    // Its own flags only: not analyze's, not the transport's, not abseil's.
+    for (const char* other : {"--html", "--server", "--tls-ca", "--helpfull", "--flagfile"})
+      EXPECT_THAT(r.stdout_text, ::testing::Not(HasSubstr(other))) << other;
+  }
+  const RunResult top = RunCommand({kClientBinary, "-h"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_THAT(top.stdout_text, HasSubstr("Exit codes:"));
+  const RunResult version = RunCommand({kClientBinary, "--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.stdout_text, ::testing::MatchesRegex("cl-client [0-9.]+ \\(.+\\)\n"));
+}
+
+TEST_F(E2eTest, WhatIsNotATraceIsExit3InProcessAndOnTheServer) {
+  ASSERT_TRUE(WriteFile(TmpPath("empty.log"), "").ok());
+  ASSERT_TRUE(WriteFile(TmpPath("hello.log"), "hello\n").ok());
+  for (const char* name : {"empty.log", "hello.log"}) {
+    for (bool raw : {false, true}) {
+      std::vector<std::string> argv = {kClientBinary, "analyze", TmpPath(name)};
+      if (raw) argv.insert(argv.end(), {"--server", address_, "--raw"});
+      const RunResult r = RunCommand(argv);
+      EXPECT_EQ(r.exit_code, 3) << name << " raw=" << raw << "\n" << r.stderr_text;
+      EXPECT_THAT(r.stderr_text, HasSubstr("not a TORCH_TRACE log")) << name << " raw=" << raw;
+      EXPECT_THAT(r.stderr_text, HasSubstr(name)) << raw;
+      if (raw) {
+        EXPECT_THAT(r.stderr_text, HasSubstr("INVALID_ARGUMENT"));
+      }
+    }
+  }
+  const RunResult after = RunCommand({kClientBinary, "health", "--server", address_});
+  EXPECT_EQ(after.exit_code, 0) << after.stderr_text;
+}
+
 TEST_F(E2eTest, UnreachableServerIsExitCode4) {
   const RunResult r = RunCommand(
       {kClientBinary, "analyze", kHeroHead, "--server", "127.0.0.1:1", "--deadline", "3s"});

@@ -1,0 +1,151 @@
+#include "client/commands.h"
+
+#include <algorithm>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace cl {
+namespace {
+
+// Flags several commands share.
+const std::vector<std::string> kInputFlags = {
+    "latest", "sources", "path_map", "rank", "label", "gpu", "torch_version", "host",
+    "project_root", "session_id"};
+const std::vector<std::string> kRemoteFlags = {"server",   "deadline",  "tls_ca",
+                                               "tls_cert", "tls_key",   "token_file"};
+
+std::vector<std::string> Join(std::vector<std::string> own,
+                              std::initializer_list<const std::vector<std::string>*> shared) {
+  for (const std::vector<std::string>* s : shared) own.insert(own.end(), s->begin(), s->end());
+  return own;
+}
+
+std::vector<CommandHelp> MakeCommands() {
+  return {
+      {"analyze",
+       "cl-client analyze HEAD [--base BASE] [--html F] [--json F] [--server HOST:PORT [--raw]]\n"
+       "                  [--all-ranks | --rank N] [--passes recompile,...] [--gpu NAME] [--db DB]",
+       "Explains a torch.compile session: recompilations, graph breaks, failures, the IR diff\n"
+       "against BASE, fusions, the roofline, divergence, lint. HEAD and BASE are captures\n"
+       "(.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory: its rank logs\n"
+       "dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no --server\n"
+       "the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw\n"
+       "the log itself is streamed and imported server-side). Either way the report is the same.\n"
+       "Session facts a log does not record can be given: --gpu, --label, --torch-version, --host,\n"
+       "--project-root, --session-id.",
+       Join({"base", "html", "json", "passes", "db", "threads", "color", "quiet", "all_ranks", "raw"},
+            {&kInputFlags, &kRemoteFlags}),
+       "  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \\\n"
+       "      --html hero.html --json hero.report.json\n"
+       "  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama\n"
+       "  cl-client analyze /tmp/trace_dir --all-ranks --json out/report.json\n"
+       "  cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile\n"
+       "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"},
+      {"import-trace",
+       "cl-client import-trace LOG|DIR -o OUT.cls.json [--latest] [--rank N] [--no-sources]\n"
+       "                       [--path-map FROM=TO]",
+       "Reads a TORCH_TRACE log (or a directory of them) into a capture file, with the user source\n"
+       "files its stacks name when they can be read here (--path-map says where they are).",
+       Join({"o", "quiet"}, {&kInputFlags}),
+       "  cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace\n"
+       "  cl-client import-trace /tmp/trace_dir --rank 3 -o rank3.cls.pb --no-sources\n"},
+      {"upload",
+       "cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 120s] [--spool DIR]\n"
+       "                 [--label K=V,...]",
+       "For a job's teardown: sends the session to cl-server, retrying UNAVAILABLE,\n"
+       "RESOURCE_EXHAUSTED, ABORTED, CANCELLED and DEADLINE_EXCEEDED with backoff until --deadline\n"
+       "(all attempts together). If the server still has not taken it, the session is written to\n"
+       "the spool and cl-client exits 4 straight away: nothing is lost. A session the server refuses\n"
+       "as bad input (INVALID_ARGUMENT) is not spooled (exit 3).",
+       Join({"spool", "quiet"}, {&kInputFlags, &kRemoteFlags}),
+       "  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s \\\n"
+       "      --label model=llama\n"},
+      {"spool",
+       "cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 120s]\n"
+       "cl-client spool list [--spool DIR]",
+       "flush sends the sessions waiting in the spool and removes each once the server analyzed it;\n"
+       "it stops, leaving every file, at a setup error. list prints the spooled files.",
+       Join({"spool", "quiet"}, {&kRemoteFlags}),
+       "  cl-client spool flush --server dns:///compile-lens:50051\n"
+       "  cl-client spool list\n"},
+      {"health", "cl-client health --server HOST:PORT",
+       "Asks a cl-server whether it is serving (the gRPC health service): exit 0 when it is.",
+       kRemoteFlags, "  cl-client health --server 127.0.0.1:50051\n"},
+      {"help", "cl-client help [COMMAND]", "Shows what a command does and the flags it takes.", {},
+       "  cl-client help analyze\n"},
+  };
+}
+
+constexpr char kExitCodes[] =
+    "Exit codes:\n"
+    "  0  the analysis ran (the report says what it found)\n"
+    "  1  internal error\n"
+    "  2  usage error: an unknown command or flag, a missing or bad value, a flag the command\n"
+    "     does not take, an output path that cannot be written\n"
+    "  3  the input was refused (not a TORCH_TRACE log, an unreadable or corrupt file, a malformed\n"
+    "     capture, an unknown pass, an invalid correctness DB, credentials the server refused); the\n"
+    "     message says why (for a DB: \"correctness DB line N: ...\")\n"
+    "  4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,\n"
+    "     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush:\n"
+    "     some sessions are still there\n";
+
+}  // namespace
+
+const std::vector<CommandHelp>& Commands() {
+  static const std::vector<CommandHelp>* commands = new std::vector<CommandHelp>(MakeCommands());
+  return *commands;
+}
+
+const CommandHelp* FindCommand(absl::string_view name) {
+  for (const CommandHelp& c : Commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+bool IsClientFlag(absl::string_view flag) {
+  for (const CommandHelp& c : Commands()) {
+    if (std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end()) return true;
+  }
+  return false;
+}
+
+std::string OverallHelp() {
+  std::string out = "compile-lens client: explain a torch.compile session.\n\nUsage:\n";
+  for (const CommandHelp& c : Commands()) absl::StrAppend(&out, "  ", c.synopsis, "\n");
+  absl::StrAppend(&out,
+                  "\nRun 'cl-client help COMMAND' (or 'cl-client COMMAND --help') for what a "
+                  "command does,\nits flags and examples. Flags may be written with dashes or "
+                  "underscores; list flags\n(--label, --passes, --path-map) may be given more than "
+                  "once.\n\n",
+                  kExitCodes);
+  return out;
+}
+
+std::string CommandUsage(const CommandHelp& command) {
+  std::string out = absl::StrCat("Usage:\n  ", command.synopsis, "\n\n", command.about, "\n");
+  if (!command.flags.empty()) {
+    std::vector<std::string> names = command.flags;
+    std::sort(names.begin(), names.end());
+    absl::StrAppend(&out, "\nFlags:\n");
+    for (const std::string& name : names) {
+      const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+      if (flag == nullptr) continue;  // a library linked without main.cc's flags (the tests)
+      std::string spelled = name;
+      std::replace(spelled.begin(), spelled.end(), '_', '-');
+      absl::StrAppend(&out, "  --", spelled);
+      if (const std::string d = flag->DefaultValue(); !d.empty() && d != "false")
+        absl::StrAppend(&out, " (default: ", d, ")");
+      absl::StrAppend(&out, "\n      ", flag->Help(), "\n");
+    }
+  }
+  if (!command.examples.empty()) absl::StrAppend(&out, "\nExamples:\n", command.examples);
+  return out;
+}
+
+std::string VersionLine() { return absl::StrCat("cl-client ", CL_VERSION, " (", CL_BUILD_TYPE, ")"); }
+
+}  // namespace cl
