@@ -11,11 +11,11 @@ namespace cl {
 namespace {
 
 // Flags several commands share.
-const std::vector<std::string> kInputFlags = {
-    "latest", "sources", "path_map", "rank", "label", "gpu", "torch_version", "host",
-    "project_root", "session_id"};
-const std::vector<std::string> kRemoteFlags = {"server",   "deadline",  "tls_ca",
-                                               "tls_cert", "tls_key",   "token_file"};
+const std::vector<std::string> kInputFlags = {"latest",       "sources",   "path_map",      "rank",
+                                              "label",        "gpu",       "torch_version", "host",
+                                              "project_root", "session_id"};
+const std::vector<std::string> kRemoteFlags = {"server",   "deadline", "tls_ca",
+                                               "tls_cert", "tls_key",  "token_file"};
 
 std::vector<std::string> Join(std::vector<std::string> own,
                               std::initializer_list<const std::vector<std::string>*> shared) {
@@ -34,9 +34,11 @@ std::vector<CommandHelp> MakeCommands() {
        "dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no --server\n"
        "the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw\n"
        "the log itself is streamed and imported server-side). Either way the report is the same.\n"
-       "Session facts a log does not record can be given: --gpu, --label, --torch-version, --host,\n"
+       "Session facts a log does not record can be given: --gpu, --label, --torch-version, "
+       "--host,\n"
        "--project-root, --session-id.",
-       Join({"base", "html", "json", "passes", "db", "threads", "color", "quiet", "all_ranks", "raw"},
+       Join({"base", "html", "json", "passes", "db", "threads", "color", "quiet", "all_ranks",
+             "raw"},
             {&kInputFlags, &kRemoteFlags}),
        "  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \\\n"
        "      --html hero.html --json hero.report.json\n"
@@ -47,7 +49,8 @@ std::vector<CommandHelp> MakeCommands() {
       {"import-trace",
        "cl-client import-trace LOG|DIR -o OUT.cls.json [--latest] [--rank N] [--no-sources]\n"
        "                       [--path-map FROM=TO]",
-       "Reads a TORCH_TRACE log (or a directory of them) into a capture file, with the user source\n"
+       "Reads a TORCH_TRACE log (or a directory of them) into a capture file, with the user "
+       "source\n"
        "files its stacks name when they can be read here (--path-map says where they are).",
        Join({"o", "quiet"}, {&kInputFlags}),
        "  cl-client import-trace run.log.gz -o run.cls.json --project-root /workspace\n"
@@ -56,9 +59,11 @@ std::vector<CommandHelp> MakeCommands() {
        "cl-client upload CAPTURE|LOG|DIR --server HOST:PORT [--deadline 120s] [--spool DIR]\n"
        "                 [--label K=V,...]",
        "For a job's teardown: sends the session to cl-server, retrying UNAVAILABLE,\n"
-       "RESOURCE_EXHAUSTED, ABORTED, CANCELLED and DEADLINE_EXCEEDED with backoff until --deadline\n"
+       "RESOURCE_EXHAUSTED, ABORTED, CANCELLED and DEADLINE_EXCEEDED with backoff until "
+       "--deadline\n"
        "(all attempts together). If the server still has not taken it, the session is written to\n"
-       "the spool and cl-client exits 4 straight away: nothing is lost. A session the server refuses\n"
+       "the spool and cl-client exits 4 straight away: nothing is lost. A session the server "
+       "refuses\n"
        "as bad input (INVALID_ARGUMENT) is not spooled (exit 3).",
        Join({"spool", "quiet"}, {&kInputFlags, &kRemoteFlags}),
        "  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s \\\n"
@@ -66,7 +71,8 @@ std::vector<CommandHelp> MakeCommands() {
       {"spool",
        "cl-client spool flush --server HOST:PORT [--spool DIR] [--deadline 120s]\n"
        "cl-client spool list [--spool DIR]",
-       "flush sends the sessions waiting in the spool and removes each once the server analyzed it;\n"
+       "flush sends the sessions waiting in the spool and removes each once the server analyzed "
+       "it;\n"
        "it stops, leaving every file, at a setup error. list prints the spooled files.",
        Join({"spool", "quiet"}, {&kRemoteFlags}),
        "  cl-client spool flush --server dns:///compile-lens:50051\n"
@@ -74,7 +80,10 @@ std::vector<CommandHelp> MakeCommands() {
       {"health", "cl-client health --server HOST:PORT",
        "Asks a cl-server whether it is serving (the gRPC health service): exit 0 when it is.",
        kRemoteFlags, "  cl-client health --server 127.0.0.1:50051\n"},
-      {"help", "cl-client help [COMMAND]", "Shows what a command does and the flags it takes.", {},
+      {"help",
+       "cl-client help [COMMAND]",
+       "Shows what a command does and the flags it takes.",
+       {},
        "  cl-client help analyze\n"},
   };
 }
@@ -85,8 +94,10 @@ constexpr char kExitCodes[] =
     "  1  internal error\n"
     "  2  usage error: an unknown command or flag, a missing or bad value, a flag the command\n"
     "     does not take, an output path that cannot be written\n"
-    "  3  the input was refused (not a TORCH_TRACE log, an unreadable or corrupt file, a malformed\n"
-    "     capture, an unknown pass, an invalid correctness DB, credentials the server refused); the\n"
+    "  3  the input was refused (not a TORCH_TRACE log, an unreadable or corrupt file, a "
+    "malformed\n"
+    "     capture, an unknown pass, an invalid correctness DB, credentials the server refused); "
+    "the\n"
     "     message says why (for a DB: \"correctness DB line N: ...\")\n"
     "  4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,\n"
     "     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush:\n"
@@ -146,6 +157,8 @@ std::string CommandUsage(const CommandHelp& command) {
   return out;
 }
 
-std::string VersionLine() { return absl::StrCat("cl-client ", CL_VERSION, " (", CL_BUILD_TYPE, ")"); }
+std::string VersionLine() {
+  return absl::StrCat("cl-client ", CL_VERSION, " (", CL_BUILD_TYPE, ")");
+}
 
 }  // namespace cl

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/str_cat.h"
 
 namespace cl {
 

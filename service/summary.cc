@@ -1,6 +1,6 @@
 #include "service/summary.h"
 
-#include "absl/container/flat_hash_set.h"
+#include "analyzers/common/restarts.h"
 
 namespace cl {
 
@@ -24,15 +24,15 @@ void FillMetadata(const v1::SessionCapture& head, const v1::SessionCapture* base
 void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
   v1::RawSection* raw = report->mutable_raw();
   raw->set_schema(head.schema());
-  uint32_t recompilations = 0, graph_breaks = 0;
-  absl::flat_hash_set<uint32_t> compiled_frames;
+  uint32_t recompilations = 0, graph_breaks = 0, compiled_graphs = 0;
   for (const v1::Compile& c : head.compiles()) {
     if (!c.recompile_reasons().empty()) ++recompilations;
-    graph_breaks += c.graph_breaks_size();
-    if (c.status() == v1::Compile::OK) compiled_frames.insert(c.frame_id());
+    graph_breaks += static_cast<uint32_t>(GraphBreakCount(c));
+    // A compile that succeeded produced a graph (each recompile its own).
+    if (c.status() == v1::Compile::OK) ++compiled_graphs;
   }
   raw->set_recompilations(recompilations);
-  raw->set_compiled_graphs(static_cast<uint32_t>(compiled_frames.size()));
+  raw->set_compiled_graphs(compiled_graphs);
   raw->set_graph_breaks(graph_breaks);
   raw->set_iterations(static_cast<uint32_t>(head.iterations_size()));
 }

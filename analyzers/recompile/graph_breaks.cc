@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "analyzers/common/location.h"
+#include "analyzers/common/restarts.h"
 #include "re2/re2.h"
 
 namespace cl {
@@ -255,7 +256,15 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
   absl::flat_hash_map<std::tuple<std::string, std::string, uint32_t>, size_t> index;
   for (const v1::Compile& compile : capture.compiles()) {
     if (in.Cancelled()) return absl::CancelledError("recompile pass cancelled");
-    for (const v1::GraphBreak& gb : compile.graph_breaks()) {
+    // The compile's graph-break records, then its restarts that were graph breaks (no stack).
+    std::vector<const v1::GraphBreak*> breaks;
+    for (const v1::GraphBreak& gb : compile.graph_breaks()) breaks.push_back(&gb);
+    std::vector<v1::GraphBreak> restarts;
+    for (absl::string_view reason : RestartGraphBreaks(compile))
+      restarts.emplace_back().set_reason(std::string(reason));
+    for (const v1::GraphBreak& gb : restarts) breaks.push_back(&gb);
+    for (const v1::GraphBreak* brk : breaks) {
+      const v1::GraphBreak& gb = *brk;
       ParsedGraphBreak parsed = ParseGraphBreak(gb.reason());
       // The captured stack is authoritative; the text is the fallback (the breaking frame is last).
       std::string file = parsed.file, function = parsed.function;

@@ -1,6 +1,7 @@
 // RenderHtml: the page skeleton (head, CSP, style sheet, header) and the section frames. Each
 // section is a <details open> with the seed's id and heading; a pass that was skipped or failed
 // shows its reason in place of a body, and the rest of the page still renders.
+#include "absl/strings/str_cat.h"
 #include "service/render/html.h"
 #include "service/render/html_sections.h"
 #include "service/render/html_writer.h"
@@ -22,11 +23,19 @@ void WriteHead(HtmlWriter& w) {
       .Tag("</style>\n</head>\n");
 }
 
-void WriteHeader(const v1::Metadata& metadata, HtmlWriter& w) {
+void WriteHeader(const v1::AnalysisReport& report, HtmlWriter& w) {
+  const v1::Metadata& metadata = report.metadata();
   w.Tag("<header>\n<h1>compile-lens session report</h1>\n<p class=\"sub\">torch ");
   w.Text(metadata.torch_version().empty() ? "unknown" : metadata.torch_version());
   if (!metadata.started_at().empty()) w.Tag(" · ").Text(metadata.started_at());
-  w.Tag("</p>\n</header>\n");
+  w.Tag("</p>\n");
+  // A failed compile is the first thing to know: the frame ran without torch.compile.
+  if (const int failed = report.failures().failed_size(); failed > 0) {
+    w.Tag("<p><a class=\"warn\" href=\"#failures\"><strong>")
+        .Text(absl::StrCat(failed, failed == 1 ? " compile" : " compiles", " failed"))
+        .Tag("</strong></a></p>\n");
+  }
+  w.Tag("</header>\n");
 }
 
 void OpenSection(Markup id, Markup title, HtmlWriter& w) {
@@ -69,12 +78,16 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   HtmlWriter w;
   WriteHead(w);
   w.Tag("<body>\n");
-  WriteHeader(report.metadata(), w);
+  WriteHeader(report, w);
   w.Tag("<main>\n");
 
   OpenSection("metadata", "Session metadata", w);
   WriteMetadataBody(report.metadata(), w);
   CloseSection(w);
+  // Absent from a report made by an engine without the failures pass (an older server), rather
+  // than shown as "did not run".
+  if (report.failures().status() != v1::SECTION_STATUS_UNSPECIFIED)
+    WritePassSection("failures", "Failures", report.failures(), &WriteFailuresBody, w);
   // Not a seed section: it appears only for a multi-rank session (status OK), so a single-rank
   // page (SKIPPED here) stays the seed's page. A failure of the pass still shows, in Diagnostics.
   if (report.ranks().status() == v1::OK) {

@@ -11,7 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "common/number_format.h"
+#include "common/utf8.h"
 #include "proto/report_words.h"
 #include "service/render/location_format.h"
 #include "service/render/terminal_writer.h"
@@ -65,6 +67,34 @@ void WriteHeader(const v1::Metadata& m, TerminalWriter& t) {
   t.EndLine();
   if (!m.session_id().empty()) t.Styled(Style::kMuted, absl::StrCat("session ", m.session_id()));
   if (!m.session_id().empty()) t.EndLine();
+}
+
+void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
+  if (s.status() == v1::SECTION_STATUS_UNSPECIFIED) return;  // an engine without the pass
+  if (WroteNotRun("failures", s, t)) return;
+  WriteName("failures", t);
+  if (s.failed().empty()) {
+    t.Styled(Style::kGood, "no compile failed");
+  } else {
+    t.Styled(Style::kWarn,
+             absl::StrCat(s.failed().size(), s.failed().size() == 1 ? " compile" : " compiles",
+                          " failed"));
+  }
+  if (!s.restarts().empty())
+    t.Text(absl::StrCat(" · ", s.restarts().size(),
+                        s.restarts().size() == 1 ? " restarted attempt" : " restarted attempts"));
+  t.EndLine();
+  for (int i = 0; i < std::min(s.failed().size(), kMaxItems); ++i) {
+    const v1::FailedCompile& f = s.failed()[i];
+    // The reason on one line, clipped: the traceback and the rest are in the HTML and JSON.
+    const std::string reason = ClipUtf8(absl::StrReplaceAll(f.reason(), {{"\n", " "}}), 160);
+    t.Text(absl::StrCat("  ", f.compile_id(), " ", f.frame().empty() ? "?" : f.frame(), " at ",
+                        Where(f.location()), ": "));
+    t.Styled(Style::kWarn, f.fail_type().empty() ? "failed" : f.fail_type());
+    if (!reason.empty()) t.Text(absl::StrCat(" — ", reason));
+    t.EndLine();
+  }
+  WriteMore(s.failed().size(), t);
 }
 
 // Only for a multi-rank session (status OK): a single-rank summary stays as it was.
@@ -358,6 +388,7 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
 std::string RenderText(const v1::AnalysisReport& report, bool color) {
   TerminalWriter t(color);
   WriteHeader(report.metadata(), t);
+  WriteFailures(report.failures(), t);
   WriteRanks(report.ranks(), t);
   WriteIrDiff(report.ir_diff(), t);
   WriteRecompile(report.recompile(), t);

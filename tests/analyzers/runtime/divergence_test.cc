@@ -168,7 +168,7 @@ TEST(DivergenceTest, RegisteredAfterCacheStability) {
   EXPECT_EQ(FindPass("cache_stability")->Section(), "cache_stability");
   std::vector<std::string> sections;
   for (const Pass* p : RegisteredPasses()) sections.emplace_back(p->Section());
-  EXPECT_THAT(sections, ElementsAre("ranks", "ir_diff", "recompile", "cache_stability",
+  EXPECT_THAT(sections, ElementsAre("failures", "ranks", "ir_diff", "recompile", "cache_stability",
                                     "divergence", "lint", "fusion", "roofline"));
 }
 

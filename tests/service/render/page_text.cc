@@ -127,6 +127,8 @@ const std::set<std::string>& RendererElements() {
       "!doctype", "html", "head", "meta", "title", "style", "body", "header", "h1", "p", "main",
       "details", "summary", "h2", "h3", "div", "dl", "dt", "dd", "table", "thead", "tbody", "tr",
       "th", "td", "code", "strong", "span", "br", "ol", "li", "a",
+      // The failures section's reasons and tracebacks (service/render/html_failures.cc).
+      "pre",
       // The roofline chart (service/render/svg_roofline.cc).
       "svg", "g", "line", "text", "circle"};
   return *elements;

@@ -1,0 +1,144 @@
+#include "analyzers/failures/failures.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "analyzers/common/location.h"
+#include "analyzers/common/restarts.h"
+#include "common/utf8.h"
+
+namespace cl {
+namespace {
+
+// A traceback is for reading the failure, not for archiving it: the first lines and the last are
+// what matter, and the capture keeps the whole payload for whoever needs more.
+constexpr size_t kMaxTracebackBytes = 16 << 10;
+
+// "broken_backend" from "backend='broken_backend' raised: ...".
+std::string BackendOf(absl::string_view reason) {
+  const size_t at = reason.find("backend='");
+  if (at == absl::string_view::npos) return "";
+  const size_t start = at + 9;
+  const size_t end = reason.find('\'', start);
+  if (end == absl::string_view::npos) return "";
+  return std::string(reason.substr(start, end - start));
+}
+
+// The user line torch blamed for the failure, when compilation_metrics names one.
+bool BlamedLine(const v1::Compile& compile, std::string* file, uint32_t* line) {
+  const auto& fields = compile.metrics().fields();
+  auto f = fields.find("fail_user_frame_filename");
+  auto l = fields.find("fail_user_frame_lineno");
+  if (f == fields.end() || l == fields.end() || !f->second.has_string_value() ||
+      !l->second.has_number_value() || l->second.number_value() < 1) {
+    return false;
+  }
+  *file = f->second.string_value();
+  *line = static_cast<uint32_t>(l->second.number_value());
+  return !file->empty();
+}
+
+}  // namespace
+
+std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason) {
+  if (fail_type == "BackendCompilerFailed") {
+    const std::string backend = BackendOf(reason);
+    return absl::StrCat(
+        "The backend", backend.empty() ? "" : absl::StrCat(" (", backend, ")"),
+        " raised while compiling the graph Dynamo captured, so this frame did not run compiled. "
+        "Reproduce it as a minified script with TORCHDYNAMO_REPRO_AFTER=\"dynamo\" "
+        "(torch._dynamo.config.repro_after; \"aot\" minifies after AOTAutograd, for Inductor "
+        "failures); a backend of your own can be run on the graph outside torch.compile.");
+  }
+  if (fail_type == "InternalTorchDynamoError") {
+    return "A bug in Dynamo, not in this code: report it to PyTorch with the traceback (a script "
+           "minified with TORCHDYNAMO_REPRO_AFTER=\"dynamo\" helps). Until it is fixed, "
+           "torch._dynamo.disable on the function keeps it eager.";
+  }
+  if (fail_type == "Unsupported") {
+    return "Dynamo cannot trace what the reason names, and could not graph-break around it "
+           "(fullgraph=True, or inside a construct that cannot break): rewrite that code, or "
+           "compile without fullgraph=True to let it break there.";
+  }
+  if (fail_type == "TorchRuntimeError") {
+    return "An operation failed while Dynamo traced it with fake tensors (a shape or dtype "
+           "mismatch, an op with no fake kernel). The same call usually fails eagerly too: run "
+           "the function without torch.compile to see it.";
+  }
+  if (fail_type == "UserError") {
+    return "torch refused the code as written; the reason says what to change.";
+  }
+  if (absl::StrContains(fail_type, "LimitExceeded")) {
+    return "The frame hit Dynamo's recompile limit (torch._dynamo.config.cache_size_limit): see "
+           "the Recompile section for why it kept recompiling.";
+  }
+  return "";
+}
+
+absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
+  const v1::SessionCapture& capture = in.head;
+  v1::FailuresSection* section = out->mutable_failures();
+  if (capture.compiles().empty()) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason("the capture holds no compile");
+    return absl::OkStatus();
+  }
+  absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
+  for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
+  absl::flat_hash_map<std::string, const v1::Extra*> tracebacks;
+  for (const v1::Extra& extra : capture.extras()) {
+    if (extra.kind() == "artifact:dynamo_error" && !extra.compile_id().empty())
+      tracebacks.emplace(extra.compile_id(), &extra);
+  }
+
+  for (const v1::Compile& compile : capture.compiles()) {
+    if (in.Cancelled()) return absl::CancelledError("failures pass cancelled");
+    auto frame_it = frames.find(compile.frame_id());
+    const v1::Frame* frame = frame_it == frames.end() ? nullptr : frame_it->second;
+    const std::string name = frame != nullptr ? frame->name() : "";
+    const v1::Location frame_location =
+        frame != nullptr ? MakeLocation(capture.session(), frame->file(), frame->line())
+                         : v1::Location();
+
+    if (compile.status() == v1::Compile::FAILED || !compile.fail_type().empty()) {
+      v1::FailedCompile* failed = section->add_failed();
+      failed->set_compile_id(compile.id());
+      failed->set_frame(name);
+      std::string file;
+      uint32_t line = 0;
+      *failed->mutable_location() = BlamedLine(compile, &file, &line)
+                                        ? MakeLocation(capture.session(), file, line)
+                                        : frame_location;
+      failed->set_fail_type(compile.fail_type());
+      failed->set_reason(compile.fail_reason());
+      if (auto tb = tracebacks.find(compile.id()); tb != tracebacks.end()) {
+        // The payload is the record's JSON line, then the traceback.
+        absl::string_view text = tb->second->payload();
+        if (const size_t nl = text.find('\n'); nl != absl::string_view::npos)
+          text.remove_prefix(nl + 1);
+        failed->set_traceback(ClipUtf8(text, kMaxTracebackBytes));
+      }
+      failed->set_remedy(FailureRemedy(compile.fail_type(), compile.fail_reason()));
+    }
+    if (!compile.restart_reasons().empty()) {
+      v1::RestartedCompile* restart = section->add_restarts();
+      restart->set_compile_id(compile.id());
+      restart->set_frame(name);
+      *restart->mutable_location() = frame_location;
+      bool graph_break = false;
+      for (const std::string& reason : compile.restart_reasons()) {
+        restart->add_reasons(reason);
+        graph_break = graph_break || IsGraphBreakRestart(reason);
+      }
+      restart->set_graph_break(graph_break);
+    }
+  }
+  section->set_compiles(static_cast<uint32_t>(capture.compiles_size()));
+  section->set_status(v1::OK);
+  return absl::OkStatus();
+}
+
+}  // namespace cl

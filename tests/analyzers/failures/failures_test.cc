@@ -1,0 +1,122 @@
+// The failures pass on real logs from tlparse's corpus: a backend that raised (comp_failure.log),
+// graph breaks that torch took as restarts (comp_metrics.log), and a clean session (the hero's).
+#include "analyzers/failures/failures.h"
+
+#include <string>
+
+#include "analyzers/common/restarts.h"
+#include "capture/torch_trace/importer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "service/engine.h"
+#include "service/thread_pool.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/run_pass.h"
+
+namespace cl {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+v1::SessionCapture Import(const std::string& fixture) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c =
+      ImportTraceFile(::cl::testing::FixturePath(fixture), options);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *std::move(c) : v1::SessionCapture();
+}
+
+TEST(FailuresTest, ABackendThatRaisedIsListedWithItsTracebackAndRemedy) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/tlparse-corpus/tlparse/comp_failure.log"));
+  const v1::FailuresSection& s = report.failures();
+  EXPECT_EQ(s.status(), v1::OK);
+  EXPECT_EQ(s.compiles(), 1u);
+  ASSERT_EQ(s.failed_size(), 1);
+  const v1::FailedCompile& f = s.failed(0);
+  EXPECT_EQ(f.compile_id(), "0/0");
+  EXPECT_EQ(f.frame(), "fn");
+  EXPECT_EQ(f.location().line(), 10755u);
+  EXPECT_THAT(f.location().file(), HasSubstr("test_misc.py"));
+  EXPECT_EQ(f.fail_type(), "BackendCompilerFailed");
+  EXPECT_EQ(f.reason(), "backend='broken_backend' raised:\nRuntimeError: broken backend");
+  // The traceback torch logged, without the record's JSON line in front of it.
+  EXPECT_THAT(f.traceback(), StartsWith("Traceback (most recent call last):"));
+  EXPECT_THAT(f.traceback(), HasSubstr("convert_frame.py"));
+  EXPECT_THAT(f.remedy(), HasSubstr("(broken_backend)"));
+  EXPECT_THAT(f.remedy(), HasSubstr("TORCHDYNAMO_REPRO_AFTER"));
+  EXPECT_THAT(s.restarts(), IsEmpty());
+}
+
+TEST(FailuresTest, GraphBreakRestartsAreListedAndCountAsGraphBreaks) {
+  const v1::SessionCapture capture = Import("torch_trace/tlparse-corpus/tlparse/comp_metrics.log");
+  const v1::FailuresSection s =
+      ::cl::testing::RunPassOk(FailuresPass(), capture).failures();
+  EXPECT_THAT(s.failed(), IsEmpty());
+  ASSERT_EQ(s.restarts_size(), 2);
+  for (const v1::RestartedCompile& r : s.restarts()) {
+    EXPECT_THAT(r.reasons(), ElementsAre(HasSubstr("skip function graph_break")));
+    EXPECT_TRUE(r.graph_break());
+  }
+  EXPECT_EQ(s.restarts(0).compile_id(), "0/0_1");
+  EXPECT_EQ(s.restarts(1).compile_id(), "1/0_1");
+
+  // The whole report agrees: two graph breaks, in the Recompile section and in Raw.
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->report.raw().graph_breaks(), 2u);
+  ASSERT_EQ(r->report.recompile().graph_breaks_size(), 1);
+  EXPECT_EQ(r->report.recompile().graph_breaks(0).count(), 2u);
+  EXPECT_EQ(r->report.recompile().graph_breaks(0).category(), v1::GraphBreakCategory::USER_REQUESTED);
+}
+
+TEST(FailuresTest, ACleanSessionSaysSo) {
+  const v1::FailuresSection s =
+      ::cl::testing::RunPassOk(FailuresPass(), Import("torch_trace/torch-2.6/train/trace.log"))
+          .failures();
+  EXPECT_EQ(s.status(), v1::OK);
+  EXPECT_GT(s.compiles(), 0u);
+  EXPECT_THAT(s.failed(), IsEmpty());
+}
+
+TEST(FailuresTest, NoCompileIsSkipped) {
+  const v1::FailuresSection s =
+      ::cl::testing::RunPassOk(FailuresPass(), v1::SessionCapture()).failures();
+  EXPECT_EQ(s.status(), v1::SKIPPED);
+  EXPECT_EQ(s.reason(), "the capture holds no compile");
+}
+
+TEST(FailuresTest, Cancelled) {
+  v1::SessionCapture capture;
+  capture.add_compiles()->set_id("0/0");
+  EXPECT_EQ(::cl::testing::RunPassCancelled(FailuresPass(), capture).code(),
+            absl::StatusCode::kCancelled);
+}
+
+TEST(RestartsTest, OnlyARestartWithAReasonIsAGraphBreak) {
+  EXPECT_TRUE(IsGraphBreakRestart("'skip function graph_break in file decorators.py'"));
+  EXPECT_FALSE(IsGraphBreakRestart("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>"));
+  EXPECT_FALSE(IsGraphBreakRestart("  "));
+  // A restart whose break the compile also recorded is not counted twice.
+  v1::Compile compile;
+  compile.add_restart_reasons("'generic_jump TensorVariable()'");
+  EXPECT_EQ(GraphBreakCount(compile), 1u);
+  compile.add_graph_breaks()->set_reason("Graph break: generic_jump TensorVariable() at f.py:3");
+  EXPECT_EQ(GraphBreakCount(compile), 1u);
+}
+
+TEST(FailureRemedyTest, KnownKindsHaveOne) {
+  EXPECT_THAT(FailureRemedy("InternalTorchDynamoError", ""), HasSubstr("bug in Dynamo"));
+  EXPECT_THAT(FailureRemedy("Unsupported", ""), HasSubstr("fullgraph=True"));
+  EXPECT_THAT(FailureRemedy("TorchRuntimeError", ""), HasSubstr("fake tensors"));
+  EXPECT_EQ(FailureRemedy("SomethingNew", ""), "");
+}
+
+}  // namespace
+}  // namespace cl
