@@ -185,6 +185,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
         r->MutableMessage(&report, field), v1::SKIPPED,
         registered ? "pass not selected (--passes)" : "no pass for this section in this build yet");
   }
+  FillVerdict(&report);
   return result;
 }
 

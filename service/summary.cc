@@ -1,6 +1,14 @@
 #include "service/summary.h"
 
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzers/common/restarts.h"
+#include "common/number_format.h"
+#include "proto/report_words.h"
 
 namespace cl {
 
@@ -35,6 +43,131 @@ void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
   raw->set_compiled_graphs(compiled_graphs);
   raw->set_graph_breaks(graph_breaks);
   raw->set_iterations(static_cast<uint32_t>(head.iterations_size()));
+}
+
+namespace {
+
+std::string Count(size_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+void Add(v1::Verdict* verdict, absl::string_view section, std::string text) {
+  v1::VerdictItem* item = verdict->add_items();
+  item->set_section(std::string(section));
+  item->set_text(std::move(text));
+}
+
+// On a multi-rank session, the rank with the most failed compiles and the one with the most
+// recompilations, each when it has more than this rank: a quiet rank's report must not read as the
+// whole job's.
+void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
+  const v1::CrossRankSection& ranks = report.ranks();
+  if (ranks.status() != v1::OK) return;
+  const v1::RankRow* self = nullptr;
+  for (const v1::RankRow& row : ranks.ranks()) {
+    if (row.rank() == report.metadata().rank()) self = &row;
+  }
+  if (self == nullptr) return;
+  struct Measure {
+    uint32_t (v1::RankRow::*get)() const;
+    absl::string_view one, many;
+  };
+  for (const Measure& m : {Measure{&v1::RankRow::failed, "failed compile", "failed compiles"},
+                           Measure{&v1::RankRow::recompiles, "recompilation", "recompilations"}}) {
+    const v1::RankRow* most = self;
+    for (const v1::RankRow& row : ranks.ranks()) {
+      if ((row.*m.get)() > (most->*m.get)()) most = &row;
+    }
+    if (most == self) continue;
+    Add(verdict, "ranks",
+        absl::StrCat("rank ", most->rank(), " has ", Count((most->*m.get)(), m.one, m.many),
+                     " (this is rank ", self->rank(), ", with ", (self->*m.get)(),
+                     "): analyze it with --rank ", most->rank()));
+  }
+}
+
+}  // namespace
+
+void FillVerdict(v1::AnalysisReport* report) {
+  v1::Verdict* verdict = report->mutable_verdict();
+  verdict->Clear();
+  const v1::FailuresSection& failures = report->failures();
+  if (failures.status() == v1::OK && !failures.failed().empty()) {
+    std::set<std::string> kinds;
+    for (const v1::FailedCompile& f : failures.failed()) {
+      if (!f.fail_type().empty()) kinds.insert(f.fail_type());
+    }
+    Add(verdict, "failures",
+        absl::StrCat(Count(failures.failed_size(), "compile", "compiles"), " failed",
+                     kinds.empty() ? "" : absl::StrCat(" (", absl::StrJoin(kinds, ", "), ")"),
+                     ": those frames did not run compiled"));
+  }
+  AddLouderRanks(*report, verdict);
+  const v1::RecompileSection& recompile = report->recompile();
+  if (recompile.status() == v1::OK) {
+    for (const v1::CacheLimitHit& hit : recompile.cache_limit_hits()) {
+      Add(verdict, "recompile",
+          absl::StrCat(hit.frame().empty() ? "a frame" : hit.frame(), " hit ",
+                       hit.limit().empty() ? "the recompile limit" : hit.limit(),
+                       ": torch stopped compiling it"));
+    }
+    if (recompile.total() > 0) {
+      std::string text = Count(recompile.total(), "recompilation", "recompilations");
+      if (!recompile.frame().name().empty())
+        absl::StrAppend(&text, " of ", recompile.frame().name());
+      if (!recompile.clusters().empty()) {
+        const v1::RecompileCluster& top = recompile.clusters(0);
+        absl::StrAppend(&text, ", most on ", Word(top.category()),
+                        top.axis().empty() ? "" : absl::StrCat(" of ", top.axis()));
+      }
+      Add(verdict, "recompile", std::move(text));
+    }
+    size_t skipped = 0, breaks = 0;
+    for (const v1::GraphBreakSummary& gb : recompile.graph_breaks()) {
+      (gb.frame_skipped() ? skipped : breaks) += gb.count();
+    }
+    if (skipped > 0) {
+      Add(verdict, "recompile",
+          absl::StrCat(Count(skipped, "graph break", "graph breaks"),
+                       " made torch skip a whole frame: it ran eagerly"));
+    }
+    if (breaks > 0) Add(verdict, "recompile", Count(breaks, "graph break", "graph breaks"));
+  }
+  const v1::DivergenceSection& divergence = report->divergence();
+  if (divergence.status() == v1::OK && divergence.severity() == v1::DivergenceSection::ERROR) {
+    std::string text = absl::StrCat(
+        "the compiled model diverges from eager at ",
+        divergence.first_divergent_layer().empty() ? std::string("an unnamed layer")
+                                                   : divergence.first_divergent_layer(),
+        " (max abs diff ", FormatScientific(divergence.max_abs_diff()), ")");
+    if (!divergence.cause().name().empty())
+      absl::StrAppend(&text, "; bisected to ", divergence.cause().name());
+    Add(verdict, "divergence", std::move(text));
+  }
+  const v1::CacheStabilitySection& cache = report->cache_stability();
+  if (cache.status() == v1::OK) {
+    size_t stale = 0;
+    for (const v1::CacheStabilityFinding& f : cache.findings())
+      stale += f.verdict() == v1::CacheStabilityFinding::STALE;
+    if (stale > 0) {
+      Add(verdict, "cache-stability",
+          absl::StrCat(Count(stale, "iteration", "iterations"),
+                       " served a stale compiled graph (state changed, no recompile, output "
+                       "diverged)"));
+    }
+  }
+  const v1::LintSection& lint = report->lint();
+  if (lint.status() == v1::OK) {
+    size_t errors = 0;
+    for (const v1::LintFinding& f : lint.findings())
+      errors += f.severity() == v1::LintFinding::ERROR;
+    if (errors > 0) {
+      Add(verdict, "lint",
+          absl::StrCat(Count(errors, "lint error", "lint errors"),
+                       ": source patterns known to break torch.compile"));
+    }
+  }
+  verdict->set_clean(verdict->items().empty());
 }
 
 }  // namespace cl

@@ -58,8 +58,7 @@ void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
   } else {
     w.Tag("<p class=\"warn\">")
         .Text(absl::StrCat(section.failed().size(), " of ", section.compiles(),
-                           section.compiles() == 1 ? " compile" : " compiles",
-                           " failed."))
+                           section.compiles() == 1 ? " compile" : " compiles", " failed."))
         .Tag("</p>\n");
     WriteFailed(section, w);
   }

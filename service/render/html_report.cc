@@ -72,6 +72,25 @@ void WritePassSection(Markup id, Markup title, const Section& section,
   CloseSection(w);
 }
 
+// What went wrong, most costly first, each a link to its section; a clean session says so. Absent
+// from a report without a verdict (an older server's, a report built by hand).
+void WriteVerdict(const v1::Verdict& verdict, HtmlWriter& w) {
+  if (verdict.items().empty() && !verdict.clean()) return;
+  OpenSection("verdict", "Verdict", w);
+  if (verdict.clean()) {
+    w.Tag(
+        "<p class=\"good\">Nothing went wrong that this report can see: no failed compile, no "
+        "recompilation, no graph break, no divergence, no stale cache, no lint error.</p>");
+  } else {
+    w.Tag("<ol>\n");
+    for (const v1::VerdictItem& item : verdict.items()) {
+      w.Tag("<li><a href=\"#").Text(item.section()).Tag("\">").Text(item.text()).Tag("</a></li>\n");
+    }
+    w.Tag("</ol>\n");
+  }
+  CloseSection(w);
+}
+
 }  // namespace
 
 std::string RenderHtml(const v1::AnalysisReport& report) {
@@ -81,6 +100,7 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   WriteHeader(report, w);
   w.Tag("<main>\n");
 
+  WriteVerdict(report.verdict(), w);
   OpenSection("metadata", "Session metadata", w);
   WriteMetadataBody(report.metadata(), w);
   CloseSection(w);

@@ -69,6 +69,23 @@ void WriteHeader(const v1::Metadata& m, TerminalWriter& t) {
   if (!m.session_id().empty()) t.EndLine();
 }
 
+void WriteVerdict(const v1::Verdict& v, TerminalWriter& t) {
+  if (v.items().empty() && !v.clean()) return;  // an older server's report, or one built by hand
+  WriteName("verdict", t);
+  if (v.clean()) {
+    t.Styled(Style::kGood, "nothing went wrong that this report can see").EndLine();
+    return;
+  }
+  t.Styled(Style::kWarn,
+           v.items().size() == 1 ? "1 problem" : absl::StrCat(v.items().size(), " problems"));
+  t.EndLine();
+  for (const v1::VerdictItem& item : v.items()) {
+    t.Text(absl::StrCat("  - ", item.text(), " "))
+        .Styled(Style::kMuted, absl::StrCat("(", item.section(), ")"));
+    t.EndLine();
+  }
+}
+
 void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
   if (s.status() == v1::SECTION_STATUS_UNSPECIFIED) return;  // an engine without the pass
   if (WroteNotRun("failures", s, t)) return;
@@ -388,6 +405,7 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
 std::string RenderText(const v1::AnalysisReport& report, bool color) {
   TerminalWriter t(color);
   WriteHeader(report.metadata(), t);
+  WriteVerdict(report.verdict(), t);
   WriteFailures(report.failures(), t);
   WriteRanks(report.ranks(), t);
   WriteIrDiff(report.ir_diff(), t);

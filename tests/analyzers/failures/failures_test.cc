@@ -54,8 +54,7 @@ TEST(FailuresTest, ABackendThatRaisedIsListedWithItsTracebackAndRemedy) {
 
 TEST(FailuresTest, GraphBreakRestartsAreListedAndCountAsGraphBreaks) {
   const v1::SessionCapture capture = Import("torch_trace/tlparse-corpus/tlparse/comp_metrics.log");
-  const v1::FailuresSection s =
-      ::cl::testing::RunPassOk(FailuresPass(), capture).failures();
+  const v1::FailuresSection s = ::cl::testing::RunPassOk(FailuresPass(), capture).failures();
   EXPECT_THAT(s.failed(), IsEmpty());
   ASSERT_EQ(s.restarts_size(), 2);
   for (const v1::RestartedCompile& r : s.restarts()) {
@@ -73,7 +72,8 @@ TEST(FailuresTest, GraphBreakRestartsAreListedAndCountAsGraphBreaks) {
   EXPECT_EQ(r->report.raw().graph_breaks(), 2u);
   ASSERT_EQ(r->report.recompile().graph_breaks_size(), 1);
   EXPECT_EQ(r->report.recompile().graph_breaks(0).count(), 2u);
-  EXPECT_EQ(r->report.recompile().graph_breaks(0).category(), v1::GraphBreakCategory::USER_REQUESTED);
+  EXPECT_EQ(r->report.recompile().graph_breaks(0).category(),
+            v1::GraphBreakCategory::USER_REQUESTED);
 }
 
 TEST(FailuresTest, ACleanSessionSaysSo) {

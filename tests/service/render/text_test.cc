@@ -122,8 +122,9 @@ bool StartsAsTheRendererDoes(absl::string_view line) {
       absl::StartsWith(line, "session ")) {
     return true;
   }
-  for (const char* name : {"failures", "ranks", "ir-diff", "recompile", "cache-stability",
-                           "divergence", "lint", "fusion", "roofline", "raw", "diagnostics"}) {
+  for (const char* name :
+       {"verdict", "failures", "ranks", "ir-diff", "recompile", "cache-stability", "divergence",
+        "lint", "fusion", "roofline", "raw", "diagnostics"}) {
     if (absl::StartsWith(line, absl::StrCat(name, ": "))) return true;
   }
   return false;

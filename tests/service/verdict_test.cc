@@ -1,0 +1,113 @@
+// The verdict above the sections: what went wrong, most costly first, read off the sections; on
+// real logs (tlparse's corpus) and on reports built to hold one of each problem.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "capture/torch_trace/importer.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "service/engine.h"
+#include "service/summary.h"
+#include "service/thread_pool.h"
+#include "tests/testing/fixtures.h"
+
+namespace cl {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> Items(const v1::Verdict& v) {
+  std::vector<std::string> out;
+  for (const v1::VerdictItem& item : v.items()) out.push_back(absl::StrCat(item.section(), ": ", item.text()));
+  return out;
+}
+
+v1::AnalysisReport Analyze(const std::string& fixture) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<std::vector<v1::SessionCapture>> captures =
+      ImportTrace(::cl::testing::FixturePath(fixture), options);
+  EXPECT_TRUE(captures.ok()) << captures.status();
+  if (!captures.ok()) return {};
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(captures->front(), nullptr, {}, nullptr);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->report : v1::AnalysisReport();
+}
+
+TEST(VerdictTest, OneOfEachProblemMostCostlyFirst) {
+  v1::AnalysisReport report;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    failures { status: OK compiles: 9 failed { fail_type: "BackendCompilerFailed" } failed {} }
+    recompile {
+      status: OK
+      total: 3
+      frame { name: "forward" }
+      clusters { category: SIZE axis: "x[0]" }
+      cache_limit_hits { frame: "step" limit: "cache_size_limit" }
+      graph_breaks { count: 2 frame_skipped: true }
+      graph_breaks { count: 5 }
+    }
+    divergence {
+      status: OK
+      severity: ERROR
+      first_divergent_layer: "blocks.0.norm"
+      max_abs_diff: 5.033
+      cause { name: "post_grad_custom_post_pass" }
+    }
+    cache_stability { status: OK findings { verdict: STALE } findings { verdict: SUSPICIOUS } }
+    lint { status: OK findings { severity: ERROR } findings { severity: WARNING } }
+  )pb", &report));
+  FillVerdict(&report);
+  EXPECT_FALSE(report.verdict().clean());
+  EXPECT_THAT(
+      Items(report.verdict()),
+      ElementsAre(
+          "failures: 2 compiles failed (BackendCompilerFailed): those frames did not run compiled",
+          "recompile: step hit cache_size_limit: torch stopped compiling it",
+          "recompile: 3 recompilations of forward, most on size of x[0]",
+          "recompile: 2 graph breaks made torch skip a whole frame: it ran eagerly",
+          "recompile: 5 graph breaks",
+          "divergence: the compiled model diverges from eager at blocks.0.norm (max abs diff "
+          "5.033e0); bisected to post_grad_custom_post_pass",
+          "cache-stability: 1 iteration served a stale compiled graph (state changed, no "
+          "recompile, output diverged)",
+          "lint: 1 lint error: source patterns known to break torch.compile"));
+}
+
+TEST(VerdictTest, ACleanSessionSaysSo) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/train/trace.log");
+  EXPECT_TRUE(report.verdict().clean()) << ::testing::PrintToString(Items(report.verdict()));
+  EXPECT_EQ(report.verdict().items_size(), 0);
+}
+
+// comp_failure.log: the backend raised. The verdict leads with it.
+TEST(VerdictTest, AFailedCompileLeads) {
+  const v1::AnalysisReport report =
+      Analyze("torch_trace/tlparse-corpus/tlparse/comp_failure.log");
+  ASSERT_FALSE(report.verdict().items().empty());
+  EXPECT_EQ(report.verdict().items(0).section(), "failures");
+  EXPECT_THAT(report.verdict().items(0).text(), HasSubstr("1 compile failed"));
+}
+
+// multi_rank_logs/: rank 0 (the one analyzed by default) has none of rank 1's 14 recompiles.
+TEST(VerdictTest, AQuietRankNamesTheRankWithTheTrouble) {
+  const v1::AnalysisReport report = Analyze("torch_trace/tlparse-corpus/tlparse/multi_rank_logs");
+  EXPECT_EQ(report.metadata().rank(), 0);
+  EXPECT_THAT(Items(report.verdict()),
+              ::testing::Contains("ranks: rank 1 has 14 recompilations (this is rank 0, with 0): "
+                                  "analyze it with --rank 1"));
+}
+
+TEST(VerdictTest, AReportWithoutSectionsHasNoItems) {
+  v1::AnalysisReport report;
+  FillVerdict(&report);
+  EXPECT_TRUE(report.verdict().clean());
+}
+
+}  // namespace
+}  // namespace cl
