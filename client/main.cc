@@ -205,7 +205,14 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank) {
     if (!text.ok()) return Fail(text.status());
     if (absl::Status s = cl::WriteFile(json, *text); !s.ok()) return Fail(s);
   }
-  if (!absl::GetFlag(FLAGS_quiet)) std::cout << cl::RenderText(response.report(), UseColor());
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    std::cout << cl::RenderText(response.report(), UseColor());
+    // Where the reports went: the last thing a reader looks for.
+    if (const std::string html = ForRank(absl::GetFlag(FLAGS_html), rank); !html.empty())
+      std::cout << "wrote " << html << "\n";
+    if (const std::string json = ForRank(absl::GetFlag(FLAGS_json), rank); !json.empty())
+      std::cout << "wrote " << json << "\n";
+  }
   return cl::kExitOk;
 }
 
@@ -327,7 +334,8 @@ int Upload(const std::string& path) {
   std::cerr << "cl-client: " << server << " did not take the session after " << outcome.attempts
             << " attempt(s) (" << absl::StatusCodeToString(failure.code()) << ": "
             << failure.message() << "); spooled to " << *spooled
-            << " — send it later with: cl-client spool flush --server " << server << "\n";
+            << " — send it later with: cl-client spool flush --server " << server
+            << (dir == cl::SpoolDir("") ? "" : " --spool " + dir) << "\n";
   return cl::kExitUnavailable;
 }
 

@@ -7,4 +7,3 @@ scripts/setup.sh
 scripts/build.sh cl-client cl-server
 build/client/cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \
   --html hero.html --json hero.report.json
-echo "wrote $(pwd)/hero.html and $(pwd)/hero.report.json"

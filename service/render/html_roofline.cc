@@ -40,12 +40,20 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
   const auto& kernels = section.kernels();
   const bool measured = std::any_of(kernels.begin(), kernels.end(),
                                     [](const v1::RooflineKernel& k) { return !k.estimated(); });
-  if (!measured) {
+  // With no measured kernel the lead says what the rows are (estimates), never that there are none.
+  if (!measured && kernels.empty()) {
     w.Tag(
         "<p class=\"muted\">No kernel carried the flops/bytes features the roofline model "
         "needs");
     if (!section.gpu().empty()) w.Tag(" (GPU: <code>").Text(section.gpu()).Tag("</code>)");
     w.Tag(".</p>");
+  } else if (!measured) {
+    w.Tag("<p class=\"muted\">Estimated from the graph: no kernel carried measured flops/bytes");
+    if (section.gpu().empty()) {
+      w.Tag("; the session names no GPU, so there are no roofs and no bounds.</p>");
+    } else {
+      w.Tag(", modelled for <code>").Text(section.gpu()).Tag("</code>.</p>");
+    }
   }
   if (!section.note().empty()) w.Tag("<p class=\"muted\">").Text(section.note()).Tag("</p>");
   if (kernels.empty()) return;
@@ -53,10 +61,6 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
     w.Tag("<dl class=\"meta\">");
     WriteMetaRow("GPU", section.gpu(), w);
     w.Tag("</dl>");
-  } else {
-    w.Tag(
-        "<p class=\"muted\">The figures below are estimated analytically from the graph "
-        "(mm, bmm, addmm, conv, sdpa), not measured.</p>");
   }
   w.Tag("\n");
   w.BeginTable({"kernel", "flops", "bytes", "intensity", "achieved", "attainable", "bound"});

@@ -356,9 +356,14 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   if (s.ridge_point() > 0) {
     absl::StrAppend(&line, ", ridge ", FormatFixed(s.ridge_point(), 1), " FLOP/B");
   }
-  if (estimated)
-    absl::StrAppend(&line, "; no kernel carried flops/bytes, estimated from the graph");
+  if (estimated) absl::StrAppend(&line, "; estimated from the graph (no measured flops/bytes)");
   t.Text(line).EndLine();
+  if (s.gpu().empty()) {
+    t.Text("  ").Styled(Style::kMuted,
+                        "no GPU named, so no roofs or bounds: pass --gpu NAME (e.g. --gpu "
+                        "H100-SXM-80GB; cl-client help analyze)");
+    t.EndLine();
+  }
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
     const v1::RooflineKernel& k = s.kernels(i);
     t.Text(absl::StrCat("  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",

@@ -21,7 +21,8 @@ using ::testing::HasSubstr;
 
 std::vector<std::string> Items(const v1::Verdict& v) {
   std::vector<std::string> out;
-  for (const v1::VerdictItem& item : v.items()) out.push_back(absl::StrCat(item.section(), ": ", item.text()));
+  for (const v1::VerdictItem& item : v.items())
+    out.push_back(absl::StrCat(item.section(), ": ", item.text()));
   return out;
 }
 
@@ -41,27 +42,42 @@ v1::AnalysisReport Analyze(const std::string& fixture) {
 
 TEST(VerdictTest, OneOfEachProblemMostCostlyFirst) {
   v1::AnalysisReport report;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    failures { status: OK compiles: 9 failed { fail_type: "BackendCompilerFailed" } failed {} }
-    recompile {
-      status: OK
-      total: 3
-      frame { name: "forward" }
-      clusters { category: SIZE axis: "x[0]" }
-      cache_limit_hits { frame: "step" limit: "cache_size_limit" }
-      graph_breaks { count: 2 frame_skipped: true }
-      graph_breaks { count: 5 }
-    }
-    divergence {
-      status: OK
-      severity: ERROR
-      first_divergent_layer: "blocks.0.norm"
-      max_abs_diff: 5.033
-      cause { name: "post_grad_custom_post_pass" }
-    }
-    cache_stability { status: OK findings { verdict: STALE } findings { verdict: SUSPICIOUS } }
-    lint { status: OK findings { severity: ERROR } findings { severity: WARNING } }
-  )pb", &report));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        failures {
+          status: OK
+          compiles: 9
+          failed { fail_type: "BackendCompilerFailed" }
+          failed {}
+        }
+        recompile {
+          status: OK
+          total: 3
+          frame { name: "forward" }
+          clusters { category: SIZE axis: "x[0]" }
+          cache_limit_hits { frame: "step" limit: "cache_size_limit" }
+          graph_breaks { count: 2 frame_skipped: true }
+          graph_breaks { count: 5 }
+        }
+        divergence {
+          status: OK
+          severity: ERROR
+          first_divergent_layer: "blocks.0.norm"
+          max_abs_diff: 5.033
+          cause { name: "post_grad_custom_post_pass" }
+        }
+        cache_stability {
+          status: OK
+          findings { verdict: STALE }
+          findings { verdict: SUSPICIOUS }
+        }
+        lint {
+          status: OK
+          findings { severity: ERROR }
+          findings { severity: WARNING }
+        }
+      )pb",
+      &report));
   FillVerdict(&report);
   EXPECT_FALSE(report.verdict().clean());
   EXPECT_THAT(
@@ -87,8 +103,7 @@ TEST(VerdictTest, ACleanSessionSaysSo) {
 
 // comp_failure.log: the backend raised. The verdict leads with it.
 TEST(VerdictTest, AFailedCompileLeads) {
-  const v1::AnalysisReport report =
-      Analyze("torch_trace/tlparse-corpus/tlparse/comp_failure.log");
+  const v1::AnalysisReport report = Analyze("torch_trace/tlparse-corpus/tlparse/comp_failure.log");
   ASSERT_FALSE(report.verdict().items().empty());
   EXPECT_EQ(report.verdict().items(0).section(), "failures");
   EXPECT_THAT(report.verdict().items(0).text(), HasSubstr("1 compile failed"));

@@ -64,8 +64,8 @@ TEST(RooflineChartTest, ChartHasOnePointPerKernelAndBothRoofs) {
   const v1::AnalysisReport report = RealHeroReport();
   const std::string page = RenderHtml(report);
   const std::string text = testing::SectionTexts(page)["roofline"];
-  EXPECT_THAT(text, StartsWith("Roofline (Tool 5) No kernel carried the flops/bytes features the "
-                               "roofline model needs (GPU: A100-SXM-80GB )."));
+  EXPECT_THAT(text, StartsWith("Roofline (Tool 5) Estimated from the graph: no kernel carried "
+                               "measured flops/bytes, modelled for A100-SXM-80GB ."));
   EXPECT_THAT(text, HasSubstr("(estimate)"));
   EXPECT_THAT(text, HasSubstr("ridge point 9.6 FLOP/B"));
   EXPECT_EQ(Count(page, "<svg class=\"roofline\""), 1u);
