@@ -94,7 +94,12 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
   }
   for (int i = 0; i < ShownRows(findings.size()); ++i) {
     const v1::LintFinding& finding = findings[i];
-    w.Tag("<tr><td><code>").Text(OrDash(finding.pattern())).Tag("</code></td><td>");
+    w.Tag("<tr><td><code>").Text(OrDash(finding.pattern())).Tag("</code>");
+    // What matched and what the detector says of it: the row is readable without the JSON.
+    if (!finding.snippet().empty()) w.Tag("<br><code>").Text(finding.snippet()).Tag("</code>");
+    if (!finding.message().empty())
+      w.Tag("<br><span class=\"muted\">").Text(finding.message()).Tag("</span>");
+    w.Tag("</td><td>");
     WriteCodeLocation(finding.location(), w);
     w.Tag("</td><td><code>").Text(OrDash(finding.trigger())).Tag("</code></td><td>");
     w.Text(OrDash(finding.confidence())).Tag("</td>");

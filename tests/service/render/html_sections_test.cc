@@ -132,6 +132,17 @@ TEST(HtmlSectionsTest, EscalatedLintShowsSeverityAndLinks) {
   EXPECT_THAT(section, Not(HasSubstr("not yet escalated")));
 }
 
+// A lint row shows what matched and what the detector says of it, not only the pattern's id.
+TEST(HtmlSectionsTest, LintRowsShowTheSnippetAndTheMessage) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::LintFinding* finding = report.mutable_lint()->mutable_findings(0);
+  finding->set_snippet("z.mul_(0.5)");
+  finding->set_message("`y` is read again at line 97");
+  const std::string section = Section(RenderHtml(report), "lint");
+  EXPECT_THAT(section, HasSubstr("<br><code>z.mul_(0.5)</code>"));
+  EXPECT_THAT(section, HasSubstr("<br><span class=\"muted\">`y` is read again at line 97</span>"));
+}
+
 TEST(HtmlSectionsTest, RooflineKernelsAndEstimates) {
   v1::AnalysisReport report = testing::HeroReport();
   v1::RooflineKernel* k = report.mutable_roofline()->add_kernels();
