@@ -204,9 +204,18 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
   for (const std::string& file : files) {
     bool rank_in_log = false;
     CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportOne(file, options, &rank_in_log));
-    // A log whose records name no rank (written before dist.init) is the rank its name says.
-    if (const int named = RankOfFileName(fs::path(file).filename().string());
-        !rank_in_log && named >= 0) {
+    // A log is the rank its name says: the name is what tells the directory's logs apart (and
+    // what --rank finds), also when its records name no rank (written before dist.init) or another
+    // one (a rank's log copied or launched under another rank's name), which a diagnostic says.
+    const std::string name = fs::path(file).filename().string();
+    if (const int named = RankOfFileName(name); named >= 0) {
+      if (rank_in_log && capture.session().rank() != named) {
+        v1::Diagnostic* d = capture.add_diagnostics();
+        d->set_severity(v1::Diagnostic::WARNING);
+        d->set_where(name);
+        d->set_message(absl::StrCat("the file is named rank ", named, " but its records say rank ",
+                                    capture.session().rank(), "; it is reported as rank ", named));
+      }
       capture.mutable_session()->set_rank(named);
       for (v1::Compile& c : *capture.mutable_compiles()) c.set_rank(named);
     }

@@ -263,6 +263,27 @@ TEST_F(E2eTest, WhatIsNotATraceIsExit3InProcessAndOnTheServer) {
   EXPECT_EQ(after.exit_code, 0) << after.stderr_text;
 }
 
+// multi_rank_runtime/: seven logs, two of them carrying another rank's number inside. --rank
+// finds a log by its name, and --all-ranks writes one report per log.
+TEST_F(E2eTest, RanksAreTheLogsNames) {
+  const std::string dir =
+      testing::FixturePath("torch_trace/tlparse-corpus/tlparse/multi_rank_runtime");
+  RunResult r = RunCommand({kClientBinary, "analyze", dir, "--rank", "5", "--no-sources", "--quiet",
+                            "--json", TmpPath("rt5.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  absl::StatusOr<v1::AnalysisReport> report = ParseReportJson(*ReadFile(TmpPath("rt5.json")));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->metadata().rank(), 5);
+  r = RunCommand({kClientBinary, "analyze", dir, "--all-ranks", "--no-sources", "--quiet", "--json",
+                  TmpPath("rt.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  for (int rank = 0; rank < 7; ++rank) {
+    absl::StatusOr<std::string> json = ReadFile(TmpPath(absl::StrCat("rt.rank", rank, ".json")));
+    ASSERT_TRUE(json.ok()) << rank;
+    EXPECT_EQ(ParseReportJson(*json)->metadata().rank(), rank);
+  }
+}
+
 TEST_F(E2eTest, TheSummaryEndsWithWhereTheReportsWent) {
   const std::string html = TmpPath("where.html"), json = TmpPath("where.json");
   const RunResult r =

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "capture/torch_trace/importer.h"
@@ -161,6 +162,27 @@ TEST(ImportFixturesTest, MultiRankStormIsVisibleInTheDigests) {
   }
   EXPECT_EQ(storm_rank, 1);
   EXPECT_GE(most, 15u);
+}
+
+// multi_rank_runtime/: the logs named rank 5 and rank 6 carry rank 1 inside. Each log is the rank
+// its name says (seven ranks, not rank 1 three times), and the disagreement is a diagnostic.
+TEST(ImportFixturesTest, ALogIsTheRankItsNameSays) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<std::vector<v1::SessionCapture>> ranks = ImportTrace(
+      (kFixtures / "tlparse-corpus" / "tlparse" / "multi_rank_runtime").string(), options);
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  ASSERT_EQ(ranks->size(), 7u);
+  for (int r = 0; r < 7; ++r) {
+    const v1::SessionCapture& c = (*ranks)[r];
+    EXPECT_EQ(c.session().rank(), r);
+    EXPECT_EQ(c.ranks(r).rank(), r);
+    bool said = false;
+    for (const v1::Diagnostic& d : c.diagnostics()) {
+      said = said || absl::StrContains(d.message(), "its records say rank 1");
+    }
+    EXPECT_EQ(said, r == 5 || r == 6) << "rank " << r;
+  }
 }
 
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
