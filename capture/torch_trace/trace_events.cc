@@ -128,6 +128,13 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     return OnArtifact(r, env, name);
   }
   if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
+  if (e == "chromium_event" && !year_ && r.has_payload) {
+    // A trace event: "ts" is microseconds since the epoch.
+    element event;
+    if (json_->parse(r.payload).get(event) == simdjson::SUCCESS) {
+      if (auto ts = json::Number(event, "ts")) NoteYear(*ts / 1e6);
+    }
+  }
   if (std::optional<v1::Graph::Stage> stage = GraphStage(e)) return OnGraph(r, env, e, *stage);
   if (e == "dynamo_graph_break_reason") return OnArtifact(r, env, e);  // the 2024 top-level form
   KeepExtra(r, env, e);
@@ -159,6 +166,15 @@ void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
         static_cast<uint32_t>(std::max<int64_t>(0, json::Int(*it, "line").value_or(0))));
     return;
   }
+}
+
+void TraceParser::NoteYear(double epoch_seconds) {
+  // Only a plausible wall-clock time: a monotonic clock's seconds would say 1970.
+  if (year_ || !(epoch_seconds > 946684800.0 && epoch_seconds < 4102444800.0)) return;  // 2000–2100
+  const std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  year_ = tm.tm_year + 1900;
 }
 
 void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m) {
@@ -205,14 +221,7 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
     if (auto v = json::String(m, "recompile_reason"); v && !v->empty())
       c->add_recompile_reasons(*v);
   }
-  if (!year_) {
-    if (auto s = json::Number(m, "start_time"); s && *s > 0) {
-      const std::time_t t = static_cast<std::time_t>(*s);
-      std::tm tm{};
-      gmtime_r(&t, &tm);
-      year_ = tm.tm_year + 1900;
-    }
-  }
+  if (auto s = json::Number(m, "start_time")) NoteYear(*s);
   if (auto v = json::String(m, "python_version");
       v && capture_.session().python_version().empty()) {
     capture_.mutable_session()->set_python_version(*v);

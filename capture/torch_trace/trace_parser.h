@@ -73,6 +73,8 @@ class TraceParser {
   void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
   void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
+  // The glog header has no year: the first epoch timestamp a record carries gives it.
+  void NoteYear(double epoch_seconds);
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
                v1::Graph::Stage stage);
@@ -95,7 +97,7 @@ class TraceParser {
   std::optional<int64_t> rank_;                         // the rank this log is about
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;
-  std::optional<int> year_;           // from a compilation_metrics epoch
+  std::optional<int> year_;           // from an epoch timestamp (NoteYear)
   std::optional<TraceRecord> first_;  // for started_at
   ImportCounts counts_;
   int diagnostics_kept_ = 0;

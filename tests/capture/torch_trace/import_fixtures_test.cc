@@ -185,6 +185,17 @@ TEST(ImportFixturesTest, ALogIsTheRankItsNameSays) {
   }
 }
 
+// The glog header has no year. comp_failure.log (December 2024) has no compilation_metrics
+// start_time, but its chromium events carry epoch timestamps: the year is theirs, not today's.
+TEST(ImportFixturesTest, TheYearComesFromTheLogsOwnTimestamps) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "tlparse-corpus" / "tlparse" / "comp_failure.log").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->session().started_at(), "2024-12-06T15:20:13.926Z");
+}
+
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
   const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse").string();
   EXPECT_FALSE(FindTraceLogs(dir, false).ok());
