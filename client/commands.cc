@@ -45,7 +45,9 @@ std::vector<CommandHelp> MakeCommands() {
        "  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama\n"
        "  cl-client analyze /tmp/trace_dir --all-ranks --json out/report.json\n"
        "  cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile\n"
-       "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"},
+       "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"
+       "  cl-client analyze examples/hero/head.cls.json --db lint/correctness.toml --html "
+       "hero.html\n"},
       {"import-trace",
        "cl-client import-trace LOG|DIR -o OUT.cls.json [--latest] [--rank N] [--no-sources]\n"
        "                       [--path-map FROM=TO]",

@@ -89,12 +89,14 @@ int Fail(const absl::Status& status) {
   return cl::ExitCodeFor(status);
 }
 
-// The command being run, for the usage hint ("Run 'cl-client help analyze'").
-std::string current_command;
+// The command being run, for the usage hint ("Run 'cl-client help analyze'"); it points into the
+// command line, which lives as long as main.
+absl::string_view current_command;
 
 int Usage(absl::string_view why) {
   std::cerr << "cl-client: " << why << "\nRun 'cl-client help"
-            << (current_command.empty() ? "" : " " + current_command) << "' for usage.\n";
+            << (current_command.empty() ? "" : absl::StrCat(" ", current_command))
+            << "' for usage.\n";
   return cl::kExitUsage;
 }
 
