@@ -25,6 +25,7 @@
 #include "client/commands.h"
 #include "client/exit_codes.h"
 #include "client/inputs.h"
+#include "client/progress.h"
 #include "client/upload.h"
 #include "common/file_io.h"
 #include "service/render/render.h"
@@ -83,7 +84,10 @@ ABSL_FLAG(std::string, spool, "",
 
 namespace {
 
+cl::ProgressLine& Progress();
+
 int Fail(const absl::Status& status) {
+  Progress().Clear();
   std::cerr << "cl-client: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
             << "\n";
   return cl::ExitCodeFor(status);
@@ -138,9 +142,20 @@ cl::RemoteOptions Remote() {
   return remote;
 }
 
+// The import's progress on the terminal (client/progress.h), for the whole run.
+cl::ProgressLine& Progress() {
+  static auto* const line =
+      new cl::ProgressLine(std::cerr, isatty(STDERR_FILENO) && !absl::GetFlag(FLAGS_quiet));
+  return *line;
+}
+
 // The import and session flags, read once.
 absl::StatusOr<cl::InputOptions> ReadInputOptions() {
   cl::InputOptions in;
+  in.import.progress = [](const std::string& path, uint64_t read, uint64_t size, uint64_t records) {
+    Progress().Update(path, read, size, records);
+    if (size > 0 && read >= size) Progress().Clear();
+  };
   in.import.latest = absl::GetFlag(FLAGS_latest);
   in.import.read_sources = absl::GetFlag(FLAGS_sources);
   for (const std::string& m : absl::GetFlag(FLAGS_path_map)) {
@@ -177,6 +192,7 @@ int ImportTrace(const std::string& path) {
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
   if (!in.ok()) return Usage(in.status().message());
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
+  Progress().Clear();
   if (!capture.ok()) return Fail(capture.status());
   if (absl::Status s = cl::WriteCaptureFile(out, *capture); !s.ok()) return Fail(s);
   if (!absl::GetFlag(FLAGS_quiet)) {
@@ -207,6 +223,7 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank) {
     if (!text.ok()) return Fail(text.status());
     if (absl::Status s = cl::WriteFile(json, *text); !s.ok()) return Fail(s);
   }
+  Progress().Clear();
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::cout << cl::RenderText(response.report(), UseColor());
     // Where the reports went: the last thing a reader looks for.

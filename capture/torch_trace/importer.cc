@@ -10,6 +10,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -93,7 +94,8 @@ namespace {
 // time: no copy into a buffer, and each window is dropped from the process once it is fed, so
 // memory still holds only what the capture keeps. False (nothing fed) when the file cannot be
 // mapped, is empty or is gzipped; the caller then reads it through zlib.
-bool FeedMapped(const std::string& path, TraceImporter* importer) {
+bool FeedMapped(const std::string& path, TraceImporter* importer,
+                absl::FunctionRef<void(uint64_t read, uint64_t size)> progress) {
   constexpr size_t kWindow = 8 << 20;  // a multiple of the page size
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -117,6 +119,7 @@ bool FeedMapped(const std::string& path, TraceImporter* importer) {
     const size_t n = std::min(kWindow, size - at);
     importer->Feed(absl::string_view(bytes + at, n));
     madvise(const_cast<char*>(bytes) + at, n, MADV_DONTNEED);  // the importer copied what it keeps
+    progress(at + n, size);
     if (!importer->Refusal().ok()) break;
   }
   munmap(map, size);
@@ -129,9 +132,18 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   TraceParseOptions parse;
   parse.source_name = fs::path(path).filename().string();
   TraceImporter importer(parse);
-  if (!FeedMapped(path, &importer)) {
+  const auto progress = [&](uint64_t read, uint64_t size) {
+    if (options.progress) options.progress(path, read, size, importer.records());
+  };
+  if (!FeedMapped(path, &importer, progress)) {
+    // A .gz's decompressed bytes have no known total: no size, so no share or ETA to show.
+    std::error_code ec;
+    const uint64_t size = absl::EndsWith(path, ".gz") ? 0 : fs::file_size(path, ec);
+    uint64_t read = 0;
     CL_RETURN_IF_ERROR(ReadMaybeGzipped(path, kReadChunk, [&](absl::string_view bytes) {
       importer.Feed(bytes);
+      read += bytes.size();
+      progress(read, ec ? 0 : size);
       return importer.Refusal().ok();
     }));
   }

@@ -8,6 +8,8 @@
 #ifndef CAPTURE_TORCH_TRACE_IMPORTER_H_
 #define CAPTURE_TORCH_TRACE_IMPORTER_H_
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +42,7 @@ class TraceImporter {
   // the input; the caller, which knows how the user named it, puts that in front.
   absl::Status Refusal(bool finished = false) const;
   uint64_t bytes() const { return tokenizer_.counters().bytes; }
+  uint64_t records() const { return tokenizer_.counters().records; }
   std::optional<int64_t> rank() const { return parser_.rank(); }
 
  private:
@@ -54,6 +57,10 @@ struct ImportOptions {
   std::string project_root;  // sets session.project_root
   bool latest = false;       // a directory without rank logs: take the newest log
   size_t max_source_bytes = 4 << 20;
+  // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
+  // size on disk, and the records read so far. For a progress display; may be empty.
+  std::function<void(const std::string& path, uint64_t read, uint64_t size, uint64_t records)>
+      progress;
 };
 
 // Reads one log, gzip-compressed or not.
