@@ -9,13 +9,13 @@ namespace cl {
 
 std::string ProgressLine::Text(const std::string& what, uint64_t done, uint64_t size,
                                uint64_t records, absl::Duration elapsed) {
-  std::string line = absl::StrCat(std::filesystem::path(what).filename().string(), ": ",
-                                  FormatBytes(done));
+  std::string line =
+      absl::StrCat(std::filesystem::path(what).filename().string(), ": ", FormatBytes(done));
   if (size > 0) {
     const double share = static_cast<double>(done) / static_cast<double>(size);
     absl::StrAppend(&line, " of ", FormatBytes(size), " (", FormatPercent(share), ")");
   }
-  absl::StrAppend(&line, " · ", records, records == 1 ? " record" : " records");
+  absl::StrAppend(&line, " · ", FormatCount(records, "record", "records"));
   if (size > 0 && done > 0 && done < size) {
     const absl::Duration left = elapsed * (static_cast<double>(size - done) / done);
     absl::StrAppend(&line, " · about ", absl::ToInt64Seconds(left) + 1, " s left");

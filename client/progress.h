@@ -1,6 +1,7 @@
 // A progress line on a terminal for what takes more than a second (importing a large log): bytes
 // read of the total, records, and the time left. Nothing is written when stderr is not a terminal
-// (a pipe, a file, CI's log), nor in the first second, so quick runs and scripts see no trace of it.
+// (a pipe, a file, CI's log), nor in the first second, so quick runs and scripts see no trace of
+// it.
 #ifndef CLIENT_PROGRESS_H_
 #define CLIENT_PROGRESS_H_
 

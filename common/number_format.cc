@@ -78,4 +78,8 @@ std::string FormatSi(double value, absl::string_view unit) {
   return absl::StrCat(absl::StrFormat("%.3g", scaled), " ", kPrefixes[prefix], unit);
 }
 
+std::string FormatCount(uint64_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 }  // namespace cl

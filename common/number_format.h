@@ -6,6 +6,7 @@
 //   FormatScientific(5.033)   "5.033e0"  4 significant digits, exponent without '+' or zeros
 //   FormatBytes(270336)       "264 KiB"  binary units; one decimal only when not whole
 //   FormatSi(3.1e12, "FLOP")  "3.1 TFLOP" 3 significant digits with an SI prefix
+//   FormatCount(3, "compile", "compiles")  "3 compiles"  the noun that agrees with the count
 // Non-finite values read "nan", "inf" or "-inf" everywhere.
 #ifndef COMMON_NUMBER_FORMAT_H_
 #define COMMON_NUMBER_FORMAT_H_
@@ -22,6 +23,7 @@ std::string FormatFixed(double value, int decimals);
 std::string FormatScientific(double value);
 std::string FormatBytes(uint64_t bytes);
 std::string FormatSi(double value, absl::string_view unit);
+std::string FormatCount(uint64_t n, absl::string_view one, absl::string_view many);
 
 }  // namespace cl
 

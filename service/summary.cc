@@ -47,10 +47,6 @@ void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
 
 namespace {
 
-std::string Count(size_t n, absl::string_view one, absl::string_view many) {
-  return absl::StrCat(n, " ", n == 1 ? one : many);
-}
-
 void Add(v1::Verdict* verdict, absl::string_view section, std::string text) {
   v1::VerdictItem* item = verdict->add_items();
   item->set_section(std::string(section));
@@ -80,7 +76,7 @@ void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
     }
     if (most == self) continue;
     Add(verdict, "ranks",
-        absl::StrCat("rank ", most->rank(), " has ", Count((most->*m.get)(), m.one, m.many),
+        absl::StrCat("rank ", most->rank(), " has ", FormatCount((most->*m.get)(), m.one, m.many),
                      " (this is rank ", self->rank(), ", with ", (self->*m.get)(),
                      "): analyze it with --rank ", most->rank()));
   }
@@ -98,7 +94,7 @@ void FillVerdict(v1::AnalysisReport* report) {
       if (!f.fail_type().empty()) kinds.insert(f.fail_type());
     }
     Add(verdict, "failures",
-        absl::StrCat(Count(failures.failed_size(), "compile", "compiles"), " failed",
+        absl::StrCat(FormatCount(failures.failed_size(), "compile", "compiles"), " failed",
                      kinds.empty() ? "" : absl::StrCat(" (", absl::StrJoin(kinds, ", "), ")"),
                      ": those frames did not run compiled"));
   }
@@ -112,7 +108,7 @@ void FillVerdict(v1::AnalysisReport* report) {
                        ": torch stopped compiling it"));
     }
     if (recompile.total() > 0) {
-      std::string text = Count(recompile.total(), "recompilation", "recompilations");
+      std::string text = FormatCount(recompile.total(), "recompilation", "recompilations");
       if (!recompile.frame().name().empty())
         absl::StrAppend(&text, " of ", recompile.frame().name());
       if (!recompile.clusters().empty()) {
@@ -128,10 +124,10 @@ void FillVerdict(v1::AnalysisReport* report) {
     }
     if (skipped > 0) {
       Add(verdict, "recompile",
-          absl::StrCat(Count(skipped, "graph break", "graph breaks"),
+          absl::StrCat(FormatCount(skipped, "graph break", "graph breaks"),
                        " made torch skip a whole frame: it ran eagerly"));
     }
-    if (breaks > 0) Add(verdict, "recompile", Count(breaks, "graph break", "graph breaks"));
+    if (breaks > 0) Add(verdict, "recompile", FormatCount(breaks, "graph break", "graph breaks"));
   }
   const v1::DivergenceSection& divergence = report->divergence();
   if (divergence.status() == v1::OK && divergence.severity() == v1::DivergenceSection::ERROR) {
@@ -151,7 +147,7 @@ void FillVerdict(v1::AnalysisReport* report) {
       stale += f.verdict() == v1::CacheStabilityFinding::STALE;
     if (stale > 0) {
       Add(verdict, "cache-stability",
-          absl::StrCat(Count(stale, "iteration", "iterations"),
+          absl::StrCat(FormatCount(stale, "iteration", "iterations"),
                        " served a stale compiled graph (state changed, no recompile, output "
                        "diverged)"));
     }
@@ -163,7 +159,7 @@ void FillVerdict(v1::AnalysisReport* report) {
       errors += f.severity() == v1::LintFinding::ERROR;
     if (errors > 0) {
       Add(verdict, "lint",
-          absl::StrCat(Count(errors, "lint error", "lint errors"),
+          absl::StrCat(FormatCount(errors, "lint error", "lint errors"),
                        ": source patterns known to break torch.compile"));
     }
   }

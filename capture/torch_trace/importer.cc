@@ -19,6 +19,7 @@
 #include "common/digest.h"
 #include "common/file_io.h"
 #include "common/gz_read.h"
+#include "common/number_format.h"
 #include "common/status_macros.h"
 
 namespace cl {
@@ -76,7 +77,7 @@ absl::Status TraceImporter::Refusal(bool finished) const {
   if (!finished) return absl::OkStatus();
   if (c.bytes == 0) return absl::InvalidArgumentError("empty, not a TORCH_TRACE log");
   return absl::InvalidArgumentError(absl::StrCat("not a TORCH_TRACE log (no record header in its ",
-                                                 c.lines, c.lines == 1 ? " line)" : " lines)"));
+                                                 FormatCount(c.lines, "line", "lines"), ")"));
 }
 
 void TraceImporter::Feed(absl::string_view bytes) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"
@@ -52,13 +53,13 @@ void WriteRestarts(const v1::FailuresSection& section, HtmlWriter& w) {
 void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
   if (section.failed().empty()) {
     w.Tag("<p class=\"good\">")
-        .Text(absl::StrCat("No compile failed (", section.compiles(),
-                           section.compiles() == 1 ? " compile)." : " compiles)."))
+        .Text(absl::StrCat("No compile failed (",
+                           FormatCount(section.compiles(), "compile", "compiles"), ")."))
         .Tag("</p>\n");
   } else {
     w.Tag("<p class=\"warn\">")
-        .Text(absl::StrCat(section.failed().size(), " of ", section.compiles(),
-                           section.compiles() == 1 ? " compile" : " compiles", " failed."))
+        .Text(absl::StrCat(section.failed().size(), " of ",
+                           FormatCount(section.compiles(), "compile", "compiles"), " failed."))
         .Tag("</p>\n");
     WriteFailed(section, w);
   }

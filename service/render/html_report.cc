@@ -2,6 +2,7 @@
 // section is a <details open> with the seed's id and heading; a pass that was skipped or failed
 // shows its reason in place of a body, and the rest of the page still renders.
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/html.h"
 #include "service/render/html_sections.h"
 #include "service/render/html_writer.h"
@@ -32,7 +33,7 @@ void WriteHeader(const v1::AnalysisReport& report, HtmlWriter& w) {
   // A failed compile is the first thing to know: the frame ran without torch.compile.
   if (const int failed = report.failures().failed_size(); failed > 0) {
     w.Tag("<p><a class=\"warn\" href=\"#failures\"><strong>")
-        .Text(absl::StrCat(failed, failed == 1 ? " compile" : " compiles", " failed"))
+        .Text(absl::StrCat(FormatCount(failed, "compile", "compiles"), " failed"))
         .Tag("</strong></a></p>\n");
   }
   w.Tag("</header>\n");

@@ -76,8 +76,7 @@ void WriteVerdict(const v1::Verdict& v, TerminalWriter& t) {
     t.Styled(Style::kGood, "nothing went wrong that this report can see").EndLine();
     return;
   }
-  t.Styled(Style::kWarn,
-           v.items().size() == 1 ? "1 problem" : absl::StrCat(v.items().size(), " problems"));
+  t.Styled(Style::kWarn, FormatCount(v.items().size(), "problem", "problems"));
   t.EndLine();
   for (const v1::VerdictItem& item : v.items()) {
     t.Text(absl::StrCat("  - ", item.text(), " "))
@@ -93,13 +92,10 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
   if (s.failed().empty()) {
     t.Styled(Style::kGood, "no compile failed");
   } else {
-    t.Styled(Style::kWarn,
-             absl::StrCat(s.failed().size(), s.failed().size() == 1 ? " compile" : " compiles",
-                          " failed"));
+    t.Styled(Style::kWarn, FormatCount(s.failed().size(), "compile", "compiles") + " failed");
   }
   if (!s.restarts().empty())
-    t.Text(absl::StrCat(" · ", s.restarts().size(),
-                        s.restarts().size() == 1 ? " restarted attempt" : " restarted attempts"));
+    t.Text(" · " + FormatCount(s.restarts().size(), "restarted attempt", "restarted attempts"));
   t.EndLine();
   for (int i = 0; i < std::min(s.failed().size(), kMaxItems); ++i) {
     const v1::FailedCompile& f = s.failed()[i];

@@ -3,6 +3,7 @@
 // reports must be equal. Then bad input through the CLI, and SIGTERM draining the server.
 #include <signal.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "client/commands.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -234,6 +236,16 @@ TEST_F(E2eTest, HelpIsPerCommandAndVersionSaysTheBuild) {
     // Its own flags only: not analyze's, not the transport's, not abseil's.
     for (const char* other : {"--html", "--server", "--tls-ca", "--helpfull", "--flagfile"})
       EXPECT_THAT(r.stdout_text, ::testing::Not(HasSubstr(other))) << other;
+  }
+  // Every flag the command table gives a command is in that command's help: a flag the binary
+  // does not define would be left out silently.
+  for (const cl::CommandHelp& command : cl::Commands()) {
+    const RunResult r = RunCommand({kClientBinary, "help", command.name});
+    EXPECT_EQ(r.exit_code, 0) << command.name;
+    for (std::string flag : command.flags) {
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      EXPECT_THAT(r.stdout_text, HasSubstr("\n  --" + flag)) << command.name << " --" << flag;
+    }
   }
   const RunResult top = RunCommand({kClientBinary, "-h"});
   EXPECT_EQ(top.exit_code, 0);
