@@ -42,16 +42,34 @@ bool IsNodeOp(absl::string_view op) {
          op == "call_module" || op == "get_attr" || op == "output";
 }
 
-void ValidateFrames(const v1::SessionCapture& c, absl::flat_hash_set<uint32_t>* ids, Problems* p) {
+using FrameMap = absl::flat_hash_map<uint32_t, const v1::Frame*>;
+
+void ValidateFrames(const v1::SessionCapture& c, FrameMap* ids, Problems* p) {
   for (int i = 0; i < c.frames_size(); ++i) {
     const v1::Frame& f = c.frames(i);
-    if (!ids->insert(f.id()).second) {
+    if (f.no_frame() && f.reset_round() > 0) {
+      p->Add(absl::StrCat("frames[", i, "]"), "a no_frame frame has no reset_round");
+    }
+    if (!ids->try_emplace(f.id(), &f).second) {
       p->Add(absl::StrCat("frames[", i, "].id"), absl::StrCat(f.id(), " is used by another frame"));
     }
   }
 }
 
-void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
+// What the frame a compile names must be for the compile's id: its own, of its reset round, or the
+// stand-in for "no frame".
+std::string FrameMismatch(const CompileId& id, const v1::Frame& f) {
+  if (id.no_frame) return f.no_frame() ? "" : "is not a no_frame frame";
+  if (f.no_frame()) return "is a no_frame frame";
+  if (f.reset_round() != id.reset_round) {
+    return absl::StrCat("is of reset round ", f.reset_round(), ", not ", id.reset_round);
+  }
+  const uint32_t torch_id = id.reset_round > 0 ? f.torch_id() : f.id();
+  if (torch_id != id.frame_id) return absl::StrCat("is torch's frame ", torch_id);
+  return "";
+}
+
+void ValidateCompiles(const v1::SessionCapture& c, const FrameMap& frames,
                       absl::flat_hash_set<absl::string_view>* ids, Problems* p) {
   for (int i = 0; i < c.compiles_size(); ++i) {
     const v1::Compile& cp = c.compiles(i);
@@ -59,18 +77,22 @@ void ValidateCompiles(const v1::SessionCapture& c, const absl::flat_hash_set<uin
     const std::optional<CompileId> id = ParseCompileId(cp.id());
     if (!id) {
       p->Add(path + ".id",
-             absl::StrCat(Quote(cp.id()), " is not a compile id (\"0/1\" or \"0/1_1\")"));
-    } else if (id->frame_id != cp.frame_id() || id->frame_compile_id != cp.frame_compile_id() ||
-               id->attempt != cp.attempt()) {
-      p->Add(path, absl::StrCat("id ", Quote(cp.id()), " disagrees with frame_id ", cp.frame_id(),
-                                ", frame_compile_id ", cp.frame_compile_id(), ", attempt ",
-                                cp.attempt()));
+             absl::StrCat(Quote(cp.id()),
+                          " is not a compile id (\"0/1\", \"0/1_1\", \"0/1@1\" or \"-/0\")"));
+    } else if (id->frame_compile_id != cp.frame_compile_id() || id->attempt != cp.attempt()) {
+      p->Add(path, absl::StrCat("id ", Quote(cp.id()), " disagrees with frame_compile_id ",
+                                cp.frame_compile_id(), ", attempt ", cp.attempt()));
     }
     if (!cp.id().empty() && !ids->insert(cp.id()).second) {
       p->Add(path + ".id", absl::StrCat(Quote(cp.id()), " is used by another compile"));
     }
-    if (!frames.contains(cp.frame_id())) {
+    if (auto f = frames.find(cp.frame_id()); f == frames.end()) {
       p->Add(path + ".frame_id", absl::StrCat(cp.frame_id(), " names no frame in frames[]"));
+    } else if (id) {
+      if (std::string why = FrameMismatch(*id, *f->second); !why.empty()) {
+        p->Add(path, absl::StrCat("id ", Quote(cp.id()), " disagrees with frame_id ", cp.frame_id(),
+                                  ", which ", why));
+      }
     }
     if (cp.duration_us() < 0) p->Add(path + ".duration_us", "is negative");
     for (int j = 0; j < cp.cache_events_size(); ++j) {
@@ -141,7 +163,7 @@ void ValidateGraphs(const v1::SessionCapture& c,
   }
 }
 
-void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_t>& frames,
+void ValidateRest(const v1::SessionCapture& c, const FrameMap& frames,
                   const absl::flat_hash_set<absl::string_view>& compiles, const NodeNames& nodes,
                   Problems* p) {
   for (int i = 0; i < c.iterations_size(); ++i) {
@@ -196,12 +218,32 @@ void ValidateRest(const v1::SessionCapture& c, const absl::flat_hash_set<uint32_
 }  // namespace
 
 std::optional<CompileId> ParseCompileId(absl::string_view id) {
-  // "F/C" or "F/C_A", each part a decimal number, after "!CA/" for compiled autograd.
-  std::optional<absl::string_view> ca;
+  // "F/C" or "F/C_A", each part a decimal number, after "!CA/" for compiled autograd and before
+  // "@R" for a reset round; or "-/N".
+  const auto all_digits = [](absl::string_view s) {
+    if (s.empty() || s.size() > kCompileIdDigits) return false;
+    for (char ch : s)
+      if (ch < '0' || ch > '9') return false;
+    return true;
+  };
+  const auto number = [&](absl::string_view s, uint32_t* out) {
+    return all_digits(s) && absl::SimpleAtoi(s, out);
+  };
+  CompileId out;
+  if (absl::ConsumePrefix(&id, "-/")) {
+    out.no_frame = true;
+    if (!number(id, &out.frame_compile_id)) return std::nullopt;
+    return out;
+  }
+  if (const size_t at = id.find('@'); at != absl::string_view::npos) {
+    if (!number(id.substr(at + 1), &out.reset_round) || out.reset_round == 0) return std::nullopt;
+    id = id.substr(0, at);
+  }
   if (absl::ConsumePrefix(&id, "!")) {
     const size_t slash = id.find('/');
-    if (slash == absl::string_view::npos) return std::nullopt;
-    ca = id.substr(0, slash);
+    uint32_t n = 0;
+    if (slash == absl::string_view::npos || !number(id.substr(0, slash), &n)) return std::nullopt;
+    out.compiled_autograd_id = n;
     id.remove_prefix(slash + 1);
   }
   const size_t slash = id.find('/');
@@ -211,29 +253,16 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
     attempt = rest.substr(us + 1);
     rest = rest.substr(0, us);
   }
-  auto all_digits = [](absl::string_view s) {
-    if (s.empty() || s.size() > kCompileIdDigits) return false;
-    for (char ch : s)
-      if (ch < '0' || ch > '9') return false;
-    return true;
-  };
-  CompileId out;
-  if (!all_digits(frame) || !all_digits(rest) || !all_digits(attempt) ||
-      !absl::SimpleAtoi(frame, &out.frame_id) || !absl::SimpleAtoi(rest, &out.frame_compile_id) ||
-      !absl::SimpleAtoi(attempt, &out.attempt)) {
+  if (!number(frame, &out.frame_id) || !number(rest, &out.frame_compile_id) ||
+      !number(attempt, &out.attempt)) {
     return std::nullopt;
-  }
-  if (ca) {
-    uint32_t n = 0;
-    if (!all_digits(*ca) || !absl::SimpleAtoi(*ca, &n)) return std::nullopt;
-    out.compiled_autograd_id = n;
   }
   return out;
 }
 
 absl::Status ValidateCapture(const v1::SessionCapture& capture) {
   Problems problems;
-  absl::flat_hash_set<uint32_t> frames;
+  FrameMap frames;
   absl::flat_hash_set<absl::string_view> compiles;
   NodeNames nodes;
   ValidateFrames(capture, &frames, &problems);

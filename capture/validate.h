@@ -22,13 +22,16 @@ namespace v1 = ::compile_lens::v1;
 // OK, or INVALID_ARGUMENT naming the first problem (and how many more there are).
 absl::Status ValidateCapture(const v1::SessionCapture& capture);
 
-// A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2), and with
-// compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3).
+// A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2), with
+// compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3), after the Nth
+// torch._dynamo.reset() "0/1@N", and "-/4" for the fifth compile logged with no compile id.
 struct CompileId {
-  uint32_t frame_id = 0;
+  uint32_t frame_id = 0;  // torch's frame id (Frame.torch_id when reset_round > 0)
   uint32_t frame_compile_id = 0;
   uint32_t attempt = 0;
   std::optional<uint32_t> compiled_autograd_id;
+  uint32_t reset_round = 0;
+  bool no_frame = false;  // "-/N": frame_compile_id is N
 };
 inline constexpr size_t kCompileIdDigits = 9;  // the most each number may have
 inline constexpr int64_t kMaxCompileIdNumber = [] {

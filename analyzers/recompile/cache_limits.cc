@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "analyzers/common/location.h"
@@ -120,10 +121,16 @@ std::vector<v1::CacheLimitHit> FindCacheLimitHits(const v1::SessionCapture& capt
       scan(gb.reason(), compile.frame_id(), in_compile("graph break"));
     }
   }
+  absl::flat_hash_map<absl::string_view, uint32_t> frame_of_compile;
+  for (const v1::Compile& compile : capture.compiles()) {
+    frame_of_compile.try_emplace(compile.id(), compile.frame_id());
+  }
   for (const v1::Extra& extra : capture.extras()) {
     if (IsGeneratedRecord(extra.kind())) continue;
     std::optional<uint32_t> frame_id;
-    if (auto parts = ParseCompileId(extra.compile_id())) frame_id = parts->frame_id;
+    if (auto it = frame_of_compile.find(extra.compile_id()); it != frame_of_compile.end()) {
+      frame_id = it->second;
+    }
     scan(extra.payload(), frame_id,
          [&extra] { return absl::StrCat("a `", extra.kind(), "` record"); });
   }

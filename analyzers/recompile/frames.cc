@@ -82,6 +82,10 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
     stats.name = frame.name();
     stats.file = frame.file();
     stats.line = frame.line();
+    if (frame.reset_round() > 0 && stats.name.empty()) {
+      stats.name =
+          absl::StrCat("frame ", frame.torch_id(), " (reset round ", frame.reset_round(), ")");
+    }
   }
   for (int i = 0; i < capture.compiles_size(); ++i) {
     const v1::Compile& compile = capture.compiles(i);

@@ -38,6 +38,7 @@ enum class ImportCounter : uint8_t {
   kLensIterationsWithoutCompile,
   kLensRecordsWithWarning,
   kLensRecordsNotValid,
+  kCompilesWithoutId,
   kCompilesWithoutMetrics,
   kExtrasOverBudget,
   kGraphLinesNotUnderstood,
@@ -50,6 +51,7 @@ enum class ImportCounter : uint8_t {
   kNoEvent,
   kOtherRank,
   kInvalidUtf8Payloads,
+  kResetRounds,
 };
 
 struct ImportCounterInfo {
@@ -78,6 +80,8 @@ inline constexpr ImportCounterInfo kImportCounters[] = {
      "compile_lens records kept with a warning"},
     {ImportCounter::kLensRecordsNotValid, v1::Diagnostic::WARNING,
      "compile_lens records not valid (skipped)"},
+    {ImportCounter::kCompilesWithoutId, v1::Diagnostic::INFO,
+     "compiles logged with no compile id (kept as \"-/N\")"},
     {ImportCounter::kCompilesWithoutMetrics, v1::Diagnostic::WARNING,
      "compiles without compilation_metrics"},
     {ImportCounter::kExtrasOverBudget, v1::Diagnostic::WARNING, "extras over budget (dropped)"},
@@ -96,6 +100,8 @@ inline constexpr ImportCounterInfo kImportCounters[] = {
     {ImportCounter::kOtherRank, v1::Diagnostic::INFO, "other rank"},
     {ImportCounter::kInvalidUtf8Payloads, v1::Diagnostic::WARNING,
      "payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)"},
+    {ImportCounter::kResetRounds, v1::Diagnostic::INFO,
+     "times torch started its compile ids over (torch._dynamo.reset(); kept as reset rounds)"},
 };
 
 inline constexpr size_t kNumImportCounters = std::size(kImportCounters);

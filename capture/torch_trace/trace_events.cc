@@ -179,6 +179,18 @@ void TraceParser::NoteYear(double epoch_seconds) {
 
 void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m) {
   v1::Compile* c = CompileFor(env);
+  // A compile torch logged with no compile id (AOTInductor's, export's) is a compile still; a
+  // runtime record (is_runtime) or one whose id did not fit is not.
+  if (c == nullptr && !env.frame_id && m.is_object()) {
+    std::optional<element> id = json::Field(m, "compile_id");
+    std::optional<element> runtime = json::Field(m, "is_runtime");
+    bool is_runtime = false;
+    if (runtime && runtime->get_bool().get(is_runtime) != simdjson::SUCCESS) is_runtime = false;
+    if ((!id || id->is_null()) && !is_runtime) {
+      Count(ImportCounter::kCompilesWithoutId);
+      c = AddNoFrameCompile();
+    }
+  }
   if (c == nullptr) {
     KeepExtra(r, env, "compilation_metrics");
     return;
@@ -206,6 +218,11 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
     c->set_duration_us(std::max<int64_t>(0, *v));
   else if (auto us = micros("entire_frame_compile_time_s"))
     c->set_duration_us(std::max<int64_t>(0, *us));
+  else if (auto v = json::Int(m, "dynamo_cumulative_compile_time_us"))  // newer torch
+    c->set_duration_us(std::max<int64_t>(0, *v));
+  else if (auto start = json::Int(m, "start_time_us"), end = json::Int(m, "end_time_us");
+           start && end && *end >= *start)
+    c->set_duration_us(*end - *start);
   if (auto v = json::Int(m, "guard_count"))
     c->set_guard_count(static_cast<uint32_t>(std::max<int64_t>(0, *v)));
   if (auto v = json::String(m, "fail_type")) c->set_fail_type(*v);
@@ -387,7 +404,21 @@ void TraceParser::OnLensRecord(const TraceRecord& r, absl::string_view name, ele
     Problem(ImportCounter::kLensRecordsNotValid, r.line, std::string(status.message()));
     return;
   }
-  if (*kind == LensRecord::kIteration) iteration_lines_.push_back(r.line);
+  if (*kind == LensRecord::kIteration) {
+    iteration_lines_.push_back(r.line);
+    // The record names torch's frame and compile: after a reset, this round's.
+    v1::Iteration* it = capture_.mutable_iterations(capture_.iterations_size() - 1);
+    if (reset_round_ > 0) {
+      if (auto f = round_frames_.find(it->frame_id()); f != round_frames_.end()) {
+        it->set_frame_id(f->second);
+      } else {
+        it->set_frame_id(next_frame_id_);  // no frame of this round: dropped at Finish
+      }
+      if (!it->compile_id().empty()) {
+        it->set_compile_id(absl::StrCat(it->compile_id(), "@", reset_round_));
+      }
+    }
+  }
   for (std::string& warning : warnings) {
     Problem(ImportCounter::kLensRecordsWithWarning, r.line, std::move(warning));
   }

@@ -122,10 +122,24 @@ void TraceParser::Add(TraceRecord&& r) {
     };
     if (fits(env.frame_id) && fits(env.frame_compile_id) && fits(env.ca_id) &&
         env.attempt.value_or(0) <= kMaxCompileIdNumber) {
-      env.compile_id =
+      const std::string frame_compile =
           absl::StrCat(env.ca_id ? absl::StrCat("!", *env.ca_id, "/") : "", *env.frame_id, "/",
-                       *env.frame_compile_id,
-                       env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
+                       *env.frame_compile_id);
+      const std::string torch_id = absl::StrCat(
+          frame_compile, env.attempt.value_or(0) > 0 ? absl::StrCat("_", *env.attempt) : "");
+      const auto in_round = [&] {
+        return reset_round_ == 0 ? torch_id : absl::StrCat(torch_id, "@", reset_round_);
+      };
+      env.compile_id = in_round();
+      // A compile starts once a round: a start of a compile that already started and finished
+      // (compilation_metrics, on any attempt) is the first compile of a new round.
+      if (env.event == "dynamo_start" && !started_.insert(env.compile_id).second &&
+          finished_.contains(frame_compile)) {
+        StartResetRound(r.line, torch_id);
+        env.compile_id = in_round();
+        started_.insert(env.compile_id);
+      }
+      if (env.event == "compilation_metrics") finished_.insert(frame_compile);
     } else {
       Diagnose(v1::Diagnostic::WARNING, r.line,
                absl::StrCat("compile id numbers past ", kMaxCompileIdNumber,
@@ -142,15 +156,63 @@ v1::Compile* TraceParser::CompileFor(const Envelope& env) {
   if (!inserted) return capture_.mutable_compiles(it->second);
   v1::Compile* c = capture_.add_compiles();
   c->set_id(env.compile_id);
-  c->set_frame_id(static_cast<uint32_t>(*env.frame_id));
+  c->set_frame_id(ModelFrameId(static_cast<uint32_t>(*env.frame_id)));
   c->set_frame_compile_id(static_cast<uint32_t>(*env.frame_compile_id));
   c->set_attempt(static_cast<uint32_t>(std::max<int64_t>(0, env.attempt.value_or(0))));
   c->set_rank(static_cast<int32_t>(rank_.value_or(0)));
-  if (!frame_index_.contains(c->frame_id())) {
-    frame_index_[c->frame_id()] = capture_.frames_size();
-    capture_.add_frames()->set_id(c->frame_id());
-  }
   return c;
+}
+
+uint32_t TraceParser::ModelFrameId(uint32_t torch_id) {
+  uint32_t id = torch_id;
+  if (reset_round_ > 0) {
+    auto [it, inserted] = round_frames_.try_emplace(torch_id, next_frame_id_);
+    id = it->second;
+  }
+  if (!frame_index_.contains(id)) {
+    frame_index_[id] = capture_.frames_size();
+    v1::Frame* f = capture_.add_frames();
+    f->set_id(id);
+    if (reset_round_ > 0) {
+      f->set_reset_round(reset_round_);
+      f->set_torch_id(torch_id);
+    }
+    next_frame_id_ = std::max(next_frame_id_, id + 1);
+  }
+  return id;
+}
+
+v1::Compile* TraceParser::AddNoFrameCompile() {
+  if (!no_frame_id_) {
+    no_frame_id_ = next_frame_id_++;
+    frame_index_[*no_frame_id_] = capture_.frames_size();
+    v1::Frame* f = capture_.add_frames();
+    f->set_id(*no_frame_id_);
+    f->set_no_frame(true);
+    f->set_name("(no compile id)");
+  }
+  const std::string id = absl::StrCat("-/", no_frame_compiles_);
+  compile_index_[id] = capture_.compiles_size();
+  v1::Compile* c = capture_.add_compiles();
+  c->set_id(id);
+  c->set_frame_id(*no_frame_id_);
+  c->set_frame_compile_id(no_frame_compiles_++);
+  c->set_rank(static_cast<int32_t>(rank_.value_or(0)));
+  return c;
+}
+
+void TraceParser::StartResetRound(uint64_t line, absl::string_view compile_id) {
+  ++reset_round_;
+  started_.clear();
+  finished_.clear();
+  round_frames_.clear();
+  Count(ImportCounter::kResetRounds);
+  Diagnose(v1::Diagnostic::INFO, line,
+           absl::StrCat("compile ", compile_id, " starts again: torch's compile ids began anew ",
+                        "(torch._dynamo.reset(), or another process writing this log); what "
+                        "follows is reset round ",
+                        reset_round_, ", its compile ids spelled \"", compile_id, "@", reset_round_,
+                        "\""));
 }
 
 // An iteration must name a frame and compile of this log (the capture's own invariant); one that
@@ -227,8 +289,7 @@ v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {
   // compiled-autograd one) is named by a later attempt's restart.
   const auto restarted = [&](const v1::Compile& c) {
     return c.attempt() < last_attempt.find({c.frame_id(), c.frame_compile_id()})->second &&
-           c.id() == absl::StrCat(c.frame_id(), "/", c.frame_compile_id(),
-                                  c.attempt() > 0 ? absl::StrCat("_", c.attempt()) : "");
+           !absl::StartsWith(c.id(), "!") && !absl::StartsWith(c.id(), "-");
   };
   for (v1::Compile& c : *capture_.mutable_compiles()) {
     const auto& f = c.metrics().fields();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "capture/torch_trace/import_counters.h"
 #include "capture/torch_trace/tokenizer.h"
 #include "compile_lens/v1/capture.pb.h"
@@ -61,6 +62,13 @@ class TraceParser {
   };
   // trace_parser.cc: the compile a record belongs to, extras, diagnostics and Finish's checks.
   v1::Compile* CompileFor(const Envelope& env);
+  // A compile torch logged with no compile id ("-/N", under the one no_frame frame).
+  v1::Compile* AddNoFrameCompile();
+  // The capture's id for torch's frame `torch_id` in the current reset round.
+  uint32_t ModelFrameId(uint32_t torch_id);
+  // torch started its compile ids over (torch._dynamo.reset(), or another process appending):
+  // what follows is reset round N+1, its frames new ones.
+  void StartResetRound(uint64_t line, absl::string_view compile_id);
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
   void DropDanglingIterations();
   void Count(ImportCounter counter) { counts_.Add(counter); }
@@ -88,7 +96,14 @@ class TraceParser {
   absl::flat_hash_map<int64_t, std::string> strings_;    // the `str` intern table
   absl::flat_hash_map<std::string, int> compile_index_;  // compile id -> index in compiles
   absl::flat_hash_map<uint32_t, int> frame_index_;       // frame id -> index in frames
-  absl::flat_hash_map<std::string, int> graph_count_;    // graph id -> times seen (for unique ids)
+  uint32_t next_frame_id_ = 0;                           // past every frame id so far
+  uint32_t reset_round_ = 0;
+  absl::flat_hash_map<uint32_t, uint32_t> round_frames_;  // torch's frame id -> ours, this round
+  absl::flat_hash_set<std::string> started_;   // compile ids with a dynamo_start, this round
+  absl::flat_hash_set<std::string> finished_;  // "F/C" with a compilation_metrics, this round
+  std::optional<uint32_t> no_frame_id_;        // the no_frame frame, once one is needed
+  uint32_t no_frame_compiles_ = 0;
+  absl::flat_hash_map<std::string, int> graph_count_;  // graph id -> times seen (for unique ids)
   // compile id -> the post-grad graph Inductor lowered last (not a before_ copy): the kernels
   // logged after it are its (a training compile lowers the forward, then the backward).
   absl::flat_hash_map<std::string, std::string> lowered_graph_;

@@ -185,21 +185,93 @@ TEST(CompileIdTest, Parses) {
     const char* id;
     uint32_t frame, compile, attempt;
     std::optional<uint32_t> compiled_autograd;
+    uint32_t reset_round = 0;
+    bool no_frame = false;
   };
-  // "!2/0/1_3": torch's spelling of a compiled autograd compile (graph 2 of compiled autograd).
-  for (const Case& c : {Case{"12/3_4", 12, 3, 4, std::nullopt}, Case{"!2/0/1_3", 0, 1, 3, 2u}}) {
+  // "!2/0/1_3": torch's spelling of a compiled autograd compile (graph 2 of compiled autograd);
+  // "@2" the second round after torch._dynamo.reset(); "-/5" the sixth compile with no id.
+  for (const Case& c : {Case{"12/3_4", 12, 3, 4, std::nullopt}, Case{"!2/0/1_3", 0, 1, 3, 2u},
+                        Case{"0/1@2", 0, 1, 0, std::nullopt, 2}, Case{"!1/3/0_1@1", 3, 0, 1, 1u, 1},
+                        Case{"-/5", 0, 5, 0, std::nullopt, 0, true}}) {
     auto id = ParseCompileId(c.id);
     ASSERT_TRUE(id.has_value()) << c.id;
     EXPECT_EQ(id->frame_id, c.frame) << c.id;
     EXPECT_EQ(id->frame_compile_id, c.compile) << c.id;
     EXPECT_EQ(id->attempt, c.attempt) << c.id;
     EXPECT_EQ(id->compiled_autograd_id, c.compiled_autograd) << c.id;
+    EXPECT_EQ(id->reset_round, c.reset_round) << c.id;
+    EXPECT_EQ(id->no_frame, c.no_frame) << c.id;
   }
-  for (const char* bad :
-       {"", "0", "/1", "0/", "0/1_", "a/1", "0/1/2", "-1/0", "0/99999999999", "0/1000000000", "!0",
-        "!/0/1", "!a/0/1", "!1/0", "!!1/0/1", "!1/!2/0/1"}) {
+  for (const char* bad : {"",
+                          "0",
+                          "/1",
+                          "0/",
+                          "0/1_",
+                          "a/1",
+                          "0/1/2",
+                          "-1/0",
+                          "0/99999999999",
+                          "0/1000000000",
+                          "!0",
+                          "!/0/1",
+                          "!a/0/1",
+                          "!1/0",
+                          "!!1/0/1",
+                          "!1/!2/0/1",
+                          "0/1@",
+                          "0/1@0",
+                          "0/1@x",
+                          "0/1@1@1",
+                          "-/",
+                          "-/x",
+                          "-/1_1",
+                          "-/0@1",
+                          "@1"}) {
     EXPECT_FALSE(ParseCompileId(bad).has_value()) << bad;
   }
+}
+
+// A compile of a reset round must name a frame of that round whose torch id is the id's; a
+// "-/N" compile must name the no_frame frame.
+TEST(ValidateTest, ResetRoundAndNoFrameCompilesNameTheirFrames) {
+  v1::SessionCapture c = Valid();
+  c.clear_frames();
+  c.clear_compiles();
+  c.clear_graphs();
+  c.clear_iterations();
+  c.clear_kernels();
+  c.add_frames()->set_id(0);
+  v1::Frame* f1 = c.add_frames();
+  f1->set_id(1);
+  f1->set_reset_round(1);
+  f1->set_torch_id(0);
+  v1::Frame* none = c.add_frames();
+  none->set_id(2);
+  none->set_no_frame(true);
+  const auto add = [&](const char* id, uint32_t frame, uint32_t frame_compile) {
+    v1::Compile* cp = c.add_compiles();
+    cp->set_id(id);
+    cp->set_frame_id(frame);
+    cp->set_frame_compile_id(frame_compile);
+  };
+  add("0/0", 0, 0);
+  add("0/0@1", 1, 0);
+  add("-/0", 2, 0);
+  EXPECT_TRUE(ValidateCapture(c).ok()) << ValidateCapture(c);
+
+  c.mutable_compiles(1)->set_frame_id(0);
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("compiles[1]: id \"0/0@1\" disagrees with "
+                                 "frame_id 0, which is of reset round 0, not 1")));
+  c.mutable_compiles(1)->set_frame_id(1);
+  f1->set_torch_id(3);
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is torch's frame 3")));
+  f1->set_torch_id(0);
+  c.mutable_compiles(2)->set_frame_id(0);
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not a no_frame frame")));
 }
 
 }  // namespace

@@ -118,6 +118,10 @@ def expect(path):
     graph_breaks = 0
     cache = {"hit": 0, "miss": 0, "bypass": 0}
     graphs, graph_seen = [], {}
+    # torch._dynamo.reset() starts compile ids over: a second dynamo_start of an id whose frame
+    # compile has had its compilation_metrics opens a new round, whose ids end in "@N"; a
+    # compilation_metrics with no compile id is the compile "-/N".
+    round_, started, finished, idless = 0, set(), set(), 0
     for meta_text, payload in records(path):
         try:
             meta = json.loads(meta_text)
@@ -143,9 +147,22 @@ def expect(path):
         fid, fcid, att = meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("attempt")
         if isinstance(fid, int) and isinstance(fcid, int) and fid >= 0 and fcid >= 0:
             ca = meta.get("compiled_autograd_id")
-            cid = (f"!{ca}/" if isinstance(ca, int) else "") + f"{fid}/{fcid}" + (f"_{att}" if isinstance(att, int) and att > 0 else "")
+            frame_compile = (f"!{ca}/" if isinstance(ca, int) else "") + f"{fid}/{fcid}"
+            torch_cid = frame_compile + (f"_{att}" if isinstance(att, int) and att > 0 else "")
+            cid = torch_cid + (f"@{round_}" if round_ else "")
+            if event == "dynamo_start":
+                if cid in started and frame_compile in finished:
+                    round_, started, finished = round_ + 1, set(), set()
+                    cid = f"{torch_cid}@{round_}"
+                started.add(cid)
+            if event == "compilation_metrics":
+                finished.add(frame_compile)
             compiles.setdefault(cid, True)
         value = meta[event]
+        if (event == "compilation_metrics" and fid is None and isinstance(value, dict)
+                and value.get("compile_id") is None and value.get("is_runtime") is not True):
+            compiles[f"-/{idless}"] = True
+            idless += 1
         name = value.get("name") if event == "artifact" and isinstance(value, dict) else None
         if event == "compilation_metrics" and cid and isinstance(value, dict):
             if value.get("fail_type"):

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -194,6 +195,76 @@ TEST(ImportFixturesTest, TheYearComesFromTheLogsOwnTimestamps) {
       (kFixtures / "tlparse-corpus" / "tlparse" / "comp_failure.log").string(), options);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->session().started_at(), "2024-12-06T15:20:13.926Z");
+}
+
+// cache_hit_miss.log runs three rounds of two compiles with torch._dynamo.reset() between them:
+// torch's ids start again at 0/0. Every compile of every round is kept, in order, each round's
+// frames its own (the third round compiles fn2 where the first two compiled fn), and each
+// compile keeps its own cache events (miss, hit, miss).
+TEST(ImportFixturesTest, AResetStartsANewRoundOfFrames) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "tlparse-corpus" / "tlparse" / "cache_hit_miss.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
+  std::vector<std::string> ids, names, fx_cache;
+  absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
+  for (const v1::Frame& f : c->frames()) frames[f.id()] = &f;
+  for (const v1::Compile& cp : c->compiles()) {
+    ids.push_back(cp.id());
+    names.push_back(frames.at(cp.frame_id())->name());
+    for (const v1::CacheEvent& e : cp.cache_events()) {
+      if (e.cache() == "fx_graph") fx_cache.push_back(e.status());
+    }
+    EXPECT_EQ(cp.status(), v1::Compile::OK) << cp.id();
+  }
+  EXPECT_THAT(ids, ::testing::ElementsAre("0/0", "1/0", "0/0@1", "1/0@1", "0/0@2", "1/0@2"));
+  EXPECT_THAT(names, ::testing::ElementsAre("_flex_attention_hop_wrapper", "fn",
+                                            "_flex_attention_hop_wrapper", "fn",
+                                            "_flex_attention_hop_wrapper", "fn2"));
+  EXPECT_THAT(fx_cache, ::testing::ElementsAre("miss", "hit", "miss"));
+  const v1::Frame& fn2 = *frames.at(c->compiles(5).frame_id());
+  EXPECT_EQ(fn2.reset_round(), 2u);
+  EXPECT_EQ(fn2.torch_id(), 1u);
+  int said = 0;
+  for (const v1::Diagnostic& d : c->diagnostics()) {
+    said += absl::StrContains(d.message(), "starts again") ? 1 : 0;
+  }
+  EXPECT_EQ(said, 2);
+}
+
+// The same compile id started twice with no compilation_metrics between (tlparse's 2024 simple.log
+// repeats its dynamo_start) is one compile, not a reset.
+TEST(ImportFixturesTest, ARepeatedStartOfAnUnfinishedCompileIsNotAReset) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "tlparse-corpus" / "tlparse_history" / "simple.log@2024-04-30_264eb59.log")
+          .string(),
+      options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->compiles_size(), 1);
+  EXPECT_EQ(c->compiles(0).id(), "0/0");
+}
+
+// The AOTInductor logs hold one compilation_metrics with no compile id (a 16 s compile): it is a
+// compile still, "-/0" under the one no_frame frame, its duration from start and end.
+TEST(ImportFixturesTest, ACompileWithoutACompileIdIsStillACompile) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "tlparse-corpus" / "tlparse" / "inductor_provenance_aot_log.txt.gz").string(),
+      options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
+  ASSERT_EQ(c->compiles_size(), 1);
+  const v1::Compile& cp = c->compiles(0);
+  EXPECT_EQ(cp.id(), "-/0");
+  EXPECT_EQ(cp.status(), v1::Compile::OK);
+  EXPECT_EQ(cp.duration_us(), 1747851718300222 - 1747851702373735);
+  ASSERT_EQ(c->frames_size(), 1);
+  EXPECT_TRUE(c->frames(0).no_frame());
 }
 
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
