@@ -1,7 +1,9 @@
 #include "analyzers/common/location.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "common/utf8.h"
 
 namespace cl {
 
@@ -32,6 +34,24 @@ compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::st
 compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
                                         absl::string_view file, uint32_t line) {
   return MakeLocation(session.project_root(), file, line);
+}
+
+std::string SourceLine(const compile_lens::v1::SessionCapture& capture, absl::string_view file,
+                       uint32_t line) {
+  if (line == 0) return "";
+  for (const compile_lens::v1::SourceFile& source : capture.sources()) {
+    if (source.path() != file) continue;
+    absl::string_view text = source.text();
+    for (uint32_t n = 1; n < line; ++n) {
+      const size_t eol = text.find('\n');
+      if (eol == absl::string_view::npos) return "";
+      text.remove_prefix(eol + 1);
+    }
+    text = text.substr(0, text.find('\n'));
+    text = absl::StripAsciiWhitespace(text);
+    return ClipUtf8(text, 200);
+  }
+  return "";
 }
 
 }  // namespace cl

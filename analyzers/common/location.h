@@ -28,6 +28,12 @@ compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::st
 compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
                                         absl::string_view file, uint32_t line);
 
+// The text of line `line` (1-based) of `file` as the capture holds it (sources[], under the path
+// the log named), without its indentation and cut to 200 bytes; empty when the capture has no
+// such source or line.
+std::string SourceLine(const compile_lens::v1::SessionCapture& capture, absl::string_view file,
+                       uint32_t line);
+
 }  // namespace cl
 
 #endif  // ANALYZERS_COMMON_LOCATION_H_

@@ -287,8 +287,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         summary.set_category(parsed.category);
         summary.set_remedy(parsed.remedy);
         summary.set_frame(function);
-        if (!file.empty())
+        if (!file.empty()) {
           *summary.mutable_location() = MakeLocation(capture.session(), file, line);
+          summary.set_source_line(SourceLine(capture, file, line));
+        }
       }
       v1::GraphBreakSummary& summary = out[it->second];
       summary.set_count(summary.count() + 1);

@@ -105,6 +105,7 @@ void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
     w.Text(absl::StrCat(brk.count())).Tag("</td><td>");
     if (!brk.frame().empty()) w.Tag("<code>").Text(brk.frame()).Tag("</code> ");
     WriteCodeLocation(brk.location(), w);
+    if (!brk.source_line().empty()) w.Tag("<br><code>").Text(brk.source_line()).Tag("</code>");
     w.Tag("</td><td>").Text(OrDash(brk.remedy())).Tag("</td></tr>\n");
   }
   w.EndTable();

@@ -196,8 +196,15 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     t.EndLine();
     for (int i = 0; i < std::min(s.graph_breaks().size(), kMaxItems); ++i) {
       const v1::GraphBreakSummary& b = s.graph_breaks(i);
-      t.Text(absl::StrCat("    ", b.reason(), " at ", Where(b.location()), " ×", b.count()));
+      t.Text(
+          absl::StrCat("    ", b.reason(),
+                       HasLocation(b.location()) ? absl::StrCat(" at ", Where(b.location())) : "",
+                       " ×", b.count()));
       t.EndLine();
+      if (!b.source_line().empty()) {
+        t.Text(absl::StrCat("      | ", b.source_line()));
+        t.EndLine();
+      }
     }
     WriteMore(s.graph_breaks().size(), t);
   }

@@ -87,6 +87,35 @@ TEST(SummarizeGraphBreaksTest, DeduplicatesTheFixtureByReasonAndUserLine) {
   EXPECT_EQ(summaries[2].count(), 1u);
 }
 
+// The scene's source (fixtures/torch_trace/torch-2.6/scenes/breaks2.py, the file torch ran as
+// /opt/scenes/breaks2.py) in the capture: each break shows its line's text; a break whose source
+// the capture lacks shows none.
+TEST(SummarizeGraphBreaksTest, ABreakShowsItsSourceLineWhenTheCaptureHasTheSource) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/opt/scenes");
+  for (const auto& [compile_id, payload] : FixtureBreaks()) {
+    v1::Compile* compile = capture.add_compiles();
+    compile->set_id(compile_id);
+    compile->add_graph_breaks()->set_reason(payload);
+  }
+  absl::StatusOr<std::string> source =
+      testing::ReadFixture(testing::FixturePath("torch_trace/torch-2.6/scenes/breaks2.py"));
+  ASSERT_TRUE(source.ok()) << source.status();
+  v1::SourceFile* file = capture.add_sources();
+  file->set_path("/opt/scenes/breaks2.py");
+  file->set_text(*source);
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 3u);
+  EXPECT_EQ(summaries[0].source_line(), "return z + float(n)");
+  EXPECT_EQ(summaries[1].source_line(), "torch._dynamo.graph_break()");
+
+  capture.mutable_sources(0)->set_path("/elsewhere/breaks2.py");
+  ASSERT_OK_AND_ASSIGN(summaries, SummarizeGraphBreaks(in));
+  EXPECT_EQ(summaries[0].source_line(), "");
+}
+
 TEST(SummarizeGraphBreaksTest, CapturedUserStackWinsAndSplitsLines) {
   v1::SessionCapture capture;
   capture.mutable_session()->set_project_root("/w");

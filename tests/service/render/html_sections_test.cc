@@ -110,13 +110,15 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
   brk->mutable_location()->set_line(12);
   brk->set_remedy("move the print out of the compiled region");
   brk->set_frame_skipped(true);
+  brk->set_source_line("print(f\"step {i}\")");
   const std::string text = SectionText(report, "recompile");
   EXPECT_THAT(text, HasSubstr("Cache-size limit hits (1) frame where limit value evidence forward "
                               "{repo}/examples/hero_scene.py:86 recompile_limit 8 8 cache entries "
                               "for forward"));
   EXPECT_THAT(text, HasSubstr("Graph breaks (1) reason category count where remedy Unsupported: "
                               "call_function print (the whole frame ran eager) unsupported_call "
-                              "2 step /abs/train.py:12 move the print out of the compiled region"));
+                              "2 step /abs/train.py:12 print(f\"step {i}\") move the print out of "
+                              "the compiled region"));
 }
 
 TEST(HtmlSectionsTest, EscalatedLintShowsSeverityAndLinks) {
