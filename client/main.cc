@@ -28,6 +28,7 @@
 #include "client/progress.h"
 #include "client/upload.h"
 #include "common/file_io.h"
+#include "common/number_format.h"
 #include "service/render/render.h"
 
 ABSL_FLAG(std::string, base, "",
@@ -196,10 +197,12 @@ int ImportTrace(const std::string& path) {
   if (!capture.ok()) return Fail(capture.status());
   if (absl::Status s = cl::WriteCaptureFile(out, *capture); !s.ok()) return Fail(s);
   if (!absl::GetFlag(FLAGS_quiet)) {
-    std::cout << out << ": " << capture->frames_size() << " frame(s), " << capture->compiles_size()
-              << " compile(s), " << capture->graphs_size() << " graph(s), "
-              << capture->kernels_size() << " kernel(s), " << capture->sources_size()
-              << " source file(s), " << capture->diagnostics_size() << " diagnostic(s)\n";
+    std::cout << out << ": " << cl::FormatCount(capture->frames_size(), "frame", "frames") << ", "
+              << cl::FormatCount(capture->compiles_size(), "compile", "compiles") << ", "
+              << cl::FormatCount(capture->graphs_size(), "graph", "graphs") << ", "
+              << cl::FormatCount(capture->kernels_size(), "kernel", "kernels") << ", "
+              << cl::FormatCount(capture->sources_size(), "source file", "source files") << ", "
+              << cl::FormatCount(capture->diagnostics_size(), "diagnostic", "diagnostics") << "\n";
   }
   return cl::kExitOk;
 }
@@ -337,7 +340,7 @@ int Upload(const std::string& path) {
   if (outcome.response.ok()) {
     if (!absl::GetFlag(FLAGS_quiet)) {
       std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server
-                << " (" << outcome.attempts << " attempt(s))\n";
+                << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts") << ")\n";
     }
     return cl::kExitOk;
   }
@@ -350,9 +353,10 @@ int Upload(const std::string& path) {
               << ") nor spooled: " << spooled.status().message() << "\n";
     return cl::kExitInternal;
   }
-  std::cerr << "cl-client: " << server << " did not take the session after " << outcome.attempts
-            << " attempt(s) (" << absl::StatusCodeToString(failure.code()) << ": "
-            << failure.message() << "); spooled to " << *spooled
+  std::cerr << "cl-client: " << server << " did not take the session after "
+            << cl::FormatCount(outcome.attempts, "attempt", "attempts") << " ("
+            << absl::StatusCodeToString(failure.code()) << ": " << failure.message()
+            << "); spooled to " << *spooled
             << " — send it later with: cl-client spool flush --server " << server
             << (dir == cl::SpoolDir("") ? "" : " --spool " + dir) << "\n";
   return cl::kExitUnavailable;
@@ -373,8 +377,8 @@ int Spool(const std::string& action) {
   const cl::FlushResult result = cl::FlushSpool(dir, {}, Remote(), UploadPolicy());
   for (const std::string& e : result.errors) std::cerr << "cl-client: " << e << "\n";
   if (!absl::GetFlag(FLAGS_quiet)) {
-    std::cout << "cl-client: " << result.delivered << " session(s) delivered, " << result.remaining
-              << " left in " << dir << "\n";
+    std::cout << "cl-client: " << cl::FormatCount(result.delivered, "session", "sessions")
+              << " delivered, " << result.remaining << " left in " << dir << "\n";
   }
   return result.remaining == 0 ? cl::kExitOk : cl::kExitUnavailable;
 }

@@ -7,6 +7,7 @@
 //   FormatBytes(270336)       "264 KiB"  binary units; one decimal only when not whole
 //   FormatSi(3.1e12, "FLOP")  "3.1 TFLOP" 3 significant digits with an SI prefix
 //   FormatCount(3, "compile", "compiles")  "3 compiles"  the noun that agrees with the count
+//   Noun(1, "compile", "compiles")         "compile"     the noun alone, for a count set apart
 // Non-finite values read "nan", "inf" or "-inf" everywhere.
 #ifndef COMMON_NUMBER_FORMAT_H_
 #define COMMON_NUMBER_FORMAT_H_
@@ -24,6 +25,9 @@ std::string FormatScientific(double value);
 std::string FormatBytes(uint64_t bytes);
 std::string FormatSi(double value, absl::string_view unit);
 std::string FormatCount(uint64_t n, absl::string_view one, absl::string_view many);
+inline absl::string_view Noun(uint64_t n, absl::string_view one, absl::string_view many) {
+  return n == 1 ? one : many;
+}
 
 }  // namespace cl
 

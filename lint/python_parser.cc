@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_format.h"
 #include "common/utf8.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -262,7 +263,9 @@ void Convert(TSNode root, SyntaxTree& tree, ParsedSource& out) {
     out.has_errors = true;
     out.diagnostics.push_back(
         {error_lines.empty() ? 0 : error_lines.front(),
-         absl::StrCat("syntax error(s) at line(s) ", LineList(error_lines, errors),
+         absl::StrCat(errors == 1 ? "a syntax error" : absl::StrCat(errors, " syntax errors"),
+                      " at ", Noun(error_lines.size(), "line ", "lines "),
+                      LineList(error_lines, errors),
                       ": tree-sitter recovered; the parts that parsed were scanned")});
   }
   if (truncated > 0) {

@@ -17,6 +17,7 @@
 #include "analyzers/lint/lint.h"
 #include "analyzers/registry.h"
 #include "common/file_io.h"
+#include "common/number_format.h"
 #include "service/server/server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
@@ -173,7 +174,8 @@ int main(int argc, char** argv) {
   int signal = 0;
   sigwait(&stop_signals, &signal);
   std::cerr << "cl-server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ", draining ("
-            << (*server)->inflight() << " call(s) in flight)" << std::endl;
+            << cl::FormatCount((*server)->inflight(), "call", "calls") << " in flight)"
+            << std::endl;
   (*server)->Drain(absl::GetFlag(FLAGS_drain_delay), absl::GetFlag(FLAGS_drain_grace));
   std::cerr << "cl-server: drained, exiting" << std::endl;
   return 0;

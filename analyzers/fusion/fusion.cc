@@ -12,6 +12,7 @@
 #include "analyzers/fusion/advice.h"
 #include "analyzers/fusion/match_util.h"
 #include "analyzers/fusion/patterns.h"
+#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -126,7 +127,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
       "shapes and dtypes on the post-grad nodes; the graphs Inductor lowered for each frame's "
       "first "
       "compile (forward and backward, in training), ",
-      graphs.size(), " graph(s) read.");
+      FormatCount(graphs.size(), "graph", "graphs"), " read.");
   if (residual_addmm) {
     absl::StrAppend(&note,
                     " On GPU Inductor splits an `addmm` whose users are pointwise back into `mm` "

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_format.h"
 #include "common/utf8.h"
 #include "proto/report_words.h"
 
@@ -213,7 +214,7 @@ std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_fra
   std::string evidence = absl::StrCat(Word(c.category), " cluster");
   if (!c.axis.empty()) absl::StrAppend(&evidence, " on ", c.axis);
   if (several_frames) absl::StrAppend(&evidence, " in ", Code(frame.name));
-  absl::StrAppend(&evidence, " — ", c.count, " recompile(s)");
+  absl::StrAppend(&evidence, " — ", FormatCount(c.count, "recompile", "recompiles"));
   if (!c.transitions.empty()) {
     absl::StrAppend(&evidence, " (values ", absl::StrJoin(c.transitions, ", "), ")");
   } else if (!c.guarded_values.empty()) {

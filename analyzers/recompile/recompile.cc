@@ -17,6 +17,7 @@
 #include "analyzers/recompile/graph_breaks.h"
 #include "analyzers/recompile/reason.h"
 #include "capture/validate.h"
+#include "common/number_format.h"
 #include "common/utf8.h"
 
 namespace cl {
@@ -184,8 +185,8 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
     v1::Diagnostic* d = out->add_diagnostics();
     d->set_severity(v1::Diagnostic::WARNING);
     d->set_where("pass recompile");
-    d->set_message(absl::StrCat(unrecognised,
-                                " recompile reason(s) not recognised (category "
+    d->set_message(absl::StrCat(FormatCount(unrecognised, "recompile reason", "recompile reasons"),
+                                " not recognised (category "
                                 "\"other\"); first: ",
                                 ClipUtf8(first_unrecognised, 200)));
   }

@@ -15,6 +15,7 @@
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/roofline/op_cost.h"
+#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -179,8 +180,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
     if (!section->kernels().empty()) {
       notes.push_back(absl::StrCat(
-          "Estimated from ", graphs.size(),
-          " post-grad graph(s), those Inductor lowered for each frame's "
+          "Estimated from ", FormatCount(graphs.size(), "post-grad graph", "post-grad graphs"),
+          ", those Inductor lowered for each frame's "
           "first compile: library calls ",
           "(mm, addmm, bmm, conv, sdpa) by their shapes, each run of pointwise and reduction ops ",
           "between them as one fused kernel by its bytes."));
@@ -191,22 +192,28 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       }
     }
     if (!not_estimated.empty()) {
-      notes.push_back(absl::StrCat(not_estimated.size(),
-                                   " library call(s) have no estimate (a symbolic shape, or an op "
-                                   "with no formula here), so they are not on the chart: ",
-                                   NamedList(not_estimated), "."));
+      notes.push_back(
+          absl::StrCat(FormatCount(not_estimated.size(), "library call", "library calls"),
+                       not_estimated.size() == 1 ? " has" : " have",
+                       " no estimate (a symbolic shape, or an op "
+                       "with no formula here), so ",
+                       not_estimated.size() == 1 ? "it is" : "they are",
+                       " not on the chart: ", NamedList(not_estimated), "."));
     }
   }
   if (!above_roof.empty()) {
     notes.push_back(absl::StrCat(
-        above_roof.size(), " kernel(s) ran faster than the roof of their dtype (FP32 where the ",
+        FormatCount(above_roof.size(), "kernel", "kernels"),
+        " ran faster than the roof of their dtype (FP32 where the ",
         "capture gives none) allows — TF32, tensor cores or miscounted flops/bytes — so they have ",
         "no attainable rate or bound: ", NamedList(above_roof), "."));
   }
   if (runtime_only > 0) {
-    notes.push_back(absl::StrFormat(
-        "%d kernel(s) carry only Inductor's runtime estimates (%.1f µs in all), no flops/bytes.",
-        runtime_only, runtime_only_us));
+    notes.push_back(
+        absl::StrFormat("%s only Inductor's runtime estimates (%.1f µs in all), no flops/bytes.",
+                        absl::StrCat(FormatCount(runtime_only, "kernel", "kernels"),
+                                     runtime_only == 1 ? " carries" : " carry"),
+                        runtime_only_us));
   }
   if (section->kernels().empty() && graphs.empty()) {
     section->set_status(v1::SKIPPED);

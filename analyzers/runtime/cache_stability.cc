@@ -100,7 +100,8 @@ class Findings {
     });
     for (Pending& p : pending_) {
       if (p.later > 0) {
-        absl::StrAppend(p.finding.mutable_evidence(), "; also at ", p.later, " later iteration(s)");
+        absl::StrAppend(p.finding.mutable_evidence(), "; also at ",
+                        FormatCount(p.later, "later iteration", "later iterations"));
       }
       *section->add_findings() = std::move(p.finding);
     }

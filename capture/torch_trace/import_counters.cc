@@ -1,6 +1,7 @@
 #include "capture/torch_trace/import_counters.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 
 namespace cl {
 namespace {
@@ -48,7 +49,9 @@ void ImportCounts::AppendDiagnostics(absl::string_view where, v1::SessionCapture
     v1::Diagnostic* d = capture->add_diagnostics();
     d->set_severity(row.severity);
     d->set_where(std::string(where));
-    d->set_message(absl::StrCat("import: ", n, " ", row.message, kind_suffix));
+    d->set_message(absl::StrCat("import: ", n, " ",
+                                absl::StrReplaceAll(row.message, {{"(s)", n == 1 ? "" : "s"}}),
+                                kind_suffix));
   };
   for (const ImportCounterInfo& row : kImportCounters) {
     if (row.id != ImportCounter::kKeptInExtras) {

@@ -35,11 +35,11 @@ enum class ImportCounter : uint8_t {
   kBadArtifactJson,
   kBadJson,
   kBadStrRecord,
+  kCompilesWithoutId,
+  kCompilesWithoutMetrics,
   kLensIterationsWithoutCompile,
   kLensRecordsWithWarning,
   kLensRecordsNotValid,
-  kCompilesWithoutId,
-  kCompilesWithoutMetrics,
   kExtrasOverBudget,
   kGraphLinesNotUnderstood,
   kGraphs,
@@ -57,7 +57,7 @@ enum class ImportCounter : uint8_t {
 struct ImportCounterInfo {
   ImportCounter id;
   v1::Diagnostic::Severity severity;  // INFO for what a healthy log also has
-  absl::string_view message;          // after "import: <n> "
+  absl::string_view message;          // after "import: <n> "; "(s)" agrees with n
 };
 
 inline constexpr ImportCounterInfo kImportCounters[] = {
@@ -74,34 +74,34 @@ inline constexpr ImportCounterInfo kImportCounters[] = {
     {ImportCounter::kBadArtifactJson, v1::Diagnostic::WARNING, "bad artifact json"},
     {ImportCounter::kBadJson, v1::Diagnostic::WARNING, "bad json"},
     {ImportCounter::kBadStrRecord, v1::Diagnostic::WARNING, "bad str record"},
-    {ImportCounter::kLensIterationsWithoutCompile, v1::Diagnostic::WARNING,
-     "compile_lens iterations naming no compile of the log (skipped)"},
-    {ImportCounter::kLensRecordsWithWarning, v1::Diagnostic::WARNING,
-     "compile_lens records kept with a warning"},
-    {ImportCounter::kLensRecordsNotValid, v1::Diagnostic::WARNING,
-     "compile_lens records not valid (skipped)"},
     {ImportCounter::kCompilesWithoutId, v1::Diagnostic::INFO,
-     "compiles logged with no compile id (kept as \"-/N\")"},
+     "compile(s) logged with no compile id (kept as \"-/N\")"},
     {ImportCounter::kCompilesWithoutMetrics, v1::Diagnostic::WARNING,
-     "compiles without compilation_metrics"},
-    {ImportCounter::kExtrasOverBudget, v1::Diagnostic::WARNING, "extras over budget (dropped)"},
+     "compile(s) without compilation_metrics"},
+    {ImportCounter::kLensIterationsWithoutCompile, v1::Diagnostic::WARNING,
+     "compile_lens iteration(s) naming no compile of the log (skipped)"},
+    {ImportCounter::kLensRecordsWithWarning, v1::Diagnostic::WARNING,
+     "compile_lens record(s) kept with a warning"},
+    {ImportCounter::kLensRecordsNotValid, v1::Diagnostic::WARNING,
+     "compile_lens record(s) not valid (skipped)"},
+    {ImportCounter::kExtrasOverBudget, v1::Diagnostic::WARNING, "extra(s) over budget (dropped)"},
     {ImportCounter::kGraphLinesNotUnderstood, v1::Diagnostic::WARNING,
-     "graph lines not understood"},
-    {ImportCounter::kGraphs, v1::Diagnostic::INFO, "graphs"},
-    {ImportCounter::kGraphsDropped, v1::Diagnostic::WARNING, "graphs dropped"},
+     "graph line(s) not understood"},
+    {ImportCounter::kGraphs, v1::Diagnostic::INFO, "graph(s)"},
+    {ImportCounter::kGraphsDropped, v1::Diagnostic::WARNING, "graph(s) dropped"},
     {ImportCounter::kGuardTreeLinesNotUnderstood, v1::Diagnostic::WARNING,
-     "guard tree lines not understood"},
+     "guard tree line(s) not understood"},
     {ImportCounter::kGuardTreesWithoutCompile, v1::Diagnostic::WARNING,
-     "guard trees without a compile id (skipped)"},
+     "guard tree(s) without a compile id (skipped)"},
     {ImportCounter::kGuardTreesWithoutGuardLine, v1::Diagnostic::WARNING,
-     "guard trees without a guard line"},
+     "guard tree(s) without a guard line"},
     {ImportCounter::kKeptInExtras, v1::Diagnostic::INFO, "kept in extras"},
     {ImportCounter::kNoEvent, v1::Diagnostic::WARNING, "no event"},
     {ImportCounter::kOtherRank, v1::Diagnostic::INFO, "other rank"},
     {ImportCounter::kInvalidUtf8Payloads, v1::Diagnostic::WARNING,
      "payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)"},
     {ImportCounter::kResetRounds, v1::Diagnostic::INFO,
-     "times torch started its compile ids over (torch._dynamo.reset(); kept as reset rounds)"},
+     "time(s) torch started its compile ids over (torch._dynamo.reset(); kept as reset rounds)"},
 };
 
 inline constexpr size_t kNumImportCounters = std::size(kImportCounters);

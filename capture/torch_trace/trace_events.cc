@@ -17,6 +17,7 @@
 #include "capture/torch_trace/json_value.h"
 #include "capture/torch_trace/lens_records.h"
 #include "capture/torch_trace/trace_parser.h"
+#include "common/number_format.h"
 #include "simdjson.h"
 
 namespace cl {
@@ -312,7 +313,8 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
             absl::StrCat(
-                event, ": ", parsed.skipped_lines, " line(s) of the FX text not understood",
+                event, ": ", FormatCount(parsed.skipped_lines, "line", "lines"),
+                " of the FX text not understood",
                 parsed.problems.empty() ? "" : absl::StrCat(" (first: ", parsed.problems[0], ")")));
   }
   // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.

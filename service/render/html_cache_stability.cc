@@ -3,6 +3,7 @@
 // (no guard reads the state, no eager check ran). Below the verdict, what was tracked and the
 // keys left out as noise, for context.
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 
@@ -13,14 +14,15 @@ bool IsSuspicious(const v1::CacheStabilityFinding& finding) {
   return finding.verdict() == v1::CacheStabilityFinding::SUSPICIOUS;
 }
 
-// "12 iteration(s) tracked, 4 with an eager check; 2 state change(s) followed by a recompile
+// "12 iterations tracked, 4 with an eager check; 2 state changes followed by a recompile
 // (see the recompile summary)." Written only for a capture that tracked iterations.
 void WriteTracked(const v1::CacheStabilitySection& section, HtmlWriter& w) {
   if (section.iterations() == 0) return;
   w.Tag("<p class=\"muted\">")
-      .Text(absl::StrCat(section.iterations(), " iteration(s) tracked, ", section.eager_checks(),
-                         " with an eager check; ", section.benign_changes(),
-                         " state change(s) followed by a recompile"))
+      .Text(absl::StrCat(FormatCount(section.iterations(), "iteration", "iterations"), " tracked, ",
+                         section.eager_checks(), " with an eager check; ",
+                         FormatCount(section.benign_changes(), "state change", "state changes"),
+                         " followed by a recompile"))
       .Tag(" (see the recompile summary).</p>\n");
 }
 
@@ -52,15 +54,19 @@ void WriteCacheStabilityBody(const v1::CacheStabilitySection& section, HtmlWrite
   if (stale > 0) {
     w.Tag("<p class=\"warn\"><strong>")
         .Text(absl::StrCat(stale))
+        .Tag("</strong> silently-stale-cache ")
+        .Text(Noun(stale, "finding", "findings"))
         .Tag(
-            "</strong> silently-stale-cache finding(s): the state changed between iterations, no "
+            ": the state changed between iterations, no "
             "recompile followed, and the output diverged from eager.</p>\n");
   }
   if (suspicious > 0) {
     w.Tag("<p class=\"warn\"><strong>")
         .Text(absl::StrCat(suspicious))
+        .Tag("</strong> suspicious state ")
+        .Text(Noun(suspicious, "change", "changes"))
         .Tag(
-            "</strong> suspicious state change(s): no recompile followed, no guard of the cache "
+            ": no recompile followed, no guard of the cache "
             "entry that ran reads the state, and no eager check ran to tell whether the output "
             "changed.</p>\n");
   }

@@ -84,8 +84,8 @@ void WriteSeverityNote(const v1::DivergenceSection& section, HtmlWriter& w) {
 void WriteDivergenceBody(const v1::DivergenceSection& section, HtmlWriter& w) {
   if (section.first_divergent_layer().empty()) {
     w.Tag("<p class=\"good\">The compiled model matches eager: no layer diverged (")
-        .Text(absl::StrCat(section.layers_compared()))
-        .Tag(" layer(s) compared).</p>");
+        .Text(FormatCount(section.layers_compared(), "layer", "layers"))
+        .Tag(" compared).</p>");
     return;
   }
   w.BeginTable({"first divergent layer", "max abs diff", "layers compared", "attributed cause"});

@@ -1,6 +1,7 @@
 #include "service/render/html_fragments.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/location_format.h"
 
 namespace cl {
@@ -18,8 +19,8 @@ void WriteMetaRow(Markup term, absl::string_view value, HtmlWriter& w) {
 void WriteOmittedRows(int total, HtmlWriter& w) {
   if (total <= kMaxTableRows) return;
   w.Tag("<p class=\"muted\">… and ")
-      .Text(absl::StrCat(total - kMaxTableRows))
-      .Tag(" more row(s) in the JSON report.</p>\n");
+      .Text(FormatCount(total - kMaxTableRows, "more row", "more rows"))
+      .Tag(" in the JSON report.</p>\n");
 }
 
 }  // namespace cl

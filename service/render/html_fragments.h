@@ -24,7 +24,7 @@ void WriteCodeLocation(const v1::Location& location, HtmlWriter& w);
 // "<dt>term</dt><dd>value</dd>" inside a <dl class="meta">.
 void WriteMetaRow(Markup term, absl::string_view value, HtmlWriter& w);
 
-// After a table cut at kMaxTableRows: "<p class="muted">… and N more row(s) in the JSON
+// After a table cut at kMaxTableRows: "<p class="muted">… and N more rows in the JSON
 // report.</p>". Writes nothing when `total` fits.
 void WriteOmittedRows(int total, HtmlWriter& w);
 

@@ -76,7 +76,9 @@ void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w) {
         .Text(absl::StrCat(section.removed().size()))
         .Tag("</strong> removed, <strong>")
         .Text(absl::StrCat(section.modified().size()))
-        .Tag("</strong> modified node(s).</p>");
+        .Tag("</strong> modified ")
+        .Text(Noun(section.modified().size(), "node", "nodes"))
+        .Tag(".</p>");
   }
   w.Tag("<dl class=\"meta\">");
   WriteMetaRow("match coverage", FormatPercent(section.match_coverage()), w);

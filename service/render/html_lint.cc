@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
@@ -52,14 +53,14 @@ void WriteLintNotes(const v1::LintSection& section, HtmlWriter& w) {
       std::count_if(findings.begin(), findings.end(),
                     [](const v1::LintFinding& f) { return f.assumed_compiled(); }));
   if (assumed > 0) {
-    w.Tag("<p class=\"muted\">").Text(absl::StrCat(assumed));
-    w.Tag(" finding(s) in files no compiled root reaches, scanned as if compiled");
+    w.Tag("<p class=\"muted\">").Text(FormatCount(assumed, "finding", "findings"));
+    w.Tag(" in files no compiled root reaches, scanned as if compiled");
     if (section.escalated()) w.Tag(" (severity lowered one step)");
     w.Tag(".</p>\n");
   }
   if (section.suppressed() > 0) {
-    w.Tag("<p class=\"muted\">").Text(absl::StrCat(section.suppressed()));
-    w.Tag(" finding(s) suppressed by <code># compile-lens: ignore[…]</code>.</p>\n");
+    w.Tag("<p class=\"muted\">").Text(FormatCount(section.suppressed(), "finding", "findings"));
+    w.Tag(" suppressed by <code># compile-lens: ignore[…]</code>.</p>\n");
   }
 }
 
@@ -81,14 +82,14 @@ void WriteLintBody(const v1::LintSection& section, HtmlWriter& w) {
   }
   if (section.escalated()) {
     w.Tag("<p class=\"warn\">")
-        .Text(absl::StrCat(findings.size()))
-        .Tag(" pattern(s) from the static scan, rated against the correctness DB.</p>\n");
+        .Text(FormatCount(findings.size(), "pattern", "patterns"))
+        .Tag(" from the static scan, rated against the correctness DB.</p>\n");
     w.BeginTable({"pattern", "location", "trigger", "confidence", "severity", "links"});
   } else {
     w.Tag("<p class=\"warn\">")
-        .Text(absl::StrCat(findings.size()))
+        .Text(FormatCount(findings.size(), "candidate pattern", "candidate patterns"))
         .Tag(
-            " candidate pattern(s) from the static scan — not yet escalated. Pass <code>--db "
+            " from the static scan — not yet escalated. Pass <code>--db "
             "&lt;correctness.toml&gt;</code> to rate severity and attach issue links.</p>\n");
     w.BeginTable({"pattern", "location", "trigger", "confidence"});
   }

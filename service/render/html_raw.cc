@@ -1,5 +1,6 @@
 // Raw artifacts (the capture's counts) and the diagnostics the import and validation recorded.
 #include "absl/strings/str_cat.h"
+#include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 
@@ -20,8 +21,9 @@ void WriteRawBody(const v1::RawSection& raw, HtmlWriter& w) {
 void WriteDiagnosticsBody(const google::protobuf::RepeatedPtrField<v1::Diagnostic>& diagnostics,
                           HtmlWriter& w) {
   w.Tag("<p class=\"muted\">")
-      .Text(absl::StrCat(diagnostics.size()))
-      .Tag(" import or validation note(s), recorded rather than dropped.</p>\n");
+      .Text(FormatCount(diagnostics.size(), "import or validation note",
+                        "import or validation notes"))
+      .Tag(", recorded rather than dropped.</p>\n");
   w.BeginTable({"severity", "where", "message"});
   for (int i = 0; i < ShownRows(diagnostics.size()); ++i) {
     const v1::Diagnostic& d = diagnostics[i];

@@ -2,6 +2,7 @@
 // to change, and the related cache-size-limit hits and graph breaks.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_format.h"
 #include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
@@ -17,9 +18,13 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
   }
   w.Tag("<p><strong>")
       .Text(absl::StrCat(section.total()))
-      .Tag("</strong> recompilation(s), across <strong>")
+      .Tag("</strong> ")
+      .Text(Noun(section.total(), "recompilation", "recompilations"))
+      .Tag(", across <strong>")
       .Text(absl::StrCat(section.categories()))
-      .Tag("</strong> guard categor(y/ies).</p>");
+      .Tag("</strong> guard ")
+      .Text(Noun(section.categories(), "category", "categories"))
+      .Tag(".</p>");
   const v1::RecompileFrame& frame = section.frame();
   const bool has_location = HasLocation(frame.location());
   if (frame.name().empty() && !has_location) return;

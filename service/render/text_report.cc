@@ -1,4 +1,4 @@
-// RenderText: the terminal summary. One headline per section ("recompile: 3 recompilation(s) in
+// RenderText: the terminal summary. One headline per section ("recompile: 3 recompilations in
 // forward (examples/hero_scene.py:86); size x[0]: 16→32, …") and, under it, at most a few
 // indented lines with the findings that matter most; the HTML and JSON reports have the rest.
 #include <algorithm>
@@ -167,7 +167,7 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
   if (s.total() == 0) {
     t.Styled(Style::kGood, "no recompilations");
   } else {
-    t.Styled(Style::kWarn, absl::StrCat(s.total(), " recompilation(s)"));
+    t.Styled(Style::kWarn, FormatCount(s.total(), "recompilation", "recompilations"));
     if (!s.frame().name().empty()) {
       t.Text(absl::StrCat(" in ", s.frame().name()));
       if (HasLocation(s.frame().location())) {
@@ -187,12 +187,13 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
   }
   if (!s.cache_limit_hits().empty()) {
     const v1::CacheLimitHit& hit = s.cache_limit_hits(0);
-    t.Text("  ").Styled(Style::kWarn,
-                        absl::StrCat(s.cache_limit_hits().size(), " cache-size limit hit(s)"));
+    t.Text("  ").Styled(Style::kWarn, FormatCount(s.cache_limit_hits().size(),
+                                                  "cache-size limit hit", "cache-size limit hits"));
     t.Text(absl::StrCat(": ", hit.frame(), " hit ", hit.limit(), " = ", hit.value())).EndLine();
   }
   if (!s.graph_breaks().empty()) {
-    t.Text("  ").Styled(Style::kWarn, absl::StrCat(s.graph_breaks().size(), " graph break(s)"));
+    t.Text("  ").Styled(Style::kWarn,
+                        FormatCount(s.graph_breaks().size(), "graph break", "graph breaks"));
     t.EndLine();
     for (int i = 0; i < std::min(s.graph_breaks().size(), kMaxItems); ++i) {
       const v1::GraphBreakSummary& b = s.graph_breaks(i);
@@ -216,8 +217,8 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
   if (s.findings().empty()) {
     t.Styled(Style::kGood, "no silently-stale-cache findings");
     if (s.iterations() > 0) {
-      t.Text(absl::StrCat(" (", s.iterations(), " iteration(s), ", s.eager_checks(),
-                          " eager check(s))"));
+      t.Text(absl::StrCat(" (", FormatCount(s.iterations(), "iteration", "iterations"), ", ",
+                          FormatCount(s.eager_checks(), "eager check", "eager checks"), ")"));
     }
     t.EndLine();
     return;
@@ -228,8 +229,12 @@ void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) 
   }
   const int stale = s.findings().size() - suspicious;
   std::vector<std::string> counts;
-  if (stale > 0) counts.push_back(absl::StrCat(stale, " silently-stale-cache finding(s)"));
-  if (suspicious > 0) counts.push_back(absl::StrCat(suspicious, " suspicious state change(s)"));
+  if (stale > 0)
+    counts.push_back(
+        FormatCount(stale, "silently-stale-cache finding", "silently-stale-cache findings"));
+  if (suspicious > 0)
+    counts.push_back(
+        FormatCount(suspicious, "suspicious state change", "suspicious state changes"));
   t.Styled(Style::kWarn, absl::StrJoin(counts, ", "));
   t.EndLine();
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
@@ -270,12 +275,14 @@ void WriteDivergence(const v1::DivergenceSection& s, TerminalWriter& t) {
   WriteName("divergence", t);
   if (s.first_divergent_layer().empty()) {
     t.Styled(Style::kGood, "matches eager");
-    t.Text(absl::StrCat(" (", s.layers_compared(), " layer(s) compared)")).EndLine();
+    t.Text(absl::StrCat(" (", FormatCount(s.layers_compared(), "layer", "layers"), " compared)"))
+        .EndLine();
     return;
   }
   t.Styled(Style::kWarn, absl::StrCat(s.first_divergent_layer(), " diverges first"));
   t.Text(absl::StrCat(" (max abs diff ", FormatScientific(s.max_abs_diff()), ", ",
-                      s.layers_compared(), " layer(s) compared); cause: ", Cause(s.cause())));
+                      FormatCount(s.layers_compared(), "layer", "layers"),
+                      " compared); cause: ", Cause(s.cause())));
   t.EndLine();
   if (s.accumulated_max_abs_diff() != 0 || s.tolerance() != 0) {
     t.Text("  ").Styled(
@@ -302,8 +309,9 @@ void WriteLint(const v1::LintSection& s, TerminalWriter& t) {
     return;
   }
   t.Styled(Style::kWarn,
-           absl::StrCat(s.findings().size(),
-                        s.escalated() ? " pattern(s), rated" : " candidate pattern(s)"));
+           s.escalated()
+               ? absl::StrCat(FormatCount(s.findings().size(), "pattern", "patterns"), ", rated")
+               : FormatCount(s.findings().size(), "candidate pattern", "candidate patterns"));
   if (!s.escalated()) t.Text(" (not yet escalated; pass --db <correctness.toml> to rate)");
   t.EndLine();
   for (int i = 0; i < std::min(s.findings().size(), kMaxItems); ++i) {
@@ -326,7 +334,8 @@ void WriteFusion(const v1::FusionSection& s, TerminalWriter& t) {
     t.Styled(Style::kGood, "no unfused algebraic chain").EndLine();
     return;
   }
-  t.Text(absl::StrCat(s.opportunities().size(), " opportunit(y/ies), upper bounds for ranking"));
+  t.Text(absl::StrCat(FormatCount(s.opportunities().size(), "opportunity", "opportunities"),
+                      ", upper bounds for ranking"));
   t.EndLine();
   for (int i = 0; i < std::min(s.opportunities().size(), kMaxItems); ++i) {
     const v1::FusionOpportunity& o = s.opportunities(i);
@@ -355,7 +364,7 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   }
   const bool estimated = std::all_of(s.kernels().begin(), s.kernels().end(),
                                      [](const v1::RooflineKernel& k) { return k.estimated(); });
-  std::string line = absl::StrCat(s.kernels().size(), " kernel(s)", gpu);
+  std::string line = absl::StrCat(FormatCount(s.kernels().size(), "kernel", "kernels"), gpu);
   if (s.ridge_point() > 0) {
     absl::StrAppend(&line, ", ridge ", FormatFixed(s.ridge_point(), 1), " FLOP/B");
   }
@@ -381,9 +390,11 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
 
 void WriteRaw(const v1::RawSection& r, TerminalWriter& t) {
   WriteName("raw", t);
-  t.Text(absl::StrCat("schema ", r.schema().empty() ? "?" : r.schema(), " · ", r.recompilations(),
-                      " recompilation(s) · ", r.compiled_graphs(), " compiled graph(s) · ",
-                      r.graph_breaks(), " graph break(s) · ", r.iterations(), " iteration(s)"));
+  t.Text(absl::StrCat("schema ", r.schema().empty() ? "?" : r.schema(), " · ",
+                      FormatCount(r.recompilations(), "recompilation", "recompilations"), " · ",
+                      FormatCount(r.compiled_graphs(), "compiled graph", "compiled graphs"), " · ",
+                      FormatCount(r.graph_breaks(), "graph break", "graph breaks"), " · ",
+                      FormatCount(r.iterations(), "iteration", "iterations")));
   t.EndLine();
 }
 
@@ -397,8 +408,11 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
       serious.push_back(&d);
   }
   WriteName("diagnostics", t);
-  t.Text(absl::StrCat(report.diagnostics().size(), " import or validation note(s), ",
-                      serious.size(), " warning(s) or error(s)"))
+  t.Text(absl::StrCat(FormatCount(report.diagnostics().size(), "import or validation note",
+                                  "import or validation notes"),
+                      ", ",
+                      serious.size() == 1 ? "1 warning or error"
+                                          : absl::StrCat(serious.size(), " warnings or errors")))
       .EndLine();
   for (size_t i = 0; i < std::min(serious.size(), static_cast<size_t>(kMaxItems)); ++i) {
     const v1::Diagnostic& d = *serious[i];

@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "capture/stream/chunk_kind.h"
 #include "common/grpc_status.h"
+#include "common/number_format.h"
 #include "common/status_macros.h"
 #include "common/stream_hash.h"
 #include "grpcpp/support/proto_buffer_reader.h"
@@ -57,28 +58,29 @@ void AnalyzeReactor::StartUploadAlarm() {
     absl::MutexLock lock(&alarm_target_->mu);
     alarm_target_->reactor = this;
   }
-  upload_alarm_.Set(
-      absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_, timeout](bool fired) {
-        if (!fired) return;  // cancelled: the upload ended, or the call did
-        AnalyzeReactor* reactor = nullptr;
-        {
-          absl::MutexLock lock(&target->mu);
-          Phase uploading = Phase::kUploading;
-          if (target->reactor == nullptr ||
-              !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
-            return;
-          }
-          // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot
-          // have deleted the reactor before Finished below.
-          reactor = target->reactor;
-        }
-        reactor->Finished(absl::DeadlineExceededError(absl::StrCat(
-                              "the capture did not arrive within ", absl::FormatDuration(timeout),
-                              " (upload_timeout) of the call's start (",
-                              reactor->messages_.load(std::memory_order_relaxed),
-                              " message(s) read); the capture was not analyzed")),
-                          Rejection::kUploadTimeout);
-      });
+  upload_alarm_.Set(absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_,
+                                                                timeout](bool fired) {
+    if (!fired) return;  // cancelled: the upload ended, or the call did
+    AnalyzeReactor* reactor = nullptr;
+    {
+      absl::MutexLock lock(&target->mu);
+      Phase uploading = Phase::kUploading;
+      if (target->reactor == nullptr ||
+          !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
+        return;
+      }
+      // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot
+      // have deleted the reactor before Finished below.
+      reactor = target->reactor;
+    }
+    reactor->Finished(
+        absl::DeadlineExceededError(absl::StrCat(
+            "the capture did not arrive within ", absl::FormatDuration(timeout),
+            " (upload_timeout) of the call's start (",
+            FormatCount(reactor->messages_.load(std::memory_order_relaxed), "message", "messages"),
+            " read); the capture was not analyzed")),
+        Rejection::kUploadTimeout);
+  });
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {

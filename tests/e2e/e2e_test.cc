@@ -124,7 +124,7 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
   const RunResult r = RunCommand({kClientBinary, "import-trace", kHeadTrace, "-o",
                                   TmpPath("imported.cls.json"), "--project-root", "/mnt/project"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("4 compile(s)"));
+  EXPECT_THAT(r.stdout_text, HasSubstr("4 compiles"));
   const RunResult again = RunCommand(
       {kClientBinary, "analyze", TmpPath("imported.cls.json"), "--json", TmpPath("imported.json")});
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;

@@ -81,7 +81,7 @@ TEST(LintDbE2eTest, ClientDbInProcessAndRemote) {
   EXPECT_EQ(report.lint().findings(0).severity(), v1::LintFinding::WARNING);
   EXPECT_EQ(report.lint().findings(0).links(0), "https://github.com/pytorch/pytorch/issues/94777");
   EXPECT_THAT(remote.stdout_text,
-              HasSubstr("lint: 1 pattern(s), rated\n"
+              HasSubstr("lint: 1 pattern, rated\n"
                         "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match, "
                         "warning): z.mul_(0.5)\n"));
 }

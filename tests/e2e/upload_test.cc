@@ -150,7 +150,7 @@ TEST_F(UploadTest, FlushDeliversOnceTheServerIsBackAndEmptiesTheSpool) {
   r = RunCommand(
       {kClientBinary, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("1 session(s) delivered, 0 left"));
+  EXPECT_THAT(r.stdout_text, HasSubstr("1 session delivered, 0 left"));
   EXPECT_EQ(SpooledCount(), 0);
   r = RunCommand({kClientBinary, "spool", "list", "--spool", spool_});
   EXPECT_EQ(r.exit_code, 0);
@@ -199,7 +199,7 @@ TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   if (code == 0) {
     // The first attempt died with the server; a later one delivered it.
     EXPECT_THAT(ReadFile(out).value_or(""),
-                ::testing::ContainsRegex("\\(([2-9]|[1-9][0-9]+) attempt\\(s\\)\\)"));
+                ::testing::ContainsRegex("\\(([2-9]|[1-9][0-9]+) attempts\\)"));
   }
 }
 

@@ -87,7 +87,7 @@ TEST(PythonParserTest, SyntaxErrorsStillScanWhatParsed) {
   const LintResult r =
       LintCode(absl::StrCat("import torch\ndef broken(:\n    return )\n", kFinding));
   EXPECT_THAT(Found(r), ElementsAre("in_place_op_on_alias:8"));
-  EXPECT_THAT(Messages(r), HasSubstr("/p/t.py:2: syntax error(s) at line(s) 2"));
+  EXPECT_THAT(Messages(r), HasSubstr("/p/t.py:2: 2 syntax errors at lines 2, 3"));
   EXPECT_THAT(Messages(r), HasSubstr("the parts that parsed were scanned"));
 }
 

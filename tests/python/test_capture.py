@@ -84,7 +84,7 @@ class TrackingTest(unittest.TestCase):
         before, after = iterations[1]["state"], iterations[2]["state"]
         changed = sorted(k for k in before if before[k] != after.get(k) and not k.startswith("rng."))
         self.assertEqual(changed, ["model.inner._forward_hooks"])
-        self.assertEqual(after["model.inner._forward_hooks"], "1 hook(s): amplify")
+        self.assertEqual(after["model.inner._forward_hooks"], "1 hook: amplify")
         self.assertEqual(artifacts(log, "iteration"), 4)
         self.assertEqual(log.count('"dynamo_start"'), 1)
 

@@ -64,7 +64,8 @@ def _describe(value):
 
 def _hook_names(hooks):
     names = [getattr(h, "__qualname__", type(h).__name__) for h in hooks.values()]
-    return f"{len(names)} hook(s)" + (f": {', '.join(names)}" if names else "")
+    noun = "hook" if len(names) == 1 else "hooks"
+    return f"{len(names)} {noun}" + (f": {', '.join(names)}" if names else "")
 
 
 def _pass_id(p):

@@ -100,7 +100,7 @@ TEST(LintPassTest, HeroHtmlIsTheSeedsRowWithWhatMatched) {
   EXPECT_THAT(
       section,
       HasSubstr(
-          "<div class=\"body\"><p class=\"warn\">1 candidate pattern(s) from the static scan — not "
+          "<div class=\"body\"><p class=\"warn\">1 candidate pattern from the static scan — not "
           "yet escalated. Pass <code>--db &lt;correctness.toml&gt;</code> to rate severity and "
           "attach issue links.</p>\n<table>\n<thead><tr><th>pattern</th><th>location</th>"
           "<th>trigger</th><th>confidence</th></tr></thead>\n<tbody>\n"
@@ -116,7 +116,7 @@ TEST(LintPassTest, HeroHtmlIsTheSeedsRowWithWhatMatched) {
   EXPECT_THAT(
       RenderText(report, /*color=*/false),
       HasSubstr(
-          "lint: 1 candidate pattern(s) (not yet escalated; pass --db <correctness.toml> to rate)\n"
+          "lint: 1 candidate pattern (not yet escalated; pass --db <correctness.toml> to rate)\n"
           "  in_place_op_on_alias at examples/hero_scene.py:96 (ast_match): z.mul_(0.5)\n"));
 }
 
@@ -136,7 +136,7 @@ TEST(LintPassTest, HeroRatedByTheShippedDb) {
   EXPECT_EQ(f.links(0), "https://github.com/pytorch/pytorch/issues/94777");
   const std::string section = Section(RenderHtml(report), "lint");
   EXPECT_THAT(section,
-              HasSubstr("1 pattern(s) from the static scan, rated against the correctness DB"));
+              HasSubstr("1 pattern from the static scan, rated against the correctness DB"));
   EXPECT_THAT(section, HasSubstr("<th>severity</th><th>links</th>"));
   EXPECT_THAT(section, HasSubstr("<td>warning</td><td><a rel=\"noreferrer\" "
                                  "href=\"https://github.com/pytorch/pytorch/issues/94777\">"));
@@ -204,7 +204,7 @@ TEST(LintPassTest, GraphBreaksAtAFindingAreItsTriggerAndParseProblemsAreDiagnost
   EXPECT_EQ(branch.trigger(), "graph break: Data-dependent branching");
   ASSERT_EQ(report.diagnostics_size(), 1);
   EXPECT_EQ(report.diagnostics(0).where(), "lint examples/train.py:8");
-  EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("syntax error(s) at line(s) 8"));
+  EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("a syntax error at line 8"));
   const std::string section = Section(RenderHtml(report), "lint");
   EXPECT_THAT(section, HasSubstr("<td><code>graph break: Data-dependent branching</code></td>"));
 }
@@ -229,11 +229,10 @@ TEST(LintPassTest, AssumedSuppressedAndVersionNotes) {
   std::string section = Section(RenderHtml(plain), "lint");
   EXPECT_THAT(
       section,
-      HasSubstr("<p class=\"muted\">1 finding(s) in files no compiled root reaches, scanned as if "
+      HasSubstr("<p class=\"muted\">1 finding in files no compiled root reaches, scanned as if "
                 "compiled.</p>"));
-  EXPECT_THAT(section,
-              HasSubstr("<p class=\"muted\">1 finding(s) suppressed by <code># compile-lens: "
-                        "ignore[…]</code>.</p>"));
+  EXPECT_THAT(section, HasSubstr("<p class=\"muted\">1 finding suppressed by <code># compile-lens: "
+                                 "ignore[…]</code>.</p>"));
 
   const v1::AnalysisReport rated = RunWith(head, ShippedDb());
   section = Section(RenderHtml(rated), "lint");

@@ -97,7 +97,7 @@ TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
             "`x` dim 0 keeps changing size — mark it dynamic to stop the recompiles: "
             "`torch._dynamo.mark_dynamic(x, 0)` (or compile with `dynamic=True`).");
   EXPECT_EQ(section.suggestions(0).evidence(),
-            "size cluster on x[0] — 3 recompile(s) (values 16→32, 16→64, 16→128)");
+            "size cluster on x[0] — 3 recompiles (values 16→32, 16→64, 16→128)");
   EXPECT_EQ(section.cache_limit_hits_size(), 0);
   EXPECT_EQ(section.graph_breaks_size(), 0);
   EXPECT_EQ(section.reasons_size(), 6);
@@ -147,7 +147,7 @@ TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
   EXPECT_EQ(Word(section.suggestions(1).category()), "dtype");
   EXPECT_THAT(section.suggestions(1).text(), HasSubstr("`x.to(torch.float32)`"));
   EXPECT_EQ(section.suggestions(1).evidence(),
-            "dtype cluster on x — 1 recompile(s) (values Float→BFloat16)");
+            "dtype cluster on x — 1 recompile (values Float→BFloat16)");
   EXPECT_EQ(Word(section.suggestions(2).category()), "size");
   EXPECT_THAT(section.suggestions(2).text(), HasSubstr("automatic dynamic"));
   EXPECT_THAT(section.suggestions(2).evidence(), HasSubstr("automatic_dynamic_shapes=True"));
@@ -175,7 +175,7 @@ TEST(RecompilePassTest, NewestBulletExplainsWhenNoneNamesTheFirstEntry) {
   EXPECT_EQ(section.clusters(0).count(), 2u);
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("torch.tensor(value)"));
   EXPECT_EQ(section.suggestions(0).evidence(),
-            "value cluster on lr — 2 recompile(s) (guarded values 0.01, 0.02)");
+            "value cluster on lr — 2 recompiles (guarded values 0.01, 0.02)");
 }
 
 TEST(RecompilePassTest, FramesAreOrderedByRecompiles) {
@@ -197,7 +197,7 @@ TEST(RecompilePassTest, FramesAreOrderedByRecompiles) {
   EXPECT_EQ(section.frames(1).name(), "loss");
   EXPECT_EQ(section.clusters(0).frame(), "forward");
   EXPECT_EQ(section.suggestions(0).evidence(),
-            "stride cluster on x[0] in `forward` — 2 recompile(s) (values 1→4, 1→8)");
+            "stride cluster on x[0] in `forward` — 2 recompiles (values 1→4, 1→8)");
   EXPECT_THAT(section.suggestions(1).text(), HasSubstr("different object"));
 }
 
@@ -408,7 +408,7 @@ TEST(RecompilePassTest, GarbageReasonsAreOtherWithTheRawTextKept) {
   EXPECT_EQ(Word(section.clusters(0).category()), "other");
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("TORCH_LOGS=recompiles_verbose"));
   ASSERT_EQ(report.diagnostics_size(), 1);
-  EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("1 recompile reason(s) not recognised"));
+  EXPECT_THAT(report.diagnostics(0).message(), HasSubstr("1 recompile reason not recognised"));
 }
 
 TEST(RecompilePassTest, LongUnrecognisedTextIsCutOnACharacterBoundary) {

@@ -55,7 +55,7 @@ TEST(RuntimeFixturesTest, AHookAddedAfterCompileIsStale) {
   EXPECT_EQ(f.before(), "0 hook(s)");
   EXPECT_EQ(f.after(), "1 hook(s): amplify");
   EXPECT_EQ(f.confidence(), 1.0);
-  EXPECT_THAT(f.evidence(), HasSubstr("also at 1 later iteration(s)"));
+  EXPECT_THAT(f.evidence(), HasSubstr("also at 1 later iteration"));
 }
 
 TEST(RuntimeFixturesTest, AGuardedGlobalRecompilesAndIsNoFinding) {

@@ -165,7 +165,7 @@ TEST(CacheStabilityTest, ARepeatedStaleKeyIsReportedOnceWithItsRepeats) {
   // The compile iteration had no eager check: the evidence says so rather than claim a match.
   EXPECT_EQ(s.findings(0).evidence(),
             "globals.scale: 4 → 40; no recompile; output diverged from eager (entry 0/0 had no "
-            "eager check when compiled); also at 2 later iteration(s)");
+            "eager check when compiled); also at 2 later iterations");
   EXPECT_EQ(s.eager_checks(), 3u);
 }
 

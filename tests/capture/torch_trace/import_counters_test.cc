@@ -34,7 +34,7 @@ TEST(ImportCountsTest, EachCounterPrintsItsWordsAndSeverity) {
   counts.Add(ImportCounter::kBadJson, 3);
   counts.Add(ImportCounter::kGraphs);
   EXPECT_THAT(Listed(counts),
-              ElementsAre("WARNING trace: import: 3 bad json", "INFO trace: import: 1 graphs"));
+              ElementsAre("WARNING trace: import: 3 bad json", "INFO trace: import: 1 graph"));
 }
 
 TEST(ImportCountsTest, TheTokenizersCountersComeFirst) {
@@ -46,8 +46,8 @@ TEST(ImportCountsTest, TheTokenizersCountersComeFirst) {
   counts.Add(ImportCounter::kBadArtifactJson);
   counts.AddTokenizer(t);
   EXPECT_THAT(Listed(counts),
-              ElementsAre("INFO trace: import: 7 record(s) read",
-                          "WARNING trace: import: 1 line(s) over the line-length cap (cut)",
+              ElementsAre("INFO trace: import: 7 records read",
+                          "WARNING trace: import: 1 line over the line-length cap (cut)",
                           "WARNING trace: import: 1 bad artifact json"));
 }
 
@@ -61,7 +61,7 @@ TEST(ImportCountsTest, ExtrasAreCountedByKindInByteOrder) {
   counts.Add(ImportCounter::kGuardTreesWithoutGuardLine);
   EXPECT_EQ(counts.count(ImportCounter::kKeptInExtras), 4u);
   EXPECT_THAT(Listed(counts),
-              ElementsAre("WARNING trace: import: 1 guard trees without a guard line",
+              ElementsAre("WARNING trace: import: 1 guard tree without a guard line",
                           "INFO trace: import: 1 kept in extras: artifact:a",
                           "INFO trace: import: 2 kept in extras: artifact:b",
                           "INFO trace: import: 1 kept in extras: str_x",

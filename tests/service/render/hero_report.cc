@@ -56,7 +56,7 @@ v1::AnalysisReport HeroReport() {
   suggestion->set_text(
       "`x` dim 0 keeps changing size — mark it dynamic to stop the recompiles: "
       "`torch._dynamo.mark_dynamic(x, 0)` (or compile with `dynamic=True`).");
-  suggestion->set_evidence("size cluster on x[0] — 3 recompile(s) (values 16→32, 16→64, 16→128)");
+  suggestion->set_evidence("size cluster on x[0] — 3 recompiles (values 16→32, 16→64, 16→128)");
   suggestion->set_category(v1::RecompileCategory::SIZE);
 
   report.mutable_cache_stability()->set_status(v1::OK);

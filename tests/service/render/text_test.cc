@@ -30,11 +30,11 @@ TEST(TextTest, HeroMatchesGoldenFile) {
 
 TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {
   const std::string text = RenderText(testing::HeroReport(), /*color=*/false);
-  EXPECT_THAT(text, HasSubstr("recompile: 3 recompilation(s) in forward "
+  EXPECT_THAT(text, HasSubstr("recompile: 3 recompilations in forward "
                               "(examples/hero_scene.py:86); size x[0]: 16→32, 16→64, 16→128\n"
                               "  suggestion: `x` dim 0 keeps changing size"));
   EXPECT_THAT(text, HasSubstr("divergence: blocks.0.norm diverges first (max abs diff 5.033e0, 2 "
-                              "layer(s) compared); cause: pass post_grad_custom_post_pass\n"));
+                              "layers compared); cause: pass post_grad_custom_post_pass\n"));
   EXPECT_THAT(text, HasSubstr("sub (aten.sub.Tensor): operands reordered at "
                               "examples/hero_scene.py:89, confidence 1.00\n"));
   EXPECT_THAT(text, HasSubstr("GEMM → +resid → RMSNorm → GEMM ×3 at "
@@ -44,7 +44,7 @@ TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {
 TEST(TextTest, ColourOnlyWhenAsked) {
   EXPECT_THAT(RenderText(testing::HeroReport(), /*color=*/false), Not(HasSubstr("\x1b")));
   const std::string coloured = RenderText(testing::HeroReport(), /*color=*/true);
-  EXPECT_THAT(coloured, HasSubstr("\x1b[1mrecompile\x1b[0m: \x1b[33m3 recompilation(s)\x1b[0m"));
+  EXPECT_THAT(coloured, HasSubstr("\x1b[1mrecompile\x1b[0m: \x1b[33m3 recompilations\x1b[0m"));
   EXPECT_THAT(coloured, HasSubstr("\x1b[32mno silently-stale-cache findings\x1b[0m"));
 }
 
@@ -66,7 +66,7 @@ TEST(TextTest, EmptyReportRenders) {
   const std::string text = RenderText(v1::AnalysisReport(), /*color=*/false);
   EXPECT_THAT(text, HasSubstr("compile-lens session report — torch unknown\n"));
   EXPECT_THAT(text, HasSubstr("recompile: no result (this pass did not run)\n"));
-  EXPECT_THAT(text, HasSubstr("raw: schema ? · 0 recompilation(s)"));
+  EXPECT_THAT(text, HasSubstr("raw: schema ? · 0 recompilations"));
 }
 
 TEST(TextTest, DivergenceFiguresSeverityAndNewCulpritKinds) {
@@ -103,8 +103,8 @@ TEST(TextTest, CacheStabilityCountsStaleAndSuspiciousApart) {
   suspicious->set_iteration(4);
   suspicious->set_compile_id("0/0");
   const std::string text = RenderText(report, /*color=*/false);
-  EXPECT_THAT(text, HasSubstr("cache-stability: 1 silently-stale-cache finding(s), 1 suspicious "
-                              "state change(s)\n  stale globals.scale at iteration 3 (cache entry "
+  EXPECT_THAT(text, HasSubstr("cache-stability: 1 silently-stale-cache finding, 1 suspicious "
+                              "state change\n  stale globals.scale at iteration 3 (cache entry "
                               "0/0): globals.scale: 4 → 40; no recompile\n  suspicious "
                               "model.lora.disabled at iteration 4"));
 }
