@@ -6,6 +6,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 
 namespace cl {
 namespace {
@@ -105,6 +106,11 @@ constexpr char kExitCodes[] =
     "     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush:\n"
     "     some sessions are still there\n";
 
+// A synopsis of one or more lines, each indented two spaces.
+std::string Indented(absl::string_view synopsis) {
+  return absl::StrCat("  ", absl::StrReplaceAll(synopsis, {{"\n", "\n  "}}));
+}
+
 }  // namespace
 
 const std::vector<CommandHelp>& Commands() {
@@ -128,7 +134,7 @@ bool IsClientFlag(absl::string_view flag) {
 
 std::string OverallHelp() {
   std::string out = "compile-lens client: explain a torch.compile session.\n\nUsage:\n";
-  for (const CommandHelp& c : Commands()) absl::StrAppend(&out, "  ", c.synopsis, "\n");
+  for (const CommandHelp& c : Commands()) absl::StrAppend(&out, Indented(c.synopsis), "\n");
   absl::StrAppend(&out,
                   "\nRun 'cl-client help COMMAND' (or 'cl-client COMMAND --help') for what a "
                   "command does,\nits flags and examples. Flags may be written with dashes or "
@@ -139,7 +145,8 @@ std::string OverallHelp() {
 }
 
 std::string CommandUsage(const CommandHelp& command) {
-  std::string out = absl::StrCat("Usage:\n  ", command.synopsis, "\n\n", command.about, "\n");
+  std::string out =
+      absl::StrCat("Usage:\n", Indented(command.synopsis), "\n\n", command.about, "\n");
   if (!command.flags.empty()) {
     std::vector<std::string> names = command.flags;
     std::sort(names.begin(), names.end());

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "client/commands.h"
 #include "gmock/gmock.h"
@@ -126,6 +128,27 @@ TEST(CommandsTest, CommandsAreFoundByNameAndOnlyTheirFlagsAreTheClients) {
   EXPECT_FALSE(IsClientFlag("hidden"));
   EXPECT_FALSE(IsClientFlag("flagfile"));
   EXPECT_THAT(VersionLine(), ::testing::MatchesRegex(R"(cl-client [0-9]+\.[0-9]+\.[0-9]+ \(.+\))"));
+}
+
+// Every line of the usage block is indented: a command's own line starts "  cl-client", a
+// continuation line deeper (the spool command's second line was once flush left).
+TEST(CommandsTest, EveryUsageLineIsIndented) {
+  const std::string help = OverallHelp();
+  const size_t start = help.find("Usage:\n") + 7, end = help.find("\n\n", start);
+  ASSERT_NE(end, std::string::npos);
+  int commands = 0;
+  for (absl::string_view line : absl::StrSplit(help.substr(start, end - start), '\n')) {
+    if (absl::StartsWith(line, "  cl-client ")) {
+      ++commands;
+    } else {
+      EXPECT_TRUE(absl::StartsWith(line, "    ")) << "not indented: " << line;
+    }
+  }
+  EXPECT_GE(commands, static_cast<int>(Commands().size()));
+  for (const CommandHelp& c : Commands()) {
+    const std::string usage = CommandUsage(c);
+    EXPECT_TRUE(absl::StartsWith(usage, "Usage:\n  cl-client ")) << usage;
+  }
 }
 
 }  // namespace
