@@ -121,8 +121,13 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
                                                                     &response_bytes));
 
   bool open = true;
+  uint64_t bytes_sent = 0;
   auto write = [&](const v1::AnalyzeChunk& chunk) {
-    if (open) open = writer->Write(ChunkBytes(chunk));
+    if (!open) return;
+    grpc::ByteBuffer bytes = ChunkBytes(chunk);
+    bytes_sent += bytes.Length();
+    open = writer->Write(bytes);
+    if (open && remote.on_sent) remote.on_sent(bytes_sent);
   };
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;

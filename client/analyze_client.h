@@ -5,6 +5,7 @@
 #ifndef CLIENT_ANALYZE_CLIENT_H_
 #define CLIENT_ANALYZE_CLIENT_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -32,6 +33,9 @@ struct RemoteOptions {
   absl::Duration deadline = absl::Seconds(120);
   size_t part_budget = 0;  // 0: the splitter's default
   ChannelSecurity security;
+  // Called after each message the call sends, with the bytes sent so far in this call (a retry
+  // starts again from 0); for a progress line.
+  std::function<void(uint64_t sent)> on_sent;
 };
 
 // Streams the captures to a cl-server's Analyze and returns its answer; the server's status

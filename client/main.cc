@@ -150,11 +150,27 @@ cl::ProgressLine& Progress() {
   return *line;
 }
 
+// Remote(), drawing the upload's progress: `what` named, `total` bytes (0 when not known).
+cl::RemoteOptions RemoteWithProgress(const std::string& what, uint64_t total) {
+  cl::RemoteOptions remote = Remote();
+  remote.on_sent = [what, total, target = remote.target](uint64_t sent) {
+    if (total > 0) sent = std::min(sent, total);
+    Progress().Update(what, sent, total, [&] { return absl::StrCat("to ", target); });
+  };
+  return remote;
+}
+
+// The bytes a capture's upload sends, about.
+uint64_t UploadBytes(const cl::AssembledCaptures& captures) {
+  return captures.head.ByteSizeLong() + (captures.base ? captures.base->ByteSizeLong() : 0);
+}
+
 // The import and session flags, read once.
 absl::StatusOr<cl::InputOptions> ReadInputOptions() {
   cl::InputOptions in;
   in.import.progress = [](const std::string& path, uint64_t read, uint64_t size, uint64_t records) {
-    Progress().Update(path, read, size, records);
+    Progress().Update(path, read, size,
+                      [&] { return cl::FormatCount(records, "record", "records"); });
     if (size > 0 && read >= size) Progress().Clear();
   };
   in.import.latest = absl::GetFlag(FLAGS_latest);
@@ -242,7 +258,10 @@ absl::StatusOr<cl::v1::AnalyzeResponse> Run(const cl::AssembledCaptures& capture
                                             const cl::v1::AnalyzeOptions& options) {
   const std::string server = absl::GetFlag(FLAGS_server);
   if (server.empty()) return cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
-  return cl::AnalyzeRemote(captures, options, Remote());
+  absl::StatusOr<cl::v1::AnalyzeResponse> response = cl::AnalyzeRemote(
+      captures, options, RemoteWithProgress(captures.head.session().id(), UploadBytes(captures)));
+  Progress().Clear();
+  return response;
 }
 
 // A multi-rank directory, every rank: one report each (rank N's files get ".rankN").
@@ -300,8 +319,12 @@ int Analyze(const std::string& head_path) {
     header.set_schema(cl::SchemaVersion());
     header.set_source_name(std::filesystem::path(head_path).filename().string());
     if (facts.has_session()) *header.mutable_session() = facts.session();
-    absl::StatusOr<cl::v1::AnalyzeResponse> response =
-        cl::AnalyzeRemoteTrace(head_path, header, options, Remote());
+    std::error_code size_error;
+    const uint64_t size =
+        absl::EndsWith(head_path, ".gz") ? 0 : std::filesystem::file_size(head_path, size_error);
+    absl::StatusOr<cl::v1::AnalyzeResponse> response = cl::AnalyzeRemoteTrace(
+        head_path, header, options, RemoteWithProgress(head_path, size_error ? 0 : size));
+    Progress().Clear();
     if (!response.ok()) return Fail(response.status());
     return Deliver(*response, std::nullopt);
   }
@@ -335,19 +358,22 @@ int Upload(const std::string& path) {
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;
-  cl::UploadOutcome outcome =
-      cl::AnalyzeWithRetry({*capture, std::nullopt}, options, Remote(), UploadPolicy());
+  const cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
+  cl::UploadOutcome outcome = cl::AnalyzeWithRetry(
+      captures, options, RemoteWithProgress(path, UploadBytes(captures)), UploadPolicy());
+  Progress().Clear();
   if (outcome.response.ok()) {
     if (!absl::GetFlag(FLAGS_quiet)) {
-      std::cout << "cl-client: uploaded session " << capture->session().id() << " to " << server
-                << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts") << ")\n";
+      std::cout << "cl-client: uploaded session " << captures.head.session().id() << " to "
+                << server << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts")
+                << ")\n";
     }
     return cl::kExitOk;
   }
   const absl::Status failure = outcome.response.status();
   if (cl::IsRefusedCapture(failure)) return Fail(failure);  // it would be refused again
   const std::string dir = cl::SpoolDir(absl::GetFlag(FLAGS_spool));
-  absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, *capture);
+  absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, captures.head);
   if (!spooled.ok()) {
     std::cerr << "cl-client: the session could not be delivered (" << failure.message()
               << ") nor spooled: " << spooled.status().message() << "\n";

@@ -4,6 +4,7 @@
 // server_wire_test.cc's; limits and admission server_limits_test.cc's.
 #include "service/server/server.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -36,6 +37,23 @@ TEST_F(ServerTest, RemoteReportEqualsTheInProcessOne) {
   EXPECT_THAT(remote.html(), HasSubstr("id=\"recompile\""));
   EXPECT_EQ(remote.report().recompile().status(), v1::OK);
   EXPECT_FALSE(remote.timings().empty());
+}
+
+// The upload's progress (cl-client's progress line): after every message sent, the bytes sent so
+// far, rising, ending at about the size of the captures (framing adds a little).
+TEST_F(ServerTest, AnUploadReportsTheBytesItHasSent) {
+  AssembledCaptures hero{Load("head.cls.json"), Load("base.cls.json")};
+  RemoteOptions remote = Remote(server_->address(), absl::Seconds(30));
+  remote.part_budget = 4096;  // several messages
+  std::vector<uint64_t> sent;
+  remote.on_sent = [&](uint64_t bytes) { sent.push_back(bytes); };
+  ASSERT_THAT(AnalyzeRemote(hero, {}, remote).status(), IsOk());
+  ASSERT_GE(sent.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(sent.begin(), sent.end()));
+  EXPECT_LT(sent.front(), sent.back());
+  const uint64_t size = hero.head.ByteSizeLong() + hero.base->ByteSizeLong();
+  EXPECT_GE(sent.back(), size);
+  EXPECT_LT(sent.back(), size + size / 10);
 }
 
 TEST_F(ServerTest, StreamWithoutEndMarkerIsNotAnalyzed) {
