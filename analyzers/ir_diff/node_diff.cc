@@ -86,8 +86,10 @@ class ArgComparer {
   }
 
   // The argument as order-free tokens: operands as their head-side identity, literals as text.
-  // Operands without a partner (added, removed) are left out, as Compare leaves them out.
-  void Tokens(const v1::Arg& arg, bool base_side, std::vector<std::string>* out) const {
+  // Operands without a partner (added, removed) are left out, as Compare leaves them out, and
+  // named in `unpartnered`.
+  void Tokens(const v1::Arg& arg, bool base_side, std::vector<std::string>* out,
+              std::vector<std::string>* unpartnered) const {
     switch (arg.kind_case()) {
       case v1::Arg::kNode: {
         const int n = base_side ? base_.Find(arg.node()) : head_.Find(arg.node());
@@ -97,6 +99,8 @@ class ArgComparer {
           out->push_back(absl::StrCat("#", pairs_.base_to_head[n]));
         } else if (!base_side && pairs_.HeadMatched(n)) {
           out->push_back(absl::StrCat("#", n));
+        } else {
+          unpartnered->push_back(arg.node());
         }
         break;
       }
@@ -104,7 +108,7 @@ class ArgComparer {
         out->push_back(absl::StrCat("=", arg.literal()));
         break;
       case v1::Arg::kList:
-        for (const v1::Arg& item : arg.list().items()) Tokens(item, base_side, out);
+        for (const v1::Arg& item : arg.list().items()) Tokens(item, base_side, out, unpartnered);
         break;
       case v1::Arg::KIND_NOT_SET:
         break;
@@ -152,12 +156,24 @@ void CompareArgs(const v1::Node& b, const v1::Node& h, const ArgComparer& args, 
     (o == Outcome::kOperand ? operands : literals).push_back(std::move(what));
   }
   if (!operands.empty()) {
-    std::vector<std::string> tb, th;
-    for (const v1::Arg& a : b.args()) args.Tokens(a, /*base_side=*/true, &tb);
-    for (const v1::Arg& a : h.args()) args.Tokens(a, /*base_side=*/false, &th);
+    std::vector<std::string> tb, th, removed, added;
+    for (const v1::Arg& a : b.args()) args.Tokens(a, /*base_side=*/true, &tb, &removed);
+    for (const v1::Arg& a : h.args()) args.Tokens(a, /*base_side=*/false, &th, &added);
     std::sort(tb.begin(), tb.end());
     std::sort(th.begin(), th.end());
-    if (tb == th) {
+    // One side's operand with no partner on the other is an operand dropped (addmm's bias, when
+    // `addmm(bias, x, w)` becomes `mm(x, w)`) or taken on, never a reordering.
+    if (!removed.empty() || !added.empty()) {
+      if (!removed.empty()) {
+        Add(delta, node_change::kOperandRemoved,
+            absl::StrCat("operand removed (", NamedList(removed), ")"));
+      }
+      if (!added.empty()) {
+        Add(delta, node_change::kOperandAdded,
+            absl::StrCat("operand added (", NamedList(added), ")"));
+      }
+      if (tb == th) return;
+    } else if (tb == th) {
       Add(delta, node_change::kOperandsReordered, "operands reordered");
       return;
     }

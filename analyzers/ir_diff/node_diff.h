@@ -4,8 +4,11 @@
 // is the partner of the base operand, whatever either is called. It reports, in this order:
 //
 //   op_changed          the target differs ("aten.gelu.default → aten.silu.default")
-//   operands_reordered  the same operands and literals, in another order (`sub(a, b)` → `sub(b,
-//   a)`) operand_changed     an operand is another node than the base operand's partner
+//   operand_removed     a base operand has no partner in the head (`addmm(bias, x, w)` →
+//                       `mm(x, w)` drops `bias`); operand_added: the reverse
+//   operands_reordered  the same operands and literals, in another order (`sub(a, b)` →
+//                       `sub(b, a)`)
+//   operand_changed     an operand is another node than the base operand's partner
 //   literal_changed     a literal argument differs ("-1 → 1")
 //   kwargs_changed      a keyword argument was added, removed or changed
 //   dtype_changed, shape_changed, and stride_changed (only when the shape did not change: a new
@@ -13,7 +16,8 @@
 //
 // An operand that is an added node (or a base operand that is a removed one) is explained by that
 // addition or removal, which the diff lists on its own: inserting `h = h * 0.5` before `out(h)`
-// reports one added node, not also a changed `out`.
+// reports one added node, not also a changed `out`. Only a node whose operands are otherwise the
+// same (the same count, partnered) can have them "reordered".
 #ifndef ANALYZERS_IR_DIFF_NODE_DIFF_H_
 #define ANALYZERS_IR_DIFF_NODE_DIFF_H_
 
@@ -27,6 +31,8 @@ namespace cl {
 
 namespace node_change {
 inline constexpr char kOpChanged[] = "op_changed";
+inline constexpr char kOperandRemoved[] = "operand_removed";
+inline constexpr char kOperandAdded[] = "operand_added";
 inline constexpr char kOperandsReordered[] = "operands_reordered";
 inline constexpr char kOperandChanged[] = "operand_changed";
 inline constexpr char kLiteralChanged[] = "literal_changed";

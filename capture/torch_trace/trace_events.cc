@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -258,6 +259,19 @@ void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::st
   if (name == "inductor_runtime_and_tensor_meta" || name == "inductor_tlparse_runtime" ||
       name == "triton_kernel_info") {
     return OnKernels(r, env, name);
+  }
+  if (name == "fx_graph_runnable" && capture_.session().torch_version().empty()) {
+    // The repro script torch writes names the version that ran it: "# torch version: 2.6.0+...".
+    static constexpr absl::string_view kVersion = "# torch version: ";
+    const absl::string_view payload = r.payload;
+    if (const size_t at = payload.find(kVersion); at != absl::string_view::npos) {
+      const size_t start = at + kVersion.size();
+      const absl::string_view version =
+          absl::StripAsciiWhitespace(payload.substr(start, payload.find('\n', start) - start));
+      if (!version.empty() && version.size() <= 64) {
+        capture_.mutable_session()->set_torch_version(std::string(version));
+      }
+    }
   }
   v1::Compile* c = CompileFor(env);
   if (name == "recompile_reasons" && c != nullptr) {

@@ -147,6 +147,26 @@ TEST(IrDiffChangesTest, OperandsReordered) {
   EXPECT_EQ(c.confidence(), 1.0);
 }
 
+// A Linear that lost its bias: addmm(bias, x, w) → mm(x, w) drops an operand; the other two are
+// the same and in the same order, which is not a reordering.
+TEST(IrDiffChangesTest, ADroppedOperandIsRemovedNotReordered) {
+  GraphBuilder base;
+  base.In("x").In("w").In("bias");
+  base.Op("y", "aten.addmm.default", {N("bias"), N("x"), N("w")}, 10);
+  base.Out({"y"});
+  GraphBuilder head;
+  head.In("x").In("w");
+  head.Op("y", "aten.mm.default", {N("x"), N("w")}, 10);
+  head.Out({"y"});
+  const v1::IrDiffSection s = Diff(base.graph(), head.graph());
+  ASSERT_EQ(s.modified_size(), 1);
+  EXPECT_THAT(s.modified(0).kinds(), ElementsAre("op_changed", "operand_removed"));
+  EXPECT_THAT(s.modified(0).change(), HasSubstr("operand removed (bias)"));
+  EXPECT_THAT(s.modified(0).change(), ::testing::Not(HasSubstr("reordered")));
+  ASSERT_EQ(s.removed_size(), 1);
+  EXPECT_EQ(s.removed(0).node(), "bias");
+}
+
 TEST(IrDiffChangesTest, OperandChanged) {
   GraphBuilder head = Base();
   *head["c"].mutable_args(1) = N("x");  // add(a, b) → add(a, x): b stays, now unused

@@ -267,6 +267,22 @@ TEST(ImportFixturesTest, ACompileWithoutACompileIdIsStillACompile) {
   EXPECT_TRUE(c->frames(0).no_frame());
 }
 
+// No record names the torch version, but the repro script torch logs (fx_graph_runnable) says
+// "# torch version: ..." in its first lines: the session's version is that.
+TEST(ImportFixturesTest, TheTorchVersionComesFromTheReproScript) {
+  ImportOptions options;
+  options.read_sources = false;
+  for (const auto& [log, version] : std::vector<std::pair<fs::path, std::string>>{
+           {kFixtures / "tlparse-corpus" / "tlparse" / "cache_hit_miss.log.gz",
+            "2.6.0a0+giteece9ec"},
+           {kFixtures / "torch-2.6" / "dynamic" / "trace.log.gz", "2.6.0+debian"},
+           {kFixtures / "tlparse-corpus" / "tlparse" / "comp_failure.log", ""}}) {
+    absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(log.string(), options);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->session().torch_version(), version) << log;
+  }
+}
+
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
   const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse").string();
   EXPECT_FALSE(FindTraceLogs(dir, false).ok());
