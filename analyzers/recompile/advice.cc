@@ -89,6 +89,19 @@ Advice AdviseGlobalState(const Cluster& c) {
 
 }  // namespace
 
+std::string AdviseSizes(const std::vector<const Cluster*>& dims) {
+  const std::string& variable = dims.front()->example.variable;
+  const std::string name = variable.empty() ? "x" : variable;
+  std::vector<std::string> numbers, marks;
+  for (const Cluster* c : dims) {
+    numbers.push_back(c->example.dim);
+    marks.push_back(absl::StrCat("`torch._dynamo.mark_dynamic(", name, ", ", c->example.dim, ")`"));
+  }
+  return absl::StrCat(Named(variable), " dims ", absl::StrJoin(numbers, " and "),
+                      " keep changing size — mark each dynamic to stop the recompiles: ",
+                      absl::StrJoin(marks, " and "), " (or compile with `dynamic=True`).");
+}
+
 Advice Advise(const Cluster& c, const FrameStats& frame) {
   const GuardFailure& f = c.example;
   const std::string var = Named(f.variable);
@@ -100,11 +113,13 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          "(or use one memory format) before the compiled call.")};
   }
   if (c.category == Category::DTYPE) {
+    // Evidence first: a model converted to bf16 on purpose recompiles once per dtype, which is
+    // no defect; only an accidental mix wants the cast.
     return {absl::StrCat(var, " changes dtype (", absl::StrJoin(c.transitions, ", "),
-                         ") — cast it once at the boundary (e.g. `",
+                         "): if the new dtype is intended, this recompile is expected once per "
+                         "dtype; otherwise cast it once at the boundary (e.g. `",
                          f.variable.empty() ? "x" : f.variable, ".to(", TorchDtype(f.expected),
-                         ")`) or keep autocast consistent; if every dtype is intended, each "
-                         "costs its own cache entry.")};
+                         ")`) or keep autocast consistent.")};
   }
   if (c.category == Category::DEVICE) {
     return {absl::StrCat(var,

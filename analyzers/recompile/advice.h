@@ -38,6 +38,10 @@ struct Advice {
 // The remedy for `c`, a cluster of recompiles of `frame`.
 Advice Advise(const Cluster& c, const FrameStats& frame);
 
+// One remedy for several dimensions of one input that keep changing size (size clusters of one
+// frame and variable, two or more): mark each dynamic, or compile with dynamic=True.
+std::string AdviseSizes(const std::vector<const Cluster*>& dims);
+
 // What `c` rests on: its category and axis, the recompiles and values seen, and the dynamo
 // configuration that makes it a problem. `several_frames`: name the frame.
 std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_frames);

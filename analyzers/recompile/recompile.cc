@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzers/common/location.h"
 #include "analyzers/recompile/advice.h"
 #include "analyzers/recompile/cache_limits.h"
@@ -32,8 +34,7 @@ void AddUnique(std::vector<std::string>* list, std::string value) {
     list->push_back(std::move(value));
 }
 
-// The bullet that explains a recompile: the one against the frame's first cache entry, else the
-// newest (the first listed).
+// The bullet against the frame's first cache entry, else the newest (the first listed).
 size_t PrimaryBullet(const std::vector<std::vector<GuardFailure>>& bullets, uint32_t first_entry) {
   for (size_t i = 0; i < bullets.size(); ++i) {
     for (const GuardFailure& f : bullets[i]) {
@@ -42,6 +43,42 @@ size_t PrimaryBullet(const std::vector<std::vector<GuardFailure>>& bullets, uint
     }
   }
   return 0;
+}
+
+// What a recompile is filed under. Torch reports, per cache entry, the first guard that failed
+// against it; what the call brought that no entry had fails against every entry whose check got
+// that far, so the (category, axis) named against the most entries is the cause. On a tie (a
+// GPT called with batch 2→4, then sequence 16→32: idx[0] against 0/0, idx[1] against 0/1), it is
+// what changed since the newest entry, the last compile. Newest means the highest compile id
+// torch names, whatever the order of the bullets.
+std::vector<const GuardFailure*> CauseFailures(
+    const std::vector<std::vector<GuardFailure>>& bullets) {
+  std::map<std::pair<Category::Value, std::string>, int> entries;  // key -> entries failing on it
+  for (const std::vector<GuardFailure>& bullet : bullets) {
+    std::set<std::pair<Category::Value, std::string>> keys;
+    for (const GuardFailure& f : bullet) keys.emplace(f.category, f.Axis());
+    for (const auto& key : keys) ++entries[key];
+  }
+  int most = 0;
+  for (const auto& [key, n] : entries) most = std::max(most, n);
+  std::vector<size_t> order(bullets.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto entry_number = [&](size_t i) -> int64_t {
+    for (const GuardFailure& f : bullets[i]) {
+      if (auto parts = ParseCompileId(f.entry_id)) return parts->frame_compile_id;
+    }
+    return -1;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return entry_number(a) > entry_number(b); });
+  std::vector<const GuardFailure*> out;
+  for (size_t i : order) {
+    for (const GuardFailure& f : bullets[i]) {
+      if (entries[{f.category, f.Axis()}] == most) out.push_back(&f);
+    }
+    if (!out.empty()) break;
+  }
+  return out;
 }
 
 }  // namespace
@@ -90,9 +127,20 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       }
     }
     const uint32_t first_entry = frame.entries.empty() ? 0 : *frame.entries.begin();
+    // A recompile is filed under what no cache entry had (CauseFailures); its observed values
+    // read against the first entry where that entry failed on the same axis (16→32, 16→64,
+    // 16→128 for a size that doubles), else as the cause's own entry saw them.
+    const std::vector<GuardFailure>& first_failures = bullets[PrimaryBullet(bullets, first_entry)];
+    const auto against_first = [&](const GuardFailure& f) -> const GuardFailure& {
+      for (const GuardFailure& g : first_failures) {
+        if (g.category == f.category && g.Axis() == f.Axis() && !g.actual.empty()) return g;
+      }
+      return f;
+    };
     // One count per cluster per recompile.
     std::set<std::pair<Category::Value, std::string>> filed;
-    for (const GuardFailure& f : bullets[PrimaryBullet(bullets, first_entry)]) {
+    for (const GuardFailure* cause : CauseFailures(bullets)) {
+      const GuardFailure& f = against_first(*cause);
       const std::string axis = f.Axis();
       if (!filed.emplace(f.category, axis).second) continue;
       auto [it, inserted] =
@@ -149,6 +197,17 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   }
   for (const v1::CacheLimitHit& hit : limit_hits) *section->add_cache_limit_hits() = hit;
   const bool several_frames = recompiling.size() > 1;
+  // Every dimension of one input that keeps changing size gets one suggestion naming them all
+  // (`mark_dynamic(idx, 0)` and `mark_dynamic(idx, 1)`), at the place of its largest cluster.
+  const auto size_group = [](const Cluster& c) {
+    return std::make_pair(c.frame_id, c.example.variable);
+  };
+  std::map<std::pair<uint32_t, std::string>, std::vector<const Cluster*>> size_clusters;
+  for (const Cluster& c : clusters) {
+    if (c.category == Category::SIZE && c.example.rule == "size" && !c.example.dim.empty()) {
+      size_clusters[size_group(c)].push_back(&c);
+    }
+  }
   for (const Cluster& c : clusters) {
     const FrameStats& frame = frames[c.frame_id];
     categories.insert(c.category);
@@ -167,6 +226,19 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
     s.set_text(advice.text);
     s.set_evidence(Evidence(c, frame, several_frames));
     s.set_category(c.category);
+    if (auto group = size_clusters.find(size_group(c));
+        !advice.info && c.category == Category::SIZE && group != size_clusters.end() &&
+        group->second.size() > 1) {
+      if (group->second.front() != &c) continue;  // said with the group's first cluster
+      std::vector<const Cluster*> dims;
+      std::vector<std::string> evidence;
+      for (const Cluster* member : group->second) {
+        dims.push_back(member);
+        evidence.push_back(Evidence(*member, frame, several_frames));
+      }
+      s.set_text(AdviseSizes(dims));
+      s.set_evidence(absl::StrJoin(evidence, "; "));
+    }
     if (advice.info) {
       info.push_back(std::move(s));
     } else {

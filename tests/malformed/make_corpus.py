@@ -414,7 +414,9 @@ def dangling_refs(c, lite):
     case("compile_id_overflow", lambda d: d["compiles"][2].update({"id": "0/99999999999"}),
          ['compiles[2].id: "0/99999999999" is not a compile id'])
     case("compile_id_disagrees", lambda d: d["compiles"][3].update({"frame_compile_id": 1}),
-         ['compiles[3]: id "0/3" disagrees with frame_id 0, frame_compile_id 1'])
+         ['compiles[3]: id "0/3" disagrees with frame_compile_id 1'])
+    case("compile_id_round_without_frame", lambda d: d["compiles"][3].update({"id": "0/3@1"}),
+         ['compiles[3]: id "0/3@1" disagrees with frame_id 0, which is of reset round 0, not 1'])
     case("compiles_removed", lambda d: d.update({"compiles": []}), ['graphs[0].compile_id: "0/0" names no compile'])
     case("graphs_removed_kernels_kept", lambda d: d.update({"graphs": [], "kernels": [{"name": "k", "graph_id": g[0]["id"]}]}),
          ["kernels[0].graph_id"])

@@ -105,6 +105,39 @@ TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
   ::cl::testing::ExpectMatchesGolden("recompile/hero_recompile.json", SectionJson(section) + "\n");
 }
 
+// A GPT compiled with dynamic=False, called with idx (2, 16), then (4, 16), then (4, 32): the
+// second recompile is the sequence length, idx[1] 16→32 against the newest entry, though its
+// bullet against the first entry names idx[0] (torch stops at the first failing guard). Both
+// dimensions get one suggestion between them.
+TEST(RecompilePassTest, EachRecompileIsFiledUnderWhatNoEntryHad) {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("forward");
+  SetDynamoConfig(AddCompile(&capture, 0, 0),
+                  R"({"automatic_dynamic_shapes": false, "recompile_limit": 8})");
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['idx']' size mismatch at index 0. expected 2, actual 4"});
+  AddCompile(&capture, 0, 2,
+             {"0/1: tensor 'L['idx']' size mismatch at index 1. expected 16, actual 32",
+              "0/0: tensor 'L['idx']' size mismatch at index 0. expected 2, actual 4"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 2);
+  EXPECT_EQ(section.clusters(0).axis(), "idx[0]");
+  EXPECT_EQ(section.clusters(0).count(), 1u);
+  EXPECT_THAT(Transitions(section.clusters(0)), ElementsAre("2→4"));
+  EXPECT_EQ(section.clusters(1).axis(), "idx[1]");
+  EXPECT_EQ(section.clusters(1).count(), 1u);
+  EXPECT_THAT(Transitions(section.clusters(1)), ElementsAre("16→32"));
+  // Every entry's failure stays as evidence.
+  EXPECT_EQ(section.reasons_size(), 3);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("`torch._dynamo.mark_dynamic(idx, 0)` and "
+                        "`torch._dynamo.mark_dynamic(idx, 1)` (or compile with `dynamic=True`)"));
+  EXPECT_THAT(section.suggestions(0).evidence(), HasSubstr("idx[0]"));
+  EXPECT_THAT(section.suggestions(0).evidence(), HasSubstr("idx[1]"));
+}
+
 // The facts of fixtures/torch_trace/torch-2.6/dynamic: automatic dynamic shapes, then grad mode,
 // then a bf16 copy of the module through the same code object.
 TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
