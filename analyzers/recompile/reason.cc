@@ -337,6 +337,18 @@ std::string StripLocalScope(absl::string_view text) {
   return out;
 }
 
+std::string ReadableSource(absl::string_view source) {
+  // `._modules['layers']._modules['0']` → `.layers[0]`; `._parameters['w']` / `._buffers['b']`
+  // → `.w` / `.b`: the attribute the user wrote.
+  static const LazyRE2 kIndexRe = {R"re(\._(?:modules|parameters|buffers)\[['"](\d+)['"]\])re"};
+  static const LazyRE2 kNameRe = {
+      R"re(\._(?:modules|parameters|buffers)\[['"]([A-Za-z_][A-Za-z0-9_]*)['"]\])re"};
+  std::string out(source);
+  RE2::GlobalReplace(&out, *kIndexRe, R"re([\1])re");
+  RE2::GlobalReplace(&out, *kNameRe, R"re(.\1)re");
+  return out;
+}
+
 absl::string_view StripLogPrefix(absl::string_view line) {
   // §1.5 Step B; the compile-id bracket must look like one, so that a reason that starts with a
   // Python list is left alone.
@@ -360,6 +372,7 @@ GuardFailure ClassifyGuardCheck(absl::string_view check) {
     f.expected = m->Get("expected");
     f.actual = m->Get("actual");
     Refine(*m, &f);
+    f.variable = ReadableSource(f.variable);
     return f;
   }
   f.rule = "other";

@@ -61,6 +61,10 @@ GuardFailure ClassifyGuardCheck(absl::string_view check);
 // `L['x']` → `x`, as torch's own strip_local_scope does from ≈2.8 on.
 std::string StripLocalScope(absl::string_view text);
 
+// A guard source as the user wrote it: `model._modules['layers']._modules['0'].attention` →
+// `model.layers[0].attention` (also `_parameters`, `_buffers`). A failure's `variable` is this.
+std::string ReadableSource(absl::string_view source);
+
 // Removes a glog / 2.1 logging / `[rankN]:` prefix from one log line (§1.5 Step B).
 absl::string_view StripLogPrefix(absl::string_view line);
 

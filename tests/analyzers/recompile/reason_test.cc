@@ -150,15 +150,14 @@ const Case kExamples[] = {
      {"size", "x", "x[1]", "1024", "128", "5/2"}},
     {"ex28",
      "- 0/3: ___check_obj_id(self._modules['attn'].processor, 140576345756128)",
-     {"identity", "self._modules['attn'].processor", "self._modules['attn'].processor", "", "",
-      "0/3"}},
+     {"identity", "self.attn.processor", "self.attn.processor", "", "", "0/3"}},
     {"ex29 a",
      "- 16/7: L['self']._modules['mixer']._modules['conv'].layer_idx == (8, 'conv')",
-     {"value", "self._modules['mixer']._modules['conv'].layer_idx",
-      "self._modules['mixer']._modules['conv'].layer_idx", "(8, 'conv')", "", "16/7"}},
+     {"value", "self.mixer.conv.layer_idx", "self.mixer.conv.layer_idx", "(8, 'conv')", "",
+      "16/7"}},
     {"ex29 b",
      "- 16/2: ___check_type_id(L['self']._modules['mixer'], 157671424)",
-     {"type", "self._modules['mixer']", "self._modules['mixer']", "", "", "16/2"}},
+     {"type", "self.mixer", "self.mixer", "", "", "16/2"}},
     {"ex30",
      "- 2 <= L['x'].size()[0]  # _dynamo/output_graph.py:452 in init_ambient_guards",
      {"symbolic_shape", "x", "x[0]", "2 <= x[0]", ""}},
@@ -470,6 +469,19 @@ TEST(ParseCacheLimitMessageTest, ReadsEveryLimitForm) {
 
   EXPECT_FALSE(ParseCacheLimitMessage("backend='inductor' raised: RuntimeError: oops").has_value());
   EXPECT_FALSE(ParseCacheLimitMessage("the limit was reached, because why not").has_value());
+}
+
+// Module guards name their source through nn.Module's dicts; the report names it as written.
+TEST(ReadableSourceTest, ModuleDictsBecomeAttributesAndIndices) {
+  EXPECT_EQ(ReadableSource("model._modules['layers']._modules['0'].attention"),
+            "model.layers[0].attention");
+  EXPECT_EQ(ReadableSource("self._parameters['weight']"), "self.weight");
+  EXPECT_EQ(ReadableSource("self._buffers[\"k_cache\"]"), "self.k_cache");
+  EXPECT_EQ(ReadableSource("G['scale']"), "G['scale']");
+  const GuardFailure f = ClassifyGuardCheck(
+      "tensor 'L['self']._modules['layers']._modules['1']._parameters['weight']' size mismatch at "
+      "index 0. expected 8, actual 16");
+  EXPECT_EQ(f.variable, "self.layers[1].weight");
 }
 
 }  // namespace
