@@ -79,6 +79,9 @@ size_t CountNodesIndependently(absl::string_view payload) {
   static const RE2 kRename(R"(^\s+\w+ = \w+$)");
   static const RE2 kFlatten(R"(^\s+((?:\w+, )+)= fx_pytree\.tree_flatten_spec)");
   static const RE2 kReturn(R"(^\s+return\b)");
+  // An in-place operator prints as `x += 1;  step_t: "f32[]" = x;  x = None`: one node.
+  static const RE2 kAugmented(
+      R"(^\s+\w+ (?:\+|-|\*|/|//|%|\*\*|&|\||\^|<<|>>|@)= [^;]*;  \w+(: "[^"]*")? = )");
   static const RE2 kSignatureEnd(R"(\)(\s*->.*)?:$)");
   static const RE2 kQuoted(R"("[^"]*")");
   std::vector<absl::string_view> lines = absl::StrSplit(payload, '\n');
@@ -106,7 +109,8 @@ size_t CountNodesIndependently(absl::string_view payload) {
     std::string flat;
     if (RE2::PartialMatch(Piece(lines[i]), kFlatten, &flat))
       params = std::count(flat.begin(), flat.end(), ',');
-    if (RE2::PartialMatch(Piece(lines[i]), kNode) && !RE2::FullMatch(Piece(lines[i]), kRename))
+    if (RE2::PartialMatch(Piece(lines[i]), kAugmented) ||
+        (RE2::PartialMatch(Piece(lines[i]), kNode) && !RE2::FullMatch(Piece(lines[i]), kRename)))
       ++nodes;
     if (RE2::PartialMatch(Piece(lines[i]), kReturn)) output = 1;
   }
