@@ -35,7 +35,7 @@ void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
   uint32_t recompilations = 0, graph_breaks = 0, compiled_graphs = 0;
   for (const v1::Compile& c : head.compiles()) {
     if (!c.recompile_reasons().empty()) ++recompilations;
-    graph_breaks += static_cast<uint32_t>(GraphBreakCount(c));
+    graph_breaks += static_cast<uint32_t>(GraphBreakCount(c, head));
     // A compile that succeeded produced a graph (each recompile its own).
     if (c.status() == v1::Compile::OK) ++compiled_graphs;
   }

@@ -19,12 +19,16 @@ namespace cl {
 // True when a restart reason is a graph break's.
 bool IsGraphBreakRestart(absl::string_view reason);
 
-// The restart reasons of `compile` that are graph breaks its `graph_breaks` do not already hold.
-std::vector<absl::string_view> RestartGraphBreaks(const compile_lens::v1::Compile& compile);
+// The restart reasons of `compile` that are graph breaks no attempt of its frame compile in
+// `capture` already records (torch logs the break on attempt 0 and the reason on attempt 1).
+std::vector<absl::string_view> RestartGraphBreaks(const compile_lens::v1::Compile& compile,
+                                                  const compile_lens::v1::SessionCapture& capture);
 
 // The graph breaks of `compile`: its graph-break records and its graph-break restarts.
-inline size_t GraphBreakCount(const compile_lens::v1::Compile& compile) {
-  return static_cast<size_t>(compile.graph_breaks_size()) + RestartGraphBreaks(compile).size();
+inline size_t GraphBreakCount(const compile_lens::v1::Compile& compile,
+                              const compile_lens::v1::SessionCapture& capture) {
+  return static_cast<size_t>(compile.graph_breaks_size()) +
+         RestartGraphBreaks(compile, capture).size();
 }
 
 }  // namespace cl

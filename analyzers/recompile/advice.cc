@@ -252,8 +252,9 @@ std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_fra
 
 std::string AdviseCacheLimit(const v1::CacheLimitHit& hit) {
   return absl::StrCat(Code(hit.frame()), " reached ", Code(hit.limit()),
-                      ": later guard failures run it eagerly — fix the dominant recompile "
-                      "cause below; raise `torch._dynamo.config.",
+                      ": later guard failures run it eagerly, or raise RecompileLimitExceeded "
+                      "under fullgraph=True (the evidence says which) — fix the dominant "
+                      "recompile cause below; raise `torch._dynamo.config.",
                       hit.limit(),
                       "` only as a last resort, and use "
                       "`torch.compiler.set_stance(\"fail_on_recompile\")` in CI to catch "

@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "analyzers/common/location.h"
+#include "analyzers/common/named_list.h"
 #include "analyzers/recompile/reason.h"
 #include "capture/validate.h"
+#include "common/number_format.h"
 
 namespace cl {
 namespace {
@@ -141,12 +143,30 @@ std::vector<v1::CacheLimitHit> FindCacheLimitHits(const v1::SessionCapture& capt
     for (const auto& [name, limit] :
          {std::make_pair(frame.config.limit_name, frame.config.limit),
           std::make_pair(frame.config.accumulated_name, frame.config.accumulated_limit)}) {
-      if (entries < limit) continue;
-      out.Add(&frame, frame.name, name, limit,
-              absl::StrCat("`", frame.name, "` compiled ", entries, " cache entries, reaching ",
-                           name, " = ", limit, " (", source,
-                           "); further guard failures run the frame eagerly"),
-              capture.session());
+      const size_t refused = frame.refused.size();
+      const size_t compiled = entries - std::min(entries, refused);
+      if (compiled < limit) continue;
+      std::string evidence = absl::StrCat("`", frame.name, "` compiled ",
+                                          FormatCount(compiled, "cache entry", "cache entries"),
+                                          ", reaching ", name, " = ", limit, " (", source, ")");
+      // What torch does next depends on the mode: a frame compiled with fullgraph=True raises
+      // RecompileLimitExceeded on every later guard failure (one refusal each call); otherwise
+      // the first refusal marks the frame to run eagerly and later calls leave no record.
+      if (refused > 1) {
+        absl::StrAppend(&evidence, "; torch refused ", refused, " more compiles (",
+                        NamedList(frame.refused),
+                        "), each raising RecompileLimitExceeded to its caller, as under "
+                        "fullgraph=True: those calls did not run at all, compiled or eager");
+      } else if (refused == 1) {
+        absl::StrAppend(&evidence, "; torch refused the next compile (", frame.refused[0],
+                        "): from then on the frame runs eagerly (under fullgraph=True that call "
+                        "raised RecompileLimitExceeded instead)");
+      } else {
+        absl::StrAppend(&evidence,
+                        "; further guard failures run the frame eagerly (or raise "
+                        "RecompileLimitExceeded under fullgraph=True)");
+      }
+      out.Add(&frame, frame.name, name, limit, evidence, capture.session());
     }
   }
   return std::move(out.hits);

@@ -103,6 +103,9 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
       }
     }
     stats.entries.insert(compile.frame_compile_id());
+    if (compile.fail_type() == "RecompileLimitExceeded" && compile.attempt() == 0) {
+      stats.refused.push_back(compile.id());
+    }
   }
   // A frame's config is its latest compile's that recorded one: look from the end, so that each
   // frame's config JSON is parsed once rather than once per compile.

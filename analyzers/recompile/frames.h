@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analyzers/pass.h"
 
@@ -31,7 +32,10 @@ struct FrameStats {
   std::string name;
   std::string file;
   uint32_t line = 0;
-  std::set<uint32_t> entries;  // frame_compile_ids compiled: the frame's cache entries
+  std::set<uint32_t> entries;  // frame_compile_ids torch tried: the frame's cache entries
+  // The compiles torch refused at a cache-size limit (fail_type RecompileLimitExceeded), by id:
+  // they are in `entries` but hold no cache entry.
+  std::vector<std::string> refused;
   uint32_t recompiles = 0;
   DynamoConfig config;  // from the frame's latest compile that recorded it
   bool has_config = false;

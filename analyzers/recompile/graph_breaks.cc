@@ -42,8 +42,11 @@ constexpr CategoryRule kCategoryRules[] = {
      R"re((?i)Tensor\.item|_local_scalar_dense|data dependent operator|capture_scalar_outputs|\.tolist\(|aten\.equal)re"},
     {Category::DYNAMIC_OUTPUT_SHAPE,
      R"re((?i)dynamic shape operator|capture_dynamic_output_shape_ops|\bnonzero\b)re"},
-    {Category::LOGGING, R"re(\bprint\b|\blogging\b|\blogger\b|_?warnings\.warn)re"},
-    {Category::CONTEXT_MANAGER, R"re((?i)context manager|GenericContextWrappingVariable)re"},
+    {Category::LOGGING, R"re(\bprint\b|\blogging\b|(?i:\blogger\b)|_?warnings\.warn)re"},
+    // `_GeneratorContextManager` (a @contextmanager such as sdp_kernel) is a context manager, not
+    // a generator; so is anything contextlib's (`suppress`) or a `with` Dynamo cannot enter.
+    {Category::CONTEXT_MANAGER,
+     R"re((?i)context ?manager|GenericContextWrappingVariable|BEFORE_WITH|SETUP_WITH|contextlib\.py)re"},
     {Category::FAKE_TENSOR,
      R"re(NotImplementedError|UnsupportedFakeTensorException|FakeTensor|(?i:fake kernel|meta kernel|register_fake)|Backend compiler exception)re"},
     {Category::EXCEPTION, R"re((?i)observed exception|\bexception\b)re"},
@@ -51,7 +54,7 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::GENERATOR, R"re((?i)generator|iterator|comprehension)re"},
     {Category::BYTECODE, R"re((?i)bytecode|sort with non-constant keys)re"},
     {Category::UNSUPPORTED_CALL,
-     R"re((?i)marked as skipped|skipfiles|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
+     R"re((?i)marked as skipped|skipfiles|copy\.deepcopy|Tensor\.backward|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
 };
 
 // Registry ids (torch/_dynamo/graph_break_registry.json) for structured messages whose wording
@@ -136,6 +139,45 @@ std::string RemedyFor(Category::Value category) {
   return it != kRemedies->end() ? it->second : kRemedies->at(Category::OTHER);
 }
 
+// Remedies for one well-known call, which say more than its category's.
+std::string SpecificRemedy(absl::string_view reason) {
+  struct Known {
+    const char* pattern;
+    const char* remedy;
+  };
+  static constexpr Known kKnown[] = {
+      {R"re(Tensor\.backward)re",
+       "`loss.backward()` inside the compiled function breaks the graph: compile the model (and "
+       "loss) and call `backward()` outside it, or enable compiled autograd "
+       "(`torch._dynamo.config.compiled_autograd = True`)."},
+      {R"re(sdp_kernel)re",
+       "`torch.backends.cuda.sdp_kernel` is a deprecated context manager Dynamo cannot trace: use "
+       "`torch.nn.attention.sdpa_kernel(...)`, which it supports, or enter it outside the "
+       "compiled region."},
+      {R"re(Optimizer\.zero_grad)re",
+       "`optimizer.zero_grad()` is not traced: call it outside the compiled function (or compile "
+       "the optimizer step on its own with `torch.compile(opt.step)`)."},
+      {R"re(copy\.deepcopy)re",
+       "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
+       "gradient should flow), or copy outside the compiled region."},
+  };
+  static const auto* const kRules = [] {
+    auto* rules = new std::vector<std::pair<std::unique_ptr<RE2>, const char*>>();
+    for (const Known& k : kKnown) rules->emplace_back(std::make_unique<RE2>(k.pattern), k.remedy);
+    return rules;
+  }();
+  for (const auto& [re, remedy] : *kRules) {
+    if (RE2::PartialMatch(Piece(reason), *re)) return remedy;
+  }
+  return "";
+}
+
+// A file of torch's or another installed package's: not the user's to edit.
+bool IsLibraryFile(absl::string_view file) {
+  return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||
+         absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
+}
+
 // Specific wording first, then the registry id, then the generic "unsupported" wording that
 // many unrelated messages share (the last rule of kCategoryRules).
 Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
@@ -146,6 +188,14 @@ Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
     }
     return rules;
   }();
+  // "unsupported builtin NAME" (its explanation cites `_warnings.warn` as an example): the name
+  // decides, not the example.
+  static const LazyRE2 kBuiltinRe = {R"re(unsupported (?:Python )?builtin ([\w.]+))re"};
+  std::string builtin;
+  if (RE2::PartialMatch(Piece(text), *kBuiltinRe, &builtin)) {
+    static const LazyRE2 kLoggingRe = {R"re(warn|print|log)re"};
+    return RE2::PartialMatch(builtin, *kLoggingRe) ? Category::LOGGING : Category::UNSUPPORTED_CALL;
+  }
   for (size_t i = 0; i + 1 < kRules->size(); ++i) {
     if (RE2::PartialMatch(Piece(text), *(*kRules)[i].second)) return (*kRules)[i].first;
   }
@@ -223,7 +273,7 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
       continue;
     }
     // With no "Reason:" line, a bare legacy reason or a structured message's gb_type comes first.
-    if (!explicit_reason && !guessed_reason && !trimmed.empty() &&
+    if (!explicit_reason && !guessed_reason && !in_user_traceback && !trimmed.empty() &&
         !absl::StartsWith(trimmed, "Graph break:") && !absl::StartsWith(trimmed, "Hint:") &&
         !IsFrameSkip(trimmed)) {
       out.reason = CleanReasonLine(trimmed);
@@ -237,13 +287,22 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   if (number.empty() || !absl::SimpleAtoi(number, &out.line)) out.line = 0;
   std::string gb_digits;
   if (RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits)) out.gb_id = "GB" + gb_digits;
+  if (out.frame_skipped && !explicit_reason && !guessed_reason) {
+    // A skipped frame's cause is the exception that ends torch's traceback
+    // ("torch._dynamo.exc.Unsupported: BEFORE_WITH UserDefinedObjectVariable(suppress)").
+    static const LazyRE2 kExcRe = {R"re((?m)^torch\._dynamo\.exc\.\w+: (.+)$)re"};
+    re2::StringPiece rest = Piece(text);
+    std::string last;
+    while (RE2::FindAndConsume(&rest, *kExcRe, &last)) out.reason = CleanReasonLine(last);
+  }
   if (out.reason.empty() && out.frame_skipped) out.reason = "frame skipped";
 
   out.category = Categorize(out.reason + context, out.gb_id);
   // A reason too terse for the rules may still say what it is further down the message.
   if (out.category == Category::OTHER) out.category = Categorize(message, out.gb_id);
   if (out.category == Category::OTHER && out.frame_skipped) out.category = Category::FRAME_SKIP;
-  out.remedy = RemedyFor(out.category);
+  out.remedy = SpecificRemedy(out.reason);
+  if (out.remedy.empty()) out.remedy = RemedyFor(out.category);
   return out;
 }
 
@@ -260,7 +319,7 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
     std::vector<const v1::GraphBreak*> breaks;
     for (const v1::GraphBreak& gb : compile.graph_breaks()) breaks.push_back(&gb);
     std::vector<v1::GraphBreak> restarts;
-    for (absl::string_view reason : RestartGraphBreaks(compile))
+    for (absl::string_view reason : RestartGraphBreaks(compile, capture))
       restarts.emplace_back().set_reason(std::string(reason));
     for (const v1::GraphBreak& gb : restarts) breaks.push_back(&gb);
     for (const v1::GraphBreak* brk : breaks) {
@@ -275,6 +334,24 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         line = top.line();
         function = top.name();
       }
+      // A break inside torch (optimizer.py's `_use_grad` during a compiled AdamW step) is filed
+      // at the nearest frame of the user's own code on the stack, and says where in torch it is.
+      std::string inside;
+      if (IsLibraryFile(file)) {
+        inside = absl::StrCat(file, line > 0 ? absl::StrCat(":", line) : "");
+        std::string user_file, user_function;
+        uint32_t user_line = 0;
+        for (auto f = gb.user_stack().rbegin(); f != gb.user_stack().rend(); ++f) {
+          if (IsLibraryFile(f->file())) continue;
+          user_file = f->file();
+          user_line = f->line();
+          user_function = f->name();
+          break;
+        }
+        file = user_file;
+        line = user_line;
+        function = user_function;
+      }
       if (function.empty()) {
         auto it = frames.find(compile.frame_id());
         if (it != frames.end()) function = it->second->name();
@@ -286,6 +363,15 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         summary.set_reason(parsed.reason);
         summary.set_category(parsed.category);
         summary.set_remedy(parsed.remedy);
+        if (!inside.empty()) {
+          summary.set_remedy(absl::StrCat(
+              "The break is inside torch (", inside, "), not in your code: ",
+              parsed.category == Category::USER_REQUESTED
+                  ? "torch breaks the graph there on purpose (the optimizer's `_use_grad` does "
+                    "around `step()`); compile the optimizer step on its own "
+                    "(`torch.compile(opt.step)`) or keep it outside the compiled function."
+                  : absl::StrCat("change how your code calls it. ", parsed.remedy)));
+        }
         summary.set_frame(function);
         if (!file.empty()) {
           *summary.mutable_location() = MakeLocation(capture.session(), file, line);

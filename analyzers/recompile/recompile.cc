@@ -217,6 +217,7 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
     rc->set_variable(c.example.variable);
     rc->set_axis(c.axis);
     for (const std::string& t : c.transitions) rc->add_transitions(t);
+    for (const std::string& v : c.guarded_values) rc->add_guarded_values(v);
     rc->set_frame(frame.name);
     if (!frame.file.empty())
       *rc->mutable_location() = MakeLocation(capture.session(), frame.file, frame.line);

@@ -124,6 +124,15 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     return;
   }
   if (e == "compilation_metrics") return OnMetrics(r, env, value);
+  // Torch 2.6 logs a compile it refused (RecompileLimitExceeded at the cache-size limit) under
+  // this name, with fail_type and fail_reason: for a compile with no metrics of its own they are
+  // its metrics. A backward compile's record (its compile already has metrics) stays an extra.
+  if (e == "bwd_compilation_metrics" && !env.compile_id.empty()) {
+    if (v1::Compile* c = CompileFor(env); c != nullptr && c->metrics().fields().empty() &&
+                                          json::String(value, "fail_type").has_value()) {
+      return OnMetrics(r, env, value);
+    }
+  }
   if (e == "artifact") {
     const std::string name = json::String(value, "name").value_or("");
     if (LensRecordOf(name)) return OnLensRecord(r, name, value);

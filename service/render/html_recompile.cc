@@ -11,6 +11,16 @@
 namespace cl {
 namespace {
 
+// "16→32, 16→64" for guards that print both values; "== 1, 2, 3" for those that print only the
+// value each entry held.
+std::string ObservedValues(const v1::RecompileCluster& cluster) {
+  if (!cluster.transitions().empty()) return absl::StrJoin(cluster.transitions(), ", ");
+  if (!cluster.guarded_values().empty()) {
+    return absl::StrCat("== ", absl::StrJoin(cluster.guarded_values(), ", "));
+  }
+  return "";
+}
+
 void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
   if (section.total() == 0) {
     w.Tag("<p class=\"good\">No recompilations.</p>");
@@ -28,6 +38,22 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
   const v1::RecompileFrame& frame = section.frame();
   const bool has_location = HasLocation(frame.location());
   if (frame.name().empty() && !has_location) return;
+  if (section.frames().size() > 1) {
+    // Not one frame's: say how many, and which recompiled most.
+    w.Tag("<p class=\"muted\">Recompiling ")
+        .Text(FormatCount(section.frames().size(), "frame", "frames"))
+        .Tag("; most: <code>")
+        .Text(OrDash(frame.name()))
+        .Tag("</code> (")
+        .Text(absl::StrCat(frame.recompiles()))
+        .Tag(")");
+    if (has_location) {
+      w.Tag(" at ");
+      WriteCodeLocation(frame.location(), w);
+    }
+    w.Tag(".</p>");
+    return;
+  }
   w.Tag("<p class=\"muted\">Recompiling <code>").Text(OrDash(frame.name())).Tag("</code>");
   if (has_location) {
     w.Tag(" at ");
@@ -38,14 +64,22 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
 
 void WriteClusters(const v1::RecompileSection& section, HtmlWriter& w) {
   if (section.clusters().empty()) return;
-  w.BeginTable({"category", "count", "axis", "observed values"});
+  // With several frames each row says whose it is: two frames' `k` rows are not duplicates.
+  const bool frames = section.frames().size() > 1;
+  if (frames) {
+    w.BeginTable({"frame", "category", "count", "axis", "observed values"});
+  } else {
+    w.BeginTable({"category", "count", "axis", "observed values"});
+  }
   for (int i = 0; i < ShownRows(section.clusters().size()); ++i) {
     const v1::RecompileCluster& cluster = section.clusters(i);
     // A size or stride guard names its dimension ("x[0]"); any other guard names its variable.
     const std::string& axis = cluster.axis().empty() ? cluster.variable() : cluster.axis();
-    w.Tag("<tr><td>").Text(OrDash(Word(cluster.category()))).Tag("</td><td>");
+    w.Tag("<tr><td>");
+    if (frames) w.Tag("<code>").Text(OrDash(cluster.frame())).Tag("</code></td><td>");
+    w.Text(OrDash(Word(cluster.category()))).Tag("</td><td>");
     w.Text(absl::StrCat(cluster.count())).Tag("</td><td><code>").Text(OrDash(axis));
-    w.Tag("</code></td><td>").Text(OrDash(absl::StrJoin(cluster.transitions(), ", ")));
+    w.Tag("</code></td><td>").Text(OrDash(ObservedValues(cluster)));
     w.Tag("</td></tr>\n");
   }
   w.EndTable();

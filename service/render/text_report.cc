@@ -168,7 +168,11 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     t.Styled(Style::kGood, "no recompilations");
   } else {
     t.Styled(Style::kWarn, FormatCount(s.total(), "recompilation", "recompilations"));
-    if (!s.frame().name().empty()) {
+    const bool several = s.frames().size() > 1;
+    if (several) {
+      t.Text(absl::StrCat(" in ", FormatCount(s.frames().size(), "frame", "frames"), ", most in ",
+                          s.frame().name(), " (", s.frame().recompiles(), ")"));
+    } else if (!s.frame().name().empty()) {
       t.Text(absl::StrCat(" in ", s.frame().name()));
       if (HasLocation(s.frame().location())) {
         t.Text(absl::StrCat(" (", Where(s.frame().location()), ")"));
@@ -177,8 +181,12 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     for (int i = 0; i < std::min(s.clusters().size(), kMaxItems); ++i) {
       const v1::RecompileCluster& c = s.clusters(i);
       const std::string& axis = c.axis().empty() ? c.variable() : c.axis();
-      t.Text(absl::StrCat("; ", Word(c.category()), " ", axis, ": ",
-                          absl::StrJoin(c.transitions(), ", ")));
+      const std::string values = !c.transitions().empty() ? absl::StrJoin(c.transitions(), ", ")
+                                 : !c.guarded_values().empty()
+                                     ? absl::StrCat("== ", absl::StrJoin(c.guarded_values(), ", "))
+                                     : "—";
+      t.Text(absl::StrCat("; ", Word(c.category()), " ", axis,
+                          several ? absl::StrCat(" (", c.frame(), ")") : "", ": ", values));
     }
   }
   t.EndLine();

@@ -104,11 +104,24 @@ TEST(RestartsTest, OnlyARestartWithAReasonIsAGraphBreak) {
   EXPECT_FALSE(IsGraphBreakRestart("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>"));
   EXPECT_FALSE(IsGraphBreakRestart("  "));
   // A restart whose break the compile also recorded is not counted twice.
-  v1::Compile compile;
+  v1::SessionCapture capture;
+  v1::Compile& compile = *capture.add_compiles();
   compile.add_restart_reasons("'generic_jump TensorVariable()'");
-  EXPECT_EQ(GraphBreakCount(compile), 1u);
+  EXPECT_EQ(GraphBreakCount(compile, capture), 1u);
   compile.add_graph_breaks()->set_reason("Graph break: generic_jump TensorVariable() at f.py:3");
-  EXPECT_EQ(GraphBreakCount(compile), 1u);
+  EXPECT_EQ(GraphBreakCount(compile, capture), 1u);
+  // Torch records the break on attempt 0 and the restart reason on attempt 1: one break.
+  v1::Compile& first = *capture.add_compiles();
+  first.set_frame_id(2);
+  first.add_graph_breaks()->set_reason(
+      "Graph break in user code at a.py:32\nReason: Tensor.backward");
+  v1::Compile& second = *capture.add_compiles();
+  second.set_frame_id(2);
+  second.set_attempt(1);
+  second.add_restart_reasons("Tensor.backward");
+  EXPECT_EQ(GraphBreakCount(second, capture), 0u);
+  second.set_frame_compile_id(1);
+  EXPECT_EQ(GraphBreakCount(second, capture), 1u);
 }
 
 TEST(FailureRemedyTest, KnownKindsHaveOne) {

@@ -2,9 +2,13 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "capture/torch_trace/importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
@@ -281,6 +285,93 @@ const Message kMessages[] = {
     {"garbage", "zxcv qwerty", "zxcv qwerty", "other", "", false},
 };
 INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
+
+v1::SessionCapture ImportScene(const std::string& folder) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      testing::FixturePath(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log")), options);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *std::move(c) : v1::SessionCapture();
+}
+
+// fixtures/torch_trace/torch-2.6/break_families: one compiled function per break family torch
+// 2.6 emits (scenes/breaks_all.py). Each break is filed under its family, by what torch said:
+// sdp_kernel's `_GeneratorContextManager` is a context manager, not a generator; zlib.crc32 is an
+// unsupported call although torch's explanation cites `_warnings.warn` as an example; a skipped
+// frame's cause is the exception that ends torch's traceback.
+TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
+  const v1::SessionCapture capture = ImportScene("break_families");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  std::map<std::string, std::string> by_function;  // the first break of each function
+  for (const v1::GraphBreakSummary& s : summaries)
+    by_function.emplace(s.frame(), Word(s.category()));
+  const std::map<std::string, std::string> expected = {{"ctx_sdp_kernel", "context_manager"},
+                                                       {"ctx_suppress", "context_manager"},
+                                                       {"data_branch", "data_dependent_branch"},
+                                                       {"item_call", "scalar_extraction"},
+                                                       {"print_call", "logging"},
+                                                       {"logging_call", "logging"},
+                                                       {"warnings_call", "logging"},
+                                                       {"c_builtin", "unsupported_call"},
+                                                       {"generator_arg", "generator"},
+                                                       {"explicit_break", "user_requested"},
+                                                       {"exception_raised", "exception"},
+                                                       {"nonzero_shape", "dynamic_output_shape"},
+                                                       {"deepcopy_call", "unsupported_call"},
+                                                       {"break_in_try", "unsupported_call"}};
+  for (const auto& [function, category] : expected) {
+    ASSERT_TRUE(by_function.contains(function)) << function;
+    EXPECT_EQ(by_function.at(function), category) << function;
+  }
+  for (const v1::GraphBreakSummary& s : summaries) {
+    EXPECT_NE(Word(s.category()), "other") << s.reason();
+    if (s.frame() == "ctx_sdp_kernel") {
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("torch.nn.attention.sdpa_kernel"));
+    }
+    if (s.frame_skipped() && s.location().line() == 27) {
+      EXPECT_EQ(s.reason(), "BEFORE_WITH UserDefinedObjectVariable(suppress)");
+    }
+  }
+}
+
+// fixtures/torch_trace/torch-2.6/adamw_step: a compiled training step with AdamW. The optimizer's
+// own graph_break() (torch/optim/optimizer.py:90) is filed at the user's line that called into it
+// and says it is inside torch, with no "remove it"; backward() and zero_grad() have their own
+// remedies, and each break is counted once (attempt 0's record and attempt 1's restart reason
+// are one break).
+TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
+  const v1::SessionCapture capture = ImportScene("adamw_step");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  int in_torch = 0, backward = 0;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    EXPECT_THAT(s.location().file(), ::testing::Not(::testing::HasSubstr("dist-packages")));
+    if (absl::StrContains(s.remedy(), "inside torch")) {
+      ++in_torch;
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("torch/optim/optimizer.py:90"));
+      EXPECT_THAT(s.remedy(), ::testing::Not(::testing::HasSubstr("remove it")));
+    }
+    if (s.reason() == "Tensor.backward") {
+      backward += s.count();
+      EXPECT_EQ(s.location().line(), 32u);
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("compiled autograd"));
+    }
+  }
+  EXPECT_EQ(in_torch, 2);
+  EXPECT_EQ(backward, 1);
+  ASSERT_FALSE(summaries.empty());
+  bool at_user_line = false;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    at_user_line = at_user_line ||
+                   (absl::StrContains(s.remedy(), "inside torch") &&
+                    s.location().file() == "/mnt/project/adamw.py" && s.location().line() == 33u);
+  }
+  EXPECT_TRUE(at_user_line);
+}
 
 }  // namespace
 }  // namespace cl

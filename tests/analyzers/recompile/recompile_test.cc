@@ -2,17 +2,20 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
+#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
@@ -321,7 +324,8 @@ TEST(RecompilePassTest, CacheLimitFromEntryCountAndConfig) {
   EXPECT_EQ(section.cache_limit_hits(0).value(), 4u);
   EXPECT_EQ(section.cache_limit_hits(0).evidence(),
             "`step` compiled 4 cache entries, reaching recompile_limit = 4 (dynamo_config); "
-            "further guard failures run the frame eagerly");
+            "further guard failures run the frame eagerly (or raise RecompileLimitExceeded under "
+            "fullgraph=True)");
 }
 
 // As torch writes it: dynamo_config a JSON string in each compile's metrics. The frame's latest
@@ -402,7 +406,8 @@ TEST(RecompilePassTest, SameNamedFramesHitTheirLimitsSeparately) {
     EXPECT_EQ(hit.frame(), "forward");
     EXPECT_EQ(hit.evidence(),
               "`forward` compiled 2 cache entries, reaching recompile_limit = 2 (dynamo_config); "
-              "further guard failures run the frame eagerly");
+              "further guard failures run the frame eagerly (or raise RecompileLimitExceeded under "
+              "fullgraph=True)");
   }
 }
 
@@ -468,6 +473,75 @@ TEST(RecompilePassTest, IsRegisteredForTheRecompileSection) {
   const Pass* pass = FindPass("recompile");
   ASSERT_NE(pass, nullptr);
   EXPECT_EQ(pass->Section(), "recompile");
+}
+
+v1::SessionCapture ImportScene(const std::string& folder) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      testing::FixturePath(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log")), options);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *std::move(c) : v1::SessionCapture();
+}
+
+// fixtures/torch_trace/torch-2.6/gpt_recompiles (scenes/gpt.py): a nanoGPT called with idx (2,16),
+// (4,16), (4,32), then with a submodule swapped for a subclass. Each recompile is what torch said
+// changed: batch, then sequence length, then the module's type, read as the user wrote it.
+TEST(RecompilePassTest, ARealGptsRecompilesAreEachTheirOwnCause) {
+  const v1::RecompileSection section = RunPass(ImportScene("gpt_recompiles"));
+  EXPECT_EQ(section.total(), 3u);
+  ASSERT_EQ(section.clusters_size(), 3);
+  std::vector<std::string> axes;
+  for (const v1::RecompileCluster& c : section.clusters()) {
+    axes.push_back(c.axis());
+    EXPECT_EQ(c.count(), 1u) << c.axis();
+  }
+  EXPECT_THAT(axes,
+              ::testing::UnorderedElementsAre("idx[0]", "idx[1]", "self.transformer.h[0].mlp"));
+  ASSERT_GE(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("`torch._dynamo.mark_dynamic(idx, 0)` and "
+                                                       "`torch._dynamo.mark_dynamic(idx, 1)`"));
+}
+
+// fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
+// model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
+TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
+  const v1::RecompileSection section = RunPass(ImportScene("kv_cache_dtype"));
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(section.clusters(0).axis(), "model.layers[0].attention.kv_cache.k_cache");
+  EXPECT_THAT(Transitions(section.clusters(0)), ElementsAre("Float→BFloat16"));
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("): if the new dtype is intended, this recompile is expected once per "
+                        "dtype; otherwise cast it"));
+}
+
+// fixtures/torch_trace/torch-2.6/topk_cache_limit (scenes/topk.py): torch.topk with a Python int
+// k under cache_size_limit = 3, once with fullgraph=True (k = 5, 10, 20 each raise
+// RecompileLimitExceeded) and once without (k = 5 is refused, then the frame runs eagerly).
+TEST(RecompilePassTest, ACacheLimitSaysWhatTorchCompiledRefusedAndDidNext) {
+  const v1::RecompileSection section = RunPass(ImportScene("topk_cache_limit"));
+  ASSERT_EQ(section.cache_limit_hits_size(), 2);
+  std::map<std::string, std::string> evidence;
+  for (const v1::CacheLimitHit& hit : section.cache_limit_hits()) {
+    EXPECT_EQ(hit.limit(), "cache_size_limit");
+    EXPECT_EQ(hit.value(), 3u);
+    evidence[hit.frame()] = hit.evidence();
+  }
+  EXPECT_THAT(evidence["topk_sum_fullgraph"],
+              HasSubstr("compiled 3 cache entries, reaching cache_size_limit = 3"));
+  EXPECT_THAT(evidence["topk_sum_fullgraph"],
+              HasSubstr("refused 3 more compiles (0/3, 0/4, 0/5), each raising "
+                        "RecompileLimitExceeded to its caller"));
+  EXPECT_THAT(evidence["topk_sum"], HasSubstr("refused the next compile (1/3): from then on the "
+                                              "frame runs eagerly"));
+  // The values k was guarded on, per frame, in a table with a frame column.
+  ASSERT_EQ(section.clusters_size(), 2);
+  for (const v1::RecompileCluster& c : section.clusters()) {
+    EXPECT_EQ(c.axis(), "k");
+    EXPECT_THAT(c.guarded_values(), ElementsAre("1", "2", "3")) << c.frame();
+  }
+  EXPECT_EQ(section.frames_size(), 2);
 }
 
 }  // namespace
