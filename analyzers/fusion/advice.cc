@@ -14,8 +14,9 @@ std::string FusionChange(FusionPattern pattern) {
       return "apply the rotary embedding (and the QK-norm) in the QKV GEMM epilogue — so Q and K "
              "are written once, already rotated, instead of round-tripping HBM.";
     case FusionPattern::kLayerNormGemm:
-      return "fold the LayerNorm into the GEMM: scale W by γ offline, apply the per-row mean and "
-             "1/σ in the epilogue — so the normalized activation is never materialized.";
+      return "fold the norm into the GEMM: scale W by γ offline, apply the per-row statistics "
+             "(mean and 1/σ, or 1/rms) in the epilogue — so the normalized activation is never "
+             "materialized.";
     case FusionPattern::kLmHeadCrossEntropy:
       return "fuse the LM head with the cross-entropy (a chunked linear-cross-entropy) — so the "
              "M×V logits are never materialized in HBM.";

@@ -37,11 +37,13 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
   if (const v1::Node* bias = GemmBias(g, gemm1); bias != nullptr && NumelOr0(*bias) == m * n) {
     h = &gemm1;
   } else {
-    for (const v1::Node* user : g.Users(gemm1)) {
+    // The GEMM's [m,n] output is usually viewed back to (batch, seq, dim) before the add (an
+    // attention output projection), and the residual may be either operand.
+    for (const v1::Node* user : g.UsersThroughViews(gemm1)) {
       if (IsCall(*user, {"aten.add.Tensor"}) && NumelOr0(*user) == m * n) {
         const v1::Node* a = g.Input(*user, 0);
         const v1::Node* b = g.Input(*user, 1);
-        const v1::Node* other = a == &gemm1 ? b : a;
+        const v1::Node* other = g.SkipViewsUp(a) == &gemm1 ? b : a;
         if (other != nullptr && NumelOr0(*other) == m * n) h = user;
       }
     }
@@ -133,10 +135,13 @@ bool MatchSwiGlu(const PostGradGraph& g, const v1::Node& mul, FusionMatch* out) 
   return false;
 }
 
-// LayerNorm → GEMM.
+// LayerNorm → GEMM, or RMSNorm → GEMM where no GEMM + residual comes before the norm (a
+// pre-norm block's first norm, the QKV projection's input): the same prologue fusion.
 bool MatchLayerNormGemm(const PostGradGraph& g, const v1::Node& x, FusionMatch* out) {
   if (x.op() == "output") return false;
   const v1::Node* normed = LayerNormOf(g, x);
+  const bool rms = normed == nullptr;
+  if (rms) normed = RmsNormOf(g, x);
   if (normed == nullptr) return false;
   const v1::Node* gemm = ConsumingGemm(g, *normed);
   if (gemm == nullptr) return false;
@@ -145,7 +150,7 @@ bool MatchLayerNormGemm(const PostGradGraph& g, const v1::Node& x, FusionMatch* 
   if (d == 0 || k1 == 0 || NumelOr0(*normed) == 0) return false;
   const uint64_t m = NumelOr0(*normed) / d;
   out->pattern = FusionPattern::kLayerNormGemm;
-  out->label = "LayerNorm → GEMM";
+  out->label = rms ? "RMSNorm → GEMM" : "LayerNorm → GEMM";
   out->anchors = {normed, gemm};
   out->input_anchor = gemm;
   out->m = m;

@@ -7,10 +7,12 @@
 #include <string>
 
 #include "analyzers/fusion/fusion.h"
+#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -109,6 +111,25 @@ TEST(FusionScenesTest, GraphWithoutAPatternHasNone) {
   const v1::FusionSection s = FusionOf("plain");
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_EQ(s.opportunities_size(), 0);
+}
+
+// fixtures/torch_trace/torch-2.6/prenorm_swiglu-static (scenes/swiglu.py): two Llama-style
+// pre-norm blocks (nn.RMSNorm, attention whose output projection is viewed back to (batch, seq,
+// dim) before the residual add, a SwiGLU MLP). Every layer has its three chains: the attention
+// output GEMM → +resid → RMSNorm → gate/up GEMM, the SwiGLU, and the norm in front of the QKV
+// GEMMs (for layer 0 a bare RMSNorm → GEMM; for layer 1 the previous down GEMM → +resid → it).
+TEST(FusionScenesTest, APreNormSwiGluBlockHasItsThreeChainsPerLayer) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
+      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-static/trace.log"), options);
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), *capture).fusion();
+  std::map<std::string, uint32_t> count;
+  for (const v1::FusionOpportunity& o : s.opportunities()) count[o.pattern()] += o.count();
+  EXPECT_EQ(count["SwiGLU into the gate/up GEMM"], 2u);
+  EXPECT_EQ(count["GEMM → +resid → RMSNorm → GEMM"], 3u);
+  EXPECT_EQ(count["RMSNorm → GEMM"], 1u);
 }
 
 }  // namespace
