@@ -5,11 +5,28 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/strip.h"
 #include "analyzers/common/location.h"
 #include "analyzers/ir_diff/fingerprint.h"
 
 namespace cl {
 namespace {
+
+// "arg3_1", "primals_12", "tangents_2": the names AOTAutograd gives inputs, by position.
+bool IsPositionalInputName(absl::string_view name) {
+  absl::string_view rest = name;
+  if (!absl::ConsumePrefix(&rest, "arg") && !absl::ConsumePrefix(&rest, "primals_") &&
+      !absl::ConsumePrefix(&rest, "tangents_")) {
+    return false;
+  }
+  bool digit = false;
+  for (char c : rest) {
+    if (c == '_') continue;
+    if (c < '0' || c > '9') return false;
+    digit = true;
+  }
+  return digit;
+}
 
 // Markers that keep the literal fingerprint positional: "f(x, 2)" and "f(2, x)" differ.
 constexpr uint64_t kOperandMark = 0x6f706572616e64ULL;  // an operand's place among the literals
@@ -36,7 +53,17 @@ uint64_t MetaFingerprint(const v1::TensorMeta& meta) {
 
 }  // namespace
 
-GraphIndex::GraphIndex(const v1::Graph& graph, absl::string_view project_root) : graph_(&graph) {
+int PositionalInputCount(const v1::Graph& graph) {
+  int n = 0;
+  for (const v1::Node& node : graph.nodes()) {
+    n += node.op() == "placeholder" && IsPositionalInputName(node.target()) ? 1 : 0;
+  }
+  return n;
+}
+
+GraphIndex::GraphIndex(const v1::Graph& graph, absl::string_view project_root,
+                       bool inputs_by_content)
+    : graph_(&graph) {
   const int n = graph.nodes_size();
   facts_.resize(n);
   by_name_.reserve(n);
@@ -57,7 +84,13 @@ GraphIndex::GraphIndex(const v1::Graph& graph, absl::string_view project_root) :
     const v1::Node& node = graph.nodes(i);
     NodeFacts& f = facts_[i];
     f.kind = KindOf(node.op());
-    f.target = Combine(FingerprintString(node.op()), FingerprintString(node.target()));
+    // An AOT or post-grad graph names its inputs by position (arg0_1, primals_3): see the
+    // constructor's comment. Dynamo's own names (L_x_) always say what the input is.
+    if (inputs_by_content && node.op() == "placeholder" && IsPositionalInputName(node.target())) {
+      f.target = Combine(FingerprintString(node.op()), MetaFingerprint(node.meta()));
+    } else {
+      f.target = Combine(FingerprintString(node.op()), FingerprintString(node.target()));
+    }
     const v1::SourceLoc& source = node.source();
     if (!source.no_stacktrace() && (!source.file().empty() || !source.fn().empty())) {
       f.site = Combine(file_fingerprint(source.file()), FingerprintString(source.fn()));

@@ -38,9 +38,16 @@ struct NodeFacts {
   bool unresolved = false;  // an operand names no node of the graph
 };
 
+// How many of the graph's inputs AOTAutograd named by position ("arg3_1", "primals_2").
+int PositionalInputCount(const v1::Graph& graph);
+
 class GraphIndex {
  public:
-  GraphIndex(const v1::Graph& graph, absl::string_view project_root);
+  // `inputs_by_content`: an input named by position (arg3_1, primals_2) is known by what it holds
+  // (dtype, shape) rather than by its name. Right when the two graphs compared take a different
+  // number of such inputs: dropping one (a Linear's bias) renames every later one.
+  GraphIndex(const v1::Graph& graph, absl::string_view project_root,
+             bool inputs_by_content = false);
 
   GraphIndex(const GraphIndex&) = delete;
   GraphIndex& operator=(const GraphIndex&) = delete;

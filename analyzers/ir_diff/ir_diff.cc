@@ -41,8 +41,10 @@ class SectionWriter {
 
   absl::Status Diff(const GraphPairing& pairing, v1::IrDiffFrame* frame) {
     if (pairing.base == nullptr || pairing.head == nullptr) return DiffOneSided(pairing, frame);
-    const GraphIndex base(*pairing.base, base_session_.project_root());
-    const GraphIndex head(*pairing.head, head_session_.project_root());
+    const bool inputs_by_content =
+        PositionalInputCount(*pairing.base) != PositionalInputCount(*pairing.head);
+    const GraphIndex base(*pairing.base, base_session_.project_root(), inputs_by_content);
+    const GraphIndex head(*pairing.head, head_session_.project_root(), inputs_by_content);
     if (in_.Cancelled()) return Cancelled();
     const GraphAnchors base_anchors = ComputeAnchors(base);
     const GraphAnchors head_anchors = ComputeAnchors(head);

@@ -16,7 +16,11 @@ void WriteChangeTable(Markup heading,
   w.BeginTable({"node", "op", "what changed", "where", "confidence"});
   for (int i = 0; i < ShownRows(changes.size()); ++i) {
     const v1::NodeChange& change = changes[i];
-    w.Tag("<tr><td><code>").Text(OrDash(change.node())).Tag("</code></td><td>");
+    // A modified node's change cites the base's names: when the head renamed it, show both.
+    const std::string node = !change.base_node().empty() && change.base_node() != change.node()
+                                 ? absl::StrCat(change.base_node(), " \u2192 ", change.node())
+                                 : change.node();
+    w.Tag("<tr><td><code>").Text(OrDash(node)).Tag("</code></td><td>");
     w.Text(OrDash(change.op())).Tag("</td><td>").Text(OrDash(change.change())).Tag("</td><td>");
     WriteCodeLocation(change.location(), w);
     w.Tag("</td><td>").Text(FormatFixed(change.confidence(), 2)).Tag("</td></tr>\n");

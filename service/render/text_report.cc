@@ -153,8 +153,12 @@ void WriteIrDiff(const v1::IrDiffSection& s, TerminalWriter& t) {
   for (const auto* group : {&s.modified(), &s.added(), &s.removed()}) {
     for (const v1::NodeChange& c : *group) {
       if (shown++ >= kMaxItems) break;
-      t.Text(absl::StrCat("  ", c.node(), " (", c.op(), "): ", c.change(), " at ",
-                          Where(c.location()), ", confidence ", FormatFixed(c.confidence(), 2)));
+      t.Text(absl::StrCat("  ",
+                          !c.base_node().empty() && c.base_node() != c.node()
+                              ? absl::StrCat(c.base_node(), " \u2192 ", c.node())
+                              : c.node(),
+                          " (", c.op(), "): ", c.change(), " at ", Where(c.location()),
+                          ", confidence ", FormatFixed(c.confidence(), 2)));
       t.EndLine();
     }
   }

@@ -263,5 +263,29 @@ TEST(IrDiffTest, RealTrainingTraceAgainstItselfIsUnchanged) {
   EXPECT_EQ(s.match_coverage(), 1.0);
 }
 
+// fixtures/torch_trace/torch-2.6/linear_bias-{base,head} (scenes/linear_bias.py): three Linears,
+// then the same without bias. AOTAutograd names inputs by position, so dropping the biases renames
+// every later input (head's arg1_1 is base's arg2_1): inputs are paired by what they hold, the
+// biases are removed, and each addmm → mm drops an operand (not "operands reordered").
+TEST(IrDiffTest, ALinearThatLostItsBiasIsOperandsRemoved) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> base = ImportTraceFile(
+      testing::FixturePath("torch_trace/torch-2.6/linear_bias-base/trace.log"), options);
+  absl::StatusOr<v1::SessionCapture> head = ImportTraceFile(
+      testing::FixturePath("torch_trace/torch-2.6/linear_bias-head/trace.log"), options);
+  ASSERT_TRUE(base.ok() && head.ok());
+  const v1::IrDiffSection s = Diff(*base, *head);
+  EXPECT_EQ(s.added_size(), 0);
+  ASSERT_EQ(s.removed_size(), 3);
+  for (const v1::NodeChange& r : s.removed()) EXPECT_THAT(r.node(), ::testing::StartsWith("arg"));
+  ASSERT_EQ(s.modified_size(), 3);
+  for (const v1::NodeChange& m : s.modified()) {
+    EXPECT_THAT(m.kinds(), ElementsAre("op_changed", "operand_removed")) << m.node();
+    EXPECT_THAT(m.base_node(), ::testing::StartsWith("addmm"));
+    EXPECT_THAT(m.node(), ::testing::StartsWith("mm"));
+  }
+}
+
 }  // namespace
 }  // namespace cl
