@@ -92,14 +92,20 @@ std::string ShortOp(const std::string& target) {
 
 absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::RooflineSection* section = out->mutable_roofline();
-  const std::string& gpu = in.head.session().gpu();  // what the metadata section shows too
-  const GpuSpec* spec = gpu.empty() ? nullptr : FindGpuSpec(gpu);
+  // A session that names no GPU (a CPU run) is modelled for the default one, and says so: what
+  // the kernels would be bound by on the GPU most teams ship to.
+  static constexpr char kDefaultGpu[] = "H100-SXM-80GB";
+  const bool assumed = in.head.session().gpu().empty();
+  const std::string gpu = assumed ? kDefaultGpu : in.head.session().gpu();
+  const GpuSpec* spec = FindGpuSpec(gpu);
   section->set_gpu(gpu);
+  section->set_gpu_assumed(assumed);
 
   std::vector<std::string> notes;
-  if (gpu.empty()) {
-    notes.push_back(absl::StrCat(
-        "The session names no GPU; pass one (--gpu) for roofs. Known: ", KnownGpus(), "."));
+  if (assumed) {
+    notes.push_back(absl::StrCat("The session names no GPU: modelled for ", kDefaultGpu,
+                                 ", the default; pass --gpu NAME for another. Known: ", KnownGpus(),
+                                 "."));
   } else if (spec == nullptr) {
     notes.push_back(absl::StrCat("GPU \"", gpu, "\" is not in the spec table, so there are no ",
                                  "roofs; known: ", KnownGpus(), "."));

@@ -52,7 +52,9 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
     if (section.gpu().empty()) {
       w.Tag("; the session names no GPU, so there are no roofs and no bounds.</p>");
     } else {
-      w.Tag(", modelled for <code>").Text(section.gpu()).Tag("</code>.</p>");
+      w.Tag(", modelled for <code>").Text(section.gpu()).Tag("</code>");
+      if (section.gpu_assumed()) w.Tag(" (the session names none; pass <code>--gpu</code>)");
+      w.Tag(".</p>");
     }
   }
   if (!section.note().empty()) w.Tag("<p class=\"muted\">").Text(section.note()).Tag("</p>");

@@ -382,10 +382,10 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   }
   if (estimated) absl::StrAppend(&line, "; estimated from the graph (no measured flops/bytes)");
   t.Text(line).EndLine();
-  if (s.gpu().empty()) {
+  if (s.gpu_assumed()) {
     t.Text("  ").Styled(Style::kMuted,
-                        "no GPU named, so no roofs or bounds: pass --gpu NAME (e.g. --gpu "
-                        "H100-SXM-80GB; cl-client help analyze)");
+                        absl::StrCat("the session names no GPU: modelled for ", s.gpu(),
+                                     "; pass --gpu NAME for another (cl-client help analyze)"));
     t.EndLine();
   }
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {

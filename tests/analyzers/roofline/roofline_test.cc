@@ -416,16 +416,24 @@ TEST(RooflinePassTest, TheSessionsGpuGivesTheRoofsAndAnUnknownOneIsSaid) {
   EXPECT_GT(unknown.kernels(0).intensity(), 0);
 }
 
-TEST(RooflinePassTest, NoGpuNamedSaysSoAndListsTheKnownOnes) {
+// A CPU session names no GPU: the roofline is modelled for the default one (roofs, bounds, the
+// chart) and says so, with the names --gpu knows.
+TEST(RooflinePassTest, NoGpuNamedIsModelledForTheDefaultAndSaysSo) {
   v1::SessionCapture hero = testing::LoadHero("head.cls.json");
   hero.mutable_session()->clear_gpu();
   const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), hero).roofline();
   EXPECT_EQ(s.status(), v1::OK);
-  EXPECT_THAT(s.note(), HasSubstr("The session names no GPU"));
+  EXPECT_TRUE(s.gpu_assumed());
+  EXPECT_EQ(s.gpu(), "H100-SXM-80GB");
+  EXPECT_THAT(s.note(), HasSubstr("The session names no GPU: modelled for H100-SXM-80GB"));
   EXPECT_THAT(
       s.note(),
       HasSubstr("A100-SXM-80GB, A100-SXM-40GB, A100-PCIe-40GB, A100-PCIe-80GB, H100-SXM-80GB"));
-  EXPECT_EQ(s.peak_flops(), 0);
+  EXPECT_GT(s.peak_flops(), 0);
+  ASSERT_GT(s.kernels_size(), 0);
+  EXPECT_NE(s.kernels(0).bound(), v1::RooflineKernel::BOUND_UNKNOWN);
+  hero.mutable_session()->set_gpu("A100-SXM-80GB");
+  EXPECT_FALSE(testing::RunPassOk(RooflinePass(), hero).roofline().gpu_assumed());
 }
 
 TEST(RooflinePassTest, InductorRuntimeEstimatesGiveLibraryCallsATime) {
