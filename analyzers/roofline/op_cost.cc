@@ -256,7 +256,15 @@ class PointwiseRun {
                     ? work.front()->name()
                     : absl::StrCat("fused: ", work.front()->name(), " … ", work.back()->name());
     cost.op = "pointwise";
-    cost.dtype = work.front()->meta().dtype();
+    // A fused kernel computes in the dtype of what it writes: an f32 kernel that reads an i64
+    // index is not an i64 kernel. Its outputs (read outside the run) decide; else its last node.
+    cost.dtype = work.back()->meta().dtype();
+    for (const v1::Node* node : work) {
+      if (UsedOutside(g, *node) && !node->meta().dtype().empty()) {
+        cost.dtype = node->meta().dtype();
+        break;
+      }
+    }
     return cost;
   }
 

@@ -254,6 +254,23 @@ TEST_F(OpCostTest, ALatticeOfViewsInARunIsWalkedOnce) {
   EXPECT_EQ(kernels[0].flops, 1025);
 }
 
+// A fused kernel is in the dtype of what it writes: a run that starts from an index (i64, an
+// iota or a comparison's input) and writes f32 is an f32 kernel.
+TEST_F(OpCostTest, AFusedKernelTakesItsDtypeFromItsOutput) {
+  Add("idx", "", "i64", {"16", "64"}, {});
+  Add("x", "", "f32", {"16", "64"}, {});
+  Add("shift", "aten.add.Tensor", "i64", {"16", "64"}, {"idx"});
+  Add("as_f", "prims.convert_element_type.default", "f32", {"16", "64"}, {"shift"});
+  Add("mul", "aten.mul.Tensor", "f32", {"16", "64"}, {"as_f", "x"});
+  graph_.add_nodes()->set_op("output");
+  graph_.mutable_nodes(graph_.nodes_size() - 1)->add_args()->set_node("mul");
+  const PostGradGraph g(graph_);
+  const std::vector<KernelCost> kernels = EstimateKernels(g);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name, "fused: shift … mul");
+  EXPECT_EQ(kernels[0].dtype, "f32");
+}
+
 TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   Add("a", "", "f32", {"s0", "64"}, {});
   Add("x", "", "f32", {"16", "64"}, {});
