@@ -55,6 +55,19 @@ bool HasResidualAddmm(const PostGradGraph& graph, const FusionMatch& match) {
 using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint64_t,
                             uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
 
+// Whether a node's shape holds a size that is not a number ("s0", "2*s1").
+bool HasSymbolicShape(const v1::Graph& graph) {
+  for (const v1::Node& node : graph.nodes()) {
+    for (const std::string& dim : node.meta().shape()) {
+      if (dim.empty() ||
+          !std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
@@ -121,6 +134,18 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
                      return saved(a) > saved(b);
                    });
   for (v1::FusionOpportunity& o : ranked) *section->add_opportunities() = std::move(o);
+  // The patterns need numeric sizes. A graph with symbolic ones (mark_dynamic, dynamic=True: s0)
+  // finds nothing, which is not "no chain": say so rather than report a clean graph.
+  size_t symbolic = 0;
+  for (const v1::Graph* graph : graphs) symbolic += HasSymbolicShape(*graph) ? 1 : 0;
+  if (symbolic > 0 && section->opportunities().empty()) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason(absl::StrCat(
+        FormatCount(symbolic, "post-grad graph has", "post-grad graphs have"),
+        " symbolic sizes (mark_dynamic or dynamic=True), which the fusion patterns do not "
+        "match yet: no claim either way"));
+    return absl::OkStatus();
+  }
   section->set_status(v1::OK);
   std::string note = absl::StrCat(
       "HBM bytes are the compulsory traffic of the kernels Inductor emits for a GPU, from the "

@@ -252,6 +252,14 @@ class PointwiseRun {
     }
     if (work.empty()) return std::nullopt;
     for (const v1::Node* node : work) cost.flops += NumelOf(node);
+    // A size torch knows only at run time (s0, under mark_dynamic) would count as 0 elements:
+    // such a run has no cost rather than a figure computed as if the symbol were 0.
+    const auto symbolic = [](const v1::Node* node) { return !Numel(node->meta()).has_value(); };
+    if (std::any_of(work.begin(), work.end(), symbolic) ||
+        std::any_of(read.begin(), read.end(), symbolic)) {
+      cost.cost_known = false;
+      cost.flops = cost.bytes = 0;
+    }
     cost.name = work.size() == 1
                     ? work.front()->name()
                     : absl::StrCat("fused: ", work.front()->name(), " … ", work.back()->name());

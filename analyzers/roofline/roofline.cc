@@ -199,10 +199,10 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     }
     if (!not_estimated.empty()) {
       notes.push_back(
-          absl::StrCat(FormatCount(not_estimated.size(), "library call", "library calls"),
+          absl::StrCat(FormatCount(not_estimated.size(), "kernel", "kernels"),
                        not_estimated.size() == 1 ? " has" : " have",
-                       " no estimate (a symbolic shape, or an op "
-                       "with no formula here), so ",
+                       " no estimate (a symbolic shape, whose size torch knows only at run time, "
+                       "or a library op with no formula here), so ",
                        not_estimated.size() == 1 ? "it is" : "they are",
                        " not on the chart: ", NamedList(not_estimated), "."));
     }

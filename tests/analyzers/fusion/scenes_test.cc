@@ -132,5 +132,19 @@ TEST(FusionScenesTest, APreNormSwiGluBlockHasItsThreeChainsPerLayer) {
   EXPECT_EQ(count["RMSNorm → GEMM"], 1u);
 }
 
+// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: the same block under mark_dynamic, its
+// post-grad sizes s0. The patterns need numbers, so the section makes no claim (skipped, saying
+// why) rather than reporting a clean graph in green.
+TEST(FusionScenesTest, SymbolicShapesAreNotAFusionFreeGraph) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
+      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"), options);
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), *capture).fusion();
+  EXPECT_EQ(s.status(), v1::SKIPPED);
+  EXPECT_THAT(s.reason(), ::testing::HasSubstr("symbolic sizes"));
+}
+
 }  // namespace
 }  // namespace cl

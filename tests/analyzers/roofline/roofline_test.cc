@@ -311,8 +311,9 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_EQ(s.kernels(0).name(), "neg");
   EXPECT_EQ(s.kernels(1).name(), "mm_1");
   EXPECT_EQ(s.kernels(1).time_us(), 7);
-  EXPECT_THAT(s.note(), HasSubstr("1 library call has no estimate (a symbolic shape, or an "
-                                  "op with no formula here), so it is not on the chart: mm."));
+  EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a symbolic shape, whose size torch "
+                                  "knows only at run time, or a library op with no formula "
+                                  "here), so it is not on the chart: mm."));
 }
 
 // --- The pass ------------------------------------------------------------------------------
@@ -486,6 +487,21 @@ TEST(RooflinePassTest, MultiRankRuntimeFixture) {
   EXPECT_NEAR(mm.time_us(), 6885.84, 0.01);
   EXPECT_NEAR(mm.achieved(), mm.flops() / (mm.time_us() * 1e-6), 1);
   EXPECT_EQ(Word(mm.bound()), "compute");  // 341 FLOP/B > the H100's fp16 ridge, 295
+}
+
+// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: post-grad sizes are s0. No kernel gets a
+// figure computed as if s0 were 0 (fused runs showed 0.00 FLOP/B); each is listed as not estimated.
+TEST(RooflinePassTest, SymbolicSizesGiveNoFigureRatherThanAZeroOne) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
+      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"), options);
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), *capture).roofline();
+  for (const v1::RooflineKernel& k : s.kernels()) {
+    EXPECT_GT(k.bytes(), 0) << k.name();
+  }
+  EXPECT_THAT(s.note(), HasSubstr("no estimate (a symbolic shape"));
 }
 
 }  // namespace
