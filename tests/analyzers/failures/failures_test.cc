@@ -11,6 +11,7 @@
 #include "service/engine.h"
 #include "service/thread_pool.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -22,12 +23,7 @@ using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
 v1::SessionCapture Import(const std::string& fixture) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> c =
-      ImportTraceFile(::cl::testing::FixturePath(fixture), options);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? *std::move(c) : v1::SessionCapture();
+  return ::cl::testing::ImportFixtureLog(fixture);
 }
 
 TEST(FailuresTest, ABackendThatRaisedIsListedWithItsTracebackAndRemedy) {

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "analyzers/fusion/fusion.h"
-#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -119,12 +119,9 @@ TEST(FusionScenesTest, GraphWithoutAPatternHasNone) {
 // output GEMM → +resid → RMSNorm → gate/up GEMM, the SwiGLU, and the norm in front of the QKV
 // GEMMs (for layer 0 a bare RMSNorm → GEMM; for layer 1 the previous down GEMM → +resid → it).
 TEST(FusionScenesTest, APreNormSwiGluBlockHasItsThreeChainsPerLayer) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-static/trace.log"), options);
-  ASSERT_TRUE(capture.ok()) << capture.status();
-  const v1::FusionSection s = testing::RunPassOk(FusionPass(), *capture).fusion();
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-static/trace.log");
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture).fusion();
   std::map<std::string, uint32_t> count;
   for (const v1::FusionOpportunity& o : s.opportunities()) count[o.pattern()] += o.count();
   EXPECT_EQ(count["SwiGLU into the gate/up GEMM"], 2u);
@@ -136,12 +133,9 @@ TEST(FusionScenesTest, APreNormSwiGluBlockHasItsThreeChainsPerLayer) {
 // post-grad sizes s0. The patterns need numbers, so the section makes no claim (skipped, saying
 // why) rather than reporting a clean graph in green.
 TEST(FusionScenesTest, SymbolicShapesAreNotAFusionFreeGraph) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"), options);
-  ASSERT_TRUE(capture.ok()) << capture.status();
-  const v1::FusionSection s = testing::RunPassOk(FusionPass(), *capture).fusion();
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log");
+  const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture).fusion();
   EXPECT_EQ(s.status(), v1::SKIPPED);
   EXPECT_THAT(s.reason(), ::testing::HasSubstr("symbolic sizes"));
 }

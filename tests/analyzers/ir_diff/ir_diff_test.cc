@@ -17,6 +17,7 @@
 #include "tests/testing/captures.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -268,14 +269,9 @@ TEST(IrDiffTest, RealTrainingTraceAgainstItselfIsUnchanged) {
 // every later input (head's arg1_1 is base's arg2_1): inputs are paired by what they hold, the
 // biases are removed, and each addmm → mm drops an operand (not "operands reordered").
 TEST(IrDiffTest, ALinearThatLostItsBiasIsOperandsRemoved) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> base = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/linear_bias-base/trace.log"), options);
-  absl::StatusOr<v1::SessionCapture> head = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/linear_bias-head/trace.log"), options);
-  ASSERT_TRUE(base.ok() && head.ok());
-  const v1::IrDiffSection s = Diff(*base, *head);
+  const v1::IrDiffSection s =
+      Diff(testing::ImportFixtureLog("torch_trace/torch-2.6/linear_bias-base/trace.log"),
+           testing::ImportFixtureLog("torch_trace/torch-2.6/linear_bias-head/trace.log"));
   EXPECT_EQ(s.added_size(), 0);
   ASSERT_EQ(s.removed_size(), 3);
   for (const v1::NodeChange& r : s.removed()) EXPECT_THAT(r.node(), ::testing::StartsWith("arg"));

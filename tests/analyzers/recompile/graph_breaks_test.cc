@@ -8,12 +8,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "capture/torch_trace/importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/report_words.h"
 #include "tests/analyzers/torch_trace_scan.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl {
@@ -286,22 +286,14 @@ const Message kMessages[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
 
-v1::SessionCapture ImportScene(const std::string& folder) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
-      testing::FixturePath(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log")), options);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? *std::move(c) : v1::SessionCapture();
-}
-
 // fixtures/torch_trace/torch-2.6/break_families: one compiled function per break family torch
 // 2.6 emits (scenes/breaks_all.py). Each break is filed under its family, by what torch said:
 // sdp_kernel's `_GeneratorContextManager` is a context manager, not a generator; zlib.crc32 is an
 // unsupported call although torch's explanation cites `_warnings.warn` as an example; a skipped
 // frame's cause is the exception that ends torch's traceback.
 TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
-  const v1::SessionCapture capture = ImportScene("break_families");
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/break_families/trace.log");
   PassOptions options;
   PassInput in{capture, nullptr, options};
   ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
@@ -343,7 +335,8 @@ TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
 // remedies, and each break is counted once (attempt 0's record and attempt 1's restart reason
 // are one break).
 TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
-  const v1::SessionCapture capture = ImportScene("adamw_step");
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/adamw_step/trace.log");
   PassOptions options;
   PassInput in{capture, nullptr, options};
   ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
-#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "common/proto_json.h"
 #include "gmock/gmock.h"
@@ -17,6 +16,7 @@
 #include "proto/report_words.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/golden.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/run_pass.h"
 #include "tests/testing/status_matchers.h"
 
@@ -475,13 +475,9 @@ TEST(RecompilePassTest, IsRegisteredForTheRecompileSection) {
   EXPECT_EQ(pass->Section(), "recompile");
 }
 
+// A recorded scene's log (tests/fixtures/torch_trace/torch-2.6/<folder>/trace.log).
 v1::SessionCapture ImportScene(const std::string& folder) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
-      testing::FixturePath(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log")), options);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? *std::move(c) : v1::SessionCapture();
+  return testing::ImportFixtureLog(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log"));
 }
 
 // fixtures/torch_trace/torch-2.6/gpt_recompiles (scenes/gpt.py): a nanoGPT called with idx (2,16),

@@ -14,6 +14,7 @@
 #include "proto/report_words.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/import_fixture.h"
 #include "tests/testing/run_pass.h"
 
 namespace cl {
@@ -492,12 +493,9 @@ TEST(RooflinePassTest, MultiRankRuntimeFixture) {
 // fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: post-grad sizes are s0. No kernel gets a
 // figure computed as if s0 were 0 (fused runs showed 0.00 FLOP/B); each is listed as not estimated.
 TEST(RooflinePassTest, SymbolicSizesGiveNoFigureRatherThanAZeroOne) {
-  ImportOptions options;
-  options.read_sources = false;
-  absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
-      testing::FixturePath("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"), options);
-  ASSERT_TRUE(capture.ok()) << capture.status();
-  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), *capture).roofline();
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log");
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
   for (const v1::RooflineKernel& k : s.kernels()) {
     EXPECT_GT(k.bytes(), 0) << k.name();
   }
