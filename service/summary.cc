@@ -33,9 +33,10 @@ void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
   v1::RawSection* raw = report->mutable_raw();
   raw->set_schema(head.schema());
   uint32_t recompilations = 0, graph_breaks = 0, compiled_graphs = 0;
+  const GraphBreakRestarts restart_breaks(head);
   for (const v1::Compile& c : head.compiles()) {
     if (!c.recompile_reasons().empty()) ++recompilations;
-    graph_breaks += static_cast<uint32_t>(GraphBreakCount(c, head));
+    graph_breaks += static_cast<uint32_t>(restart_breaks.Count(c));
     // A compile that succeeded produced a graph (each recompile its own).
     if (c.status() == v1::Compile::OK) ++compiled_graphs;
   }

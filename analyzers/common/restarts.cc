@@ -10,9 +10,18 @@ bool IsGraphBreakRestart(absl::string_view reason) {
   return !reason.empty() && !absl::StartsWith(reason, "<class ");
 }
 
-std::vector<absl::string_view> RestartGraphBreaks(const compile_lens::v1::Compile& compile,
-                                                  const compile_lens::v1::SessionCapture& capture) {
+GraphBreakRestarts::GraphBreakRestarts(const compile_lens::v1::SessionCapture& capture) {
+  for (const compile_lens::v1::Compile& c : capture.compiles()) {
+    if (c.graph_breaks().empty()) continue;
+    auto& breaks = recorded_[{c.frame_id(), c.frame_compile_id()}];
+    for (const compile_lens::v1::GraphBreak& gb : c.graph_breaks()) breaks.push_back(&gb);
+  }
+}
+
+std::vector<absl::string_view> GraphBreakRestarts::Of(
+    const compile_lens::v1::Compile& compile) const {
   std::vector<absl::string_view> out;
+  const auto it = recorded_.find({compile.frame_id(), compile.frame_compile_id()});
   for (const std::string& reason : compile.restart_reasons()) {
     if (!IsGraphBreakRestart(reason)) continue;
     // torch writes the reason as a Python repr ("'skip function ...'"); a graph-break record of the
@@ -22,18 +31,10 @@ std::vector<absl::string_view> RestartGraphBreaks(const compile_lens::v1::Compil
         text.back() == text.front()) {
       text = text.substr(1, text.size() - 2);
     }
-    const auto records = [&](const compile_lens::v1::Compile& c) {
-      for (const compile_lens::v1::GraphBreak& gb : c.graph_breaks()) {
-        if (absl::StrContains(gb.reason(), text)) return true;
-      }
-      return false;
-    };
-    bool recorded = records(compile);
-    for (const compile_lens::v1::Compile& other : capture.compiles()) {
-      if (recorded) break;
-      if (&other != &compile && other.frame_id() == compile.frame_id() &&
-          other.frame_compile_id() == compile.frame_compile_id()) {
-        recorded = records(other);
+    bool recorded = false;
+    if (it != recorded_.end()) {
+      for (const compile_lens::v1::GraphBreak* gb : it->second) {
+        recorded = recorded || absl::StrContains(gb->reason(), text);
       }
     }
     if (!recorded) out.push_back(reason);

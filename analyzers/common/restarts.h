@@ -9,8 +9,11 @@
 #ifndef ANALYZERS_COMMON_RESTARTS_H_
 #define ANALYZERS_COMMON_RESTARTS_H_
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -19,17 +22,29 @@ namespace cl {
 // True when a restart reason is a graph break's.
 bool IsGraphBreakRestart(absl::string_view reason);
 
-// The restart reasons of `compile` that are graph breaks no attempt of its frame compile in
-// `capture` already records (torch logs the break on attempt 0 and the reason on attempt 1).
-std::vector<absl::string_view> RestartGraphBreaks(const compile_lens::v1::Compile& compile,
-                                                  const compile_lens::v1::SessionCapture& capture);
+// The graph-break restarts of a capture's compiles. Torch logs a break on attempt 0 and its
+// reason on attempt 1, so a restart reason is a break of its own only when no attempt of the same
+// frame compile records it; the attempts' records are indexed once, so a capture of many
+// restarted compiles costs one pass, not one per restart.
+class GraphBreakRestarts {
+ public:
+  explicit GraphBreakRestarts(const compile_lens::v1::SessionCapture& capture);
 
-// The graph breaks of `compile`: its graph-break records and its graph-break restarts.
-inline size_t GraphBreakCount(const compile_lens::v1::Compile& compile,
-                              const compile_lens::v1::SessionCapture& capture) {
-  return static_cast<size_t>(compile.graph_breaks_size()) +
-         RestartGraphBreaks(compile, capture).size();
-}
+  // The restart reasons of `compile` (one of the capture's) that are graph breaks no attempt of
+  // its frame compile already records.
+  std::vector<absl::string_view> Of(const compile_lens::v1::Compile& compile) const;
+
+  // The graph breaks of `compile`: its graph-break records and its graph-break restarts.
+  size_t Count(const compile_lens::v1::Compile& compile) const {
+    return static_cast<size_t>(compile.graph_breaks_size()) + Of(compile).size();
+  }
+
+ private:
+  // (frame id, frame compile id) → the graph-break records of all its attempts.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>,
+                      std::vector<const compile_lens::v1::GraphBreak*>>
+      recorded_;
+};
 
 }  // namespace cl
 

@@ -57,15 +57,9 @@ using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32
 
 // Whether a node's shape holds a size that is not a number ("s0", "2*s1").
 bool HasSymbolicShape(const v1::Graph& graph) {
-  for (const v1::Node& node : graph.nodes()) {
-    for (const std::string& dim : node.meta().shape()) {
-      if (dim.empty() ||
-          !std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return true;
-      }
-    }
-  }
-  return false;
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const v1::Node& node) {
+    return !node.meta().shape().empty() && !Numel(node.meta()).has_value();
+  });
 }
 
 }  // namespace

@@ -311,6 +311,7 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
   absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
   for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
 
+  const GraphBreakRestarts restart_breaks(capture);
   std::vector<v1::GraphBreakSummary> out;
   absl::flat_hash_map<std::tuple<std::string, std::string, uint32_t>, size_t> index;
   for (const v1::Compile& compile : capture.compiles()) {
@@ -319,7 +320,7 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
     std::vector<const v1::GraphBreak*> breaks;
     for (const v1::GraphBreak& gb : compile.graph_breaks()) breaks.push_back(&gb);
     std::vector<v1::GraphBreak> restarts;
-    for (absl::string_view reason : RestartGraphBreaks(compile, capture))
+    for (absl::string_view reason : restart_breaks.Of(compile))
       restarts.emplace_back().set_reason(std::string(reason));
     for (const v1::GraphBreak& gb : restarts) breaks.push_back(&gb);
     for (const v1::GraphBreak* brk : breaks) {

@@ -61,18 +61,22 @@ std::vector<const GuardFailure*> CauseFailures(
   }
   int most = 0;
   for (const auto& [key, n] : entries) most = std::max(most, n);
-  std::vector<size_t> order(bullets.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto entry_number = [&](size_t i) -> int64_t {
+  // The bullets newest entry first, each entry's number parsed once.
+  std::vector<std::pair<int64_t, size_t>> order;  // (entry number or -1, bullet)
+  for (size_t i = 0; i < bullets.size(); ++i) {
+    int64_t number = -1;
     for (const GuardFailure& f : bullets[i]) {
-      if (auto parts = ParseCompileId(f.entry_id)) return parts->frame_compile_id;
+      if (auto parts = ParseCompileId(f.entry_id)) {
+        number = parts->frame_compile_id;
+        break;
+      }
     }
-    return -1;
-  };
+    order.emplace_back(number, i);
+  }
   std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return entry_number(a) > entry_number(b); });
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<const GuardFailure*> out;
-  for (size_t i : order) {
+  for (const auto& [number, i] : order) {
     for (const GuardFailure& f : bullets[i]) {
       if (entries[{f.category, f.Axis()}] == most) out.push_back(&f);
     }

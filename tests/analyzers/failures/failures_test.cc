@@ -103,9 +103,9 @@ TEST(RestartsTest, OnlyARestartWithAReasonIsAGraphBreak) {
   v1::SessionCapture capture;
   v1::Compile& compile = *capture.add_compiles();
   compile.add_restart_reasons("'generic_jump TensorVariable()'");
-  EXPECT_EQ(GraphBreakCount(compile, capture), 1u);
+  EXPECT_EQ(GraphBreakRestarts(capture).Count(compile), 1u);
   compile.add_graph_breaks()->set_reason("Graph break: generic_jump TensorVariable() at f.py:3");
-  EXPECT_EQ(GraphBreakCount(compile, capture), 1u);
+  EXPECT_EQ(GraphBreakRestarts(capture).Count(compile), 1u);
   // Torch records the break on attempt 0 and the restart reason on attempt 1: one break.
   v1::Compile& first = *capture.add_compiles();
   first.set_frame_id(2);
@@ -115,9 +115,9 @@ TEST(RestartsTest, OnlyARestartWithAReasonIsAGraphBreak) {
   second.set_frame_id(2);
   second.set_attempt(1);
   second.add_restart_reasons("Tensor.backward");
-  EXPECT_EQ(GraphBreakCount(second, capture), 0u);
+  EXPECT_EQ(GraphBreakRestarts(capture).Count(second), 0u);
   second.set_frame_compile_id(1);
-  EXPECT_EQ(GraphBreakCount(second, capture), 1u);
+  EXPECT_EQ(GraphBreakRestarts(capture).Count(second), 1u);
 }
 
 TEST(FailureRemedyTest, KnownKindsHaveOne) {
