@@ -110,8 +110,13 @@ void FillVerdict(v1::AnalysisReport* report) {
     }
     if (recompile.total() > 0) {
       std::string text = FormatCount(recompile.total(), "recompilation", "recompilations");
-      if (!recompile.frame().name().empty())
+      if (recompile.frames_size() > 1) {
+        // Not all in the frame that recompiled most: say across how many.
+        absl::StrAppend(&text, " in ", FormatCount(recompile.frames_size(), "frame", "frames"),
+                        " (most in ", recompile.frame().name(), ")");
+      } else if (!recompile.frame().name().empty()) {
         absl::StrAppend(&text, " of ", recompile.frame().name());
+      }
       if (!recompile.clusters().empty()) {
         const v1::RecompileCluster& top = recompile.clusters(0);
         absl::StrAppend(&text, ", most on ", Word(top.category()),

@@ -1,5 +1,7 @@
 #include "analyzers/common/restarts.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 
@@ -20,24 +22,35 @@ GraphBreakRestarts::GraphBreakRestarts(const compile_lens::v1::SessionCapture& c
 
 std::vector<absl::string_view> GraphBreakRestarts::Of(
     const compile_lens::v1::Compile& compile) const {
-  std::vector<absl::string_view> out;
+  // Pair each restart with a record of the same break: by text first (torch writes the reason as
+  // a Python repr, "'skip function ...'", and the record holds the text inside it), then, as the
+  // wording of the two often differs ("Dynamic control flow is not supported" against
+  // "Data-dependent jump"), with any record left over. Only restarts no record accounts for are
+  // breaks of their own.
+  std::vector<absl::string_view> unpaired;
   const auto it = recorded_.find({compile.frame_id(), compile.frame_compile_id()});
+  std::vector<bool> used(it == recorded_.end() ? 0 : it->second.size(), false);
   for (const std::string& reason : compile.restart_reasons()) {
     if (!IsGraphBreakRestart(reason)) continue;
-    // torch writes the reason as a Python repr ("'skip function ...'"); a graph-break record of the
-    // same break holds the text inside it.
     absl::string_view text = absl::StripAsciiWhitespace(reason);
     if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
         text.back() == text.front()) {
       text = text.substr(1, text.size() - 2);
     }
-    bool recorded = false;
-    if (it != recorded_.end()) {
-      for (const compile_lens::v1::GraphBreak* gb : it->second) {
-        recorded = recorded || absl::StrContains(gb->reason(), text);
-      }
+    bool paired = false;
+    for (size_t i = 0; i < used.size() && !paired; ++i) {
+      if (!used[i] && absl::StrContains(it->second[i]->reason(), text)) used[i] = paired = true;
     }
-    if (!recorded) out.push_back(reason);
+    if (!paired) unpaired.push_back(reason);
+  }
+  size_t left = static_cast<size_t>(std::count(used.begin(), used.end(), false));
+  std::vector<absl::string_view> out;
+  for (absl::string_view reason : unpaired) {
+    if (left > 0) {
+      --left;
+      continue;
+    }
+    out.push_back(reason);
   }
   return out;
 }

@@ -76,7 +76,15 @@ void WriteClusters(const v1::RecompileSection& section, HtmlWriter& w) {
     // A size or stride guard names its dimension ("x[0]"); any other guard names its variable.
     const std::string& axis = cluster.axis().empty() ? cluster.variable() : cluster.axis();
     w.Tag("<tr><td>");
-    if (frames) w.Tag("<code>").Text(OrDash(cluster.frame())).Tag("</code></td><td>");
+    if (frames) {
+      // Frames share names (every module's `forward`): where each is tells them apart.
+      w.Tag("<code>").Text(OrDash(cluster.frame())).Tag("</code>");
+      if (HasLocation(cluster.location())) {
+        w.Tag(" ");
+        WriteCodeLocation(cluster.location(), w);
+      }
+      w.Tag("</td><td>");
+    }
     w.Text(OrDash(Word(cluster.category()))).Tag("</td><td>");
     w.Text(absl::StrCat(cluster.count())).Tag("</td><td><code>").Text(OrDash(axis));
     w.Tag("</code></td><td>").Text(OrDash(ObservedValues(cluster)));

@@ -95,6 +95,15 @@ TEST(VerdictTest, OneOfEachProblemMostCostlyFirst) {
           "lint: 1 lint error: source patterns known to break torch.compile"));
 }
 
+// fixtures/torch_trace/torch-2.6/topk_cache_limit recompiles in two frames: the verdict counts
+// them across both rather than calling them all the busier frame's.
+TEST(VerdictTest, RecompilesInSeveralFramesAreNotOneFrames) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/topk_cache_limit/trace.log");
+  EXPECT_THAT(Items(report.verdict()),
+              ::testing::Contains("recompile: 8 recompilations in 2 frames (most in "
+                                  "topk_sum_fullgraph), most on value of k"));
+}
+
 TEST(VerdictTest, ACleanSessionSaysSo) {
   const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/train/trace.log");
   EXPECT_TRUE(report.verdict().clean()) << ::testing::PrintToString(Items(report.verdict()));

@@ -121,6 +121,35 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
                               "the compiled region"));
 }
 
+// Two modules' `forward` both recompiled: the cluster table has a frame column, each row says
+// where its frame is, and the headline counts the frames instead of naming one.
+TEST(HtmlSectionsTest, ClustersOfSeveralFramesSayWhichFrame) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::RecompileSection* r = report.mutable_recompile();
+  r->clear_clusters();
+  r->clear_frames();
+  for (uint32_t line : {13u, 5u}) {
+    v1::RecompileFrame* f = r->add_frames();
+    f->set_name("forward");
+    f->set_recompiles(1);
+    f->mutable_location()->set_file("cnn.py");
+    f->mutable_location()->set_line(line);
+    v1::RecompileCluster* c = r->add_clusters();
+    c->set_category(v1::RecompileCategory::SIZE);
+    c->set_count(1);
+    c->set_axis("x[0]");
+    c->add_transitions("2→4");
+    c->set_frame("forward");
+    *c->mutable_location() = f->location();
+  }
+  *r->mutable_frame() = r->frames(0);
+  r->set_total(2);
+  const std::string text = SectionText(report, "recompile");
+  EXPECT_THAT(text, HasSubstr("Recompiling 2 frames; most: forward (1) at {repo}/cnn.py:13 ."));
+  EXPECT_THAT(text, HasSubstr("frame category count axis observed values forward {repo}/cnn.py:13 "
+                              "size 1 x[0] 2→4 forward {repo}/cnn.py:5 size 1 x[0] 2→4"));
+}
+
 TEST(HtmlSectionsTest, EscalatedLintShowsSeverityAndLinks) {
   v1::AnalysisReport report = testing::HeroReport();
   report.mutable_lint()->set_escalated(true);
