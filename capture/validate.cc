@@ -69,6 +69,26 @@ std::string FrameMismatch(const CompileId& id, const v1::Frame& f) {
   return "";
 }
 
+// The analyses evaluate symbolic sizes at the hints: a hint must be a number, a name unique.
+void ValidateSymbols(const v1::Compile& cp, const std::string& path, Problems* p) {
+  absl::flat_hash_set<absl::string_view> names;
+  for (int j = 0; j < cp.symbols_size(); ++j) {
+    const v1::Symbol& symbol = cp.symbols(j);
+    const std::string at = absl::StrCat(path, ".symbols[", j, "]");
+    int64_t hint = 0;
+    if (symbol.name().empty()) {
+      p->Add(at + ".name", "is empty");
+    } else if (!names.insert(symbol.name()).second) {
+      p->Add(at + ".name", absl::StrCat(Quote(symbol.name()), " is used by another symbol"));
+    }
+    if (!symbol.hint().empty() && !absl::SimpleAtoi(symbol.hint(), &hint)) {
+      p->Add(at + ".hint", absl::StrCat(Quote(symbol.hint()), " is not an integer"));
+    } else if (symbol.unbacked() && !symbol.hint().empty()) {
+      p->Add(at + ".hint", "is set on an unbacked symbol, which has none");
+    }
+  }
+}
+
 void ValidateCompiles(const v1::SessionCapture& c, const FrameMap& frames,
                       absl::flat_hash_set<absl::string_view>* ids, Problems* p) {
   for (int i = 0; i < c.compiles_size(); ++i) {
@@ -100,6 +120,7 @@ void ValidateCompiles(const v1::SessionCapture& c, const FrameMap& frames,
         p->Add(absl::StrCat(path, ".cache_events[", j, "].cache"), "is empty");
       }
     }
+    ValidateSymbols(cp, path, p);
   }
 }
 

@@ -36,6 +36,11 @@ compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session
   return MakeLocation(session.project_root(), file, line);
 }
 
+bool IsLibraryFile(absl::string_view file) {
+  return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||
+         absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
+}
+
 std::string SourceLine(const compile_lens::v1::SessionCapture& capture, absl::string_view file,
                        uint32_t line) {
   if (line == 0) return "";

@@ -28,6 +28,10 @@ compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::st
 compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
                                         absl::string_view file, uint32_t line);
 
+// A file of torch's or another installed package's (site-packages, dist-packages, the standard
+// library, "<frozen ...>"): not the user's to edit.
+bool IsLibraryFile(absl::string_view file);
+
 // The text of line `line` (1-based) of `file` as the capture holds it (sources[], under the path
 // the log named), without its indentation and cut to 200 bytes; empty when the capture has no
 // such source or line.

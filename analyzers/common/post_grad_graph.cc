@@ -1,8 +1,10 @@
 #include "analyzers/common/post_grad_graph.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -35,26 +37,8 @@ int DtypeBytes(absl::string_view dtype) {
   return 0;
 }
 
-std::optional<uint64_t> Dim(const v1::TensorMeta& meta, int i) {
-  const int rank = meta.shape_size();
-  if (i < 0) i += rank;
-  if (i < 0 || i >= rank) return std::nullopt;
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(meta.shape(i), &value)) return std::nullopt;
-  return value;
-}
-
-std::optional<uint64_t> Numel(const v1::TensorMeta& meta) {
-  uint64_t numel = 1;
-  for (int i = 0; i < meta.shape_size(); ++i) {
-    const std::optional<uint64_t> d = Dim(meta, i);
-    if (!d) return std::nullopt;
-    numel *= *d;
-  }
-  return numel;
-}
-
-PostGradGraph::PostGradGraph(const v1::Graph& graph) : graph_(graph) {
+PostGradGraph::PostGradGraph(const v1::Graph& graph, SizeHints hints)
+    : graph_(graph), hints_(std::move(hints)) {
   for (const v1::Node& node : graph.nodes()) by_name_[node.name()] = &node;
   for (const v1::Node& node : graph.nodes()) {
     std::vector<absl::string_view> names;
@@ -114,6 +98,33 @@ const v1::Node* PostGradGraph::SkipViewsUp(const v1::Node* node) const {
     node = input;
   }
   return node;
+}
+
+std::optional<uint64_t> PostGradGraph::Dim(const v1::Node& node, int i) const {
+  const int rank = node.meta().shape_size();
+  if (i < 0) i += rank;
+  if (i < 0 || i >= rank) return std::nullopt;
+  const std::optional<int64_t> value = hints_.Evaluate(node.meta().shape(i));
+  if (!value || *value < 0) return std::nullopt;
+  return static_cast<uint64_t>(*value);
+}
+
+std::optional<uint64_t> PostGradGraph::Numel(const v1::Node& node) const {
+  uint64_t numel = 1;
+  for (int i = 0; i < node.meta().shape_size(); ++i) {
+    const std::optional<uint64_t> d = Dim(node, i);
+    if (!d || __builtin_mul_overflow(numel, *d, &numel)) return std::nullopt;
+  }
+  return numel;
+}
+
+std::string PostGradGraph::SizeHintsOf(absl::Span<const v1::Node* const> nodes) const {
+  std::map<std::string, int64_t> used;
+  for (const v1::Node* node : nodes) {
+    if (node == nullptr) continue;
+    for (const std::string& size : node->meta().shape()) hints_.Evaluate(size, &used);
+  }
+  return FormatSizeHints(used);
 }
 
 bool IsCall(const v1::Node& node, std::initializer_list<absl::string_view> targets) {

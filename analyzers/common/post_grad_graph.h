@@ -15,11 +15,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "analyzers/common/size_hints.h"
 #include "compile_lens/v1/capture.pb.h"
 
 namespace cl {
@@ -29,15 +32,10 @@ namespace v1 = ::compile_lens::v1;
 // Bytes per element of a torch dtype spelling ("f32" 4, "bf16" 2, "f8e4m3fn" 1); 0 when unknown.
 int DtypeBytes(absl::string_view dtype);
 
-// The element count of `meta`'s shape; nullopt when a dimension is symbolic ("s0").
-std::optional<uint64_t> Numel(const v1::TensorMeta& meta);
-
-// Dimension `i` of `meta` (negative counts from the end); nullopt when symbolic or absent.
-std::optional<uint64_t> Dim(const v1::TensorMeta& meta, int i);
-
 class PostGradGraph {
  public:
-  explicit PostGradGraph(const v1::Graph& graph);
+  // `hints` evaluates the graph's symbolic sizes (SizeHints::ForCompile of its compile).
+  explicit PostGradGraph(const v1::Graph& graph, SizeHints hints = {});
 
   const v1::Graph& graph() const { return graph_; }
   const v1::Node* Find(absl::string_view name) const;
@@ -59,8 +57,18 @@ class PostGradGraph {
   // data `node` shows.
   const v1::Node* SkipViewsUp(const v1::Node* node) const;
 
+  // The element count, and dimension `i` (negative counts from the end), of `node`'s output, a
+  // symbolic size ("s0", "16*s0") at its hint; nullopt when a size has no hint (an unbacked
+  // symbol, a log without create_symbol records), is negative, or is absent.
+  std::optional<uint64_t> Numel(const v1::Node& node) const;
+  std::optional<uint64_t> Dim(const v1::Node& node, int i) const;
+  // "s0 = 4": the symbols the output shapes of `nodes` read, at their hints; empty when every
+  // size is a number. A figure computed from those shapes says it is evaluated there.
+  std::string SizeHintsOf(absl::Span<const v1::Node* const> nodes) const;
+
  private:
   const v1::Graph& graph_;
+  const SizeHints hints_;
   absl::flat_hash_map<absl::string_view, const v1::Node*> by_name_;
   absl::flat_hash_map<const v1::Node*, std::vector<const v1::Node*>> users_;
 };

@@ -4,11 +4,13 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "analyzers/common/size_hints.h"
 #include "analyzers/fusion/advice.h"
 #include "analyzers/fusion/match_util.h"
 #include "analyzers/fusion/patterns.h"
@@ -19,14 +21,20 @@ namespace {
 
 // Where a match sits in user code: the span of its anchors' lines in the first anchor's file.
 // Anchors in another file (a norm module's forward, say) would stretch the span over unrelated
-// lines, so they are left out.
+// lines, so they are left out; so are anchors inside torch (nn.RMSNorm's node is at
+// torch/nn/functional.py) while another anchor is in the user's code.
 v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& graph,
                            const FusionMatch& match) {
+  const bool user_anchor =
+      std::any_of(match.anchors.begin(), match.anchors.end(), [&](const v1::Node* anchor) {
+        const v1::SourceLoc* source = SourceOf(graph, *anchor);
+        return source != nullptr && !IsLibraryFile(source->file());
+      });
   std::string file;
   uint32_t first = 0, last = 0;
   for (const v1::Node* anchor : match.anchors) {
     const v1::SourceLoc* source = SourceOf(graph, *anchor);
-    if (source == nullptr) continue;
+    if (source == nullptr || (user_anchor && IsLibraryFile(source->file()))) continue;
     if (file.empty()) {
       file = source->file();
       first = last = source->line();
@@ -49,17 +57,30 @@ v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& grap
 bool HasResidualAddmm(const PostGradGraph& graph, const FusionMatch& match) {
   if (match.pattern != FusionPattern::kGemmResidRmsNormGemm) return false;
   const v1::Node* bias = GemmBias(graph, *match.anchors.front());
-  return bias != nullptr && NumelOr0(*bias) == match.m * match.n;
+  return bias != nullptr && NumelOr0(graph, *bias) == match.m * match.n;
+}
+
+// The size hints a match's figures were computed at: the symbols of its anchors' shapes and of
+// their operands'.
+std::string MatchSizeHints(const PostGradGraph& graph, const FusionMatch& match) {
+  std::vector<const v1::Node*> read;
+  for (const v1::Node* anchor : match.anchors) {
+    read.push_back(anchor);
+    for (int i = 0; i < anchor->args_size(); ++i) read.push_back(graph.Input(*anchor, i));
+  }
+  return graph.SizeHintsOf(read);
 }
 
 using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint64_t,
-                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, std::string>;
 
-// Whether a node's shape holds a size that is not a number ("s0", "2*s1").
-bool HasSymbolicShape(const v1::Graph& graph) {
-  return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const v1::Node& node) {
-    return !node.meta().shape().empty() && !Numel(node.meta()).has_value();
-  });
+// Whether a node's shape holds a size with no value, even at a hint (an unbacked "u0", or a log
+// that recorded no create_symbol).
+bool HasUnknownSize(const PostGradGraph& graph) {
+  return std::any_of(graph.graph().nodes().begin(), graph.graph().nodes().end(),
+                     [&](const v1::Node& node) {
+                       return !node.meta().shape().empty() && !graph.Numel(node).has_value();
+                     });
 }
 
 }  // namespace
@@ -75,12 +96,18 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   std::map<GroupKey, v1::FusionOpportunity> groups;
   std::vector<GroupKey> order;
   bool residual_addmm = false;
+  size_t unknown_sizes = 0;  // graphs with a size that has no value, even at a hint
+  bool at_hints = false;
+  const SizeHintsByCompile hints(in.head);
   for (const v1::Graph* graph_proto : graphs) {
     if (in.Cancelled()) return absl::CancelledError("fusion pass cancelled");
-    const PostGradGraph graph(*graph_proto);
+    const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
+    unknown_sizes += HasUnknownSize(graph) ? 1 : 0;
     for (const FusionMatch& match : FindFusionMatches(graph)) {
       residual_addmm |= HasResidualAddmm(graph, match);
       const v1::Location location = MatchLocation(in.head.session(), graph, match);
+      std::string size_hints = MatchSizeHints(graph, match);
+      at_hints |= !size_hints.empty();
       const GroupKey key{match.label,
                          location.file(),
                          location.line(),
@@ -91,7 +118,8 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
                          match.k0,
                          match.k1,
                          match.bytes.before,
-                         match.bytes.after};
+                         match.bytes.after,
+                         size_hints};
       auto [it, inserted] = groups.try_emplace(key);
       v1::FusionOpportunity& o = it->second;
       if (inserted) {
@@ -110,6 +138,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
         o.set_byte_model(match.bytes.model);
         o.set_change(FusionChange(match.pattern));
         o.set_how(FusionHow(match.pattern));
+        o.set_size_hints(std::move(size_hints));
       }
       o.set_count(o.count() + 1);
     }
@@ -128,16 +157,15 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
                      return saved(a) > saved(b);
                    });
   for (v1::FusionOpportunity& o : ranked) *section->add_opportunities() = std::move(o);
-  // The patterns need numeric sizes. A graph with symbolic ones (mark_dynamic, dynamic=True: s0)
-  // finds nothing, which is not "no chain": say so rather than report a clean graph.
-  size_t symbolic = 0;
-  for (const v1::Graph* graph : graphs) symbolic += HasSymbolicShape(*graph) ? 1 : 0;
-  if (symbolic > 0 && section->opportunities().empty()) {
+  // The patterns compare sizes. Symbolic ones (mark_dynamic, dynamic=True: s0) are evaluated at
+  // torch's size hints; a size with none (an unbacked u0, a log without create_symbol records)
+  // matches nothing, which is not "no chain": say so rather than report a clean graph.
+  if (unknown_sizes > 0 && section->opportunities().empty()) {
     section->set_status(v1::SKIPPED);
     section->set_reason(absl::StrCat(
-        FormatCount(symbolic, "post-grad graph has", "post-grad graphs have"),
-        " symbolic sizes (mark_dynamic or dynamic=True), which the fusion patterns do not "
-        "match yet: no claim either way"));
+        FormatCount(unknown_sizes, "post-grad graph has", "post-grad graphs have"),
+        " symbolic sizes with no size hint in the log (an unbacked symbol, or no create_symbol "
+        "record), which the fusion patterns cannot compare: no claim either way"));
     return absl::OkStatus();
   }
   section->set_status(v1::OK);
@@ -147,6 +175,12 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
       "first "
       "compile (forward and backward, in training), ",
       FormatCount(graphs.size(), "graph", "graphs"), " read.");
+  if (at_hints) {
+    absl::StrAppend(&note,
+                    " Symbolic sizes (mark_dynamic, dynamic=True) are evaluated at the size hints "
+                    "torch logged when it created each symbol (the sizes of the call that "
+                    "compiled); a row says which.");
+  }
   if (residual_addmm) {
     absl::StrAppend(&note,
                     " On GPU Inductor splits an `addmm` whose users are pointwise back into `mm` "

@@ -67,8 +67,12 @@ bool LiteralIs(const v1::Node& node, int i, double value) {
   return absl::SimpleAtod(node.args(i).literal(), &parsed) && parsed == value;
 }
 
-uint64_t NumelOr0(const v1::Node& node) { return Numel(node.meta()).value_or(0); }
-uint64_t LastDimOr0(const v1::Node& node) { return Dim(node.meta(), -1).value_or(0); }
+uint64_t NumelOr0(const PostGradGraph& g, const v1::Node& node) {
+  return g.Numel(node).value_or(0);
+}
+uint64_t LastDimOr0(const PostGradGraph& g, const v1::Node& node) {
+  return g.Dim(node, -1).value_or(0);
+}
 
 const v1::Node* RmsNormOf(const PostGradGraph& g, const v1::Node& h_in) {
   const v1::Node* h = &h_in;
@@ -79,8 +83,8 @@ const v1::Node* RmsNormOf(const PostGradGraph& g, const v1::Node& h_in) {
   if (const v1::Node* sub = UserCalling(g, *h, {"aten.sub.Tensor"})) {
     const v1::Node* a = g.Input(*sub, 0);
     const v1::Node* other = a == h ? g.Input(*sub, 1) : a;
-    if (other != nullptr && other != h && NumelOr0(*other) == LastDimOr0(*h) &&
-        NumelOr0(*sub) == NumelOr0(*h)) {
+    if (other != nullptr && other != h && NumelOr0(g, *other) == LastDimOr0(g, *h) &&
+        NumelOr0(g, *sub) == NumelOr0(g, *h)) {
       h = sub;
     }
   }

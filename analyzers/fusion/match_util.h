@@ -19,9 +19,10 @@ const v1::Node* ConsumingGemm(const PostGradGraph& g, const v1::Node& node);
 // Argument `i` is a literal that reads as `value` ("2", "2.0").
 bool LiteralIs(const v1::Node& node, int i, double value);
 
-// Element count of the node's output (0 when symbolic or unknown).
-uint64_t NumelOr0(const v1::Node& node);
-uint64_t LastDimOr0(const v1::Node& node);
+// Element count and last dim of the node's output, symbolic sizes at their hints (0 when
+// unknown).
+uint64_t NumelOr0(const PostGradGraph& g, const v1::Node& node);
+uint64_t LastDimOr0(const PostGradGraph& g, const v1::Node& node);
 
 // The normalized output of an RMSNorm applied to `h` (null when `h` feeds no RMSNorm). Knows the
 // decomposed form (pow(2) or h*h → mean(-1) → add(eps) → rsqrt → mul(h, ·) → optional mul(γ)),

@@ -18,9 +18,9 @@ uint64_t ElementSize(const v1::Node& node) {
 bool GemmDims(const PostGradGraph& g, const v1::Node& gemm, uint64_t* m, uint64_t* n, uint64_t* k) {
   const v1::Node* a = GemmActivation(g, gemm);
   if (a == nullptr) return false;
-  *n = LastDimOr0(gemm);
-  *k = LastDimOr0(*a);
-  const uint64_t numel = NumelOr0(gemm);
+  *n = LastDimOr0(g, gemm);
+  *k = LastDimOr0(g, *a);
+  const uint64_t numel = NumelOr0(g, gemm);
   if (*n == 0 || *k == 0 || numel == 0 || ElementSize(gemm) == 0) return false;
   *m = numel / *n;
   return true;
@@ -34,17 +34,17 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
   uint64_t m, n, k0;
   if (!GemmDims(g, gemm1, &m, &n, &k0)) return false;
   const v1::Node* h = nullptr;
-  if (const v1::Node* bias = GemmBias(g, gemm1); bias != nullptr && NumelOr0(*bias) == m * n) {
+  if (const v1::Node* bias = GemmBias(g, gemm1); bias != nullptr && NumelOr0(g, *bias) == m * n) {
     h = &gemm1;
   } else {
     // The GEMM's [m,n] output is usually viewed back to (batch, seq, dim) before the add (an
     // attention output projection), and the residual may be either operand.
     for (const v1::Node* user : g.UsersThroughViews(gemm1)) {
-      if (IsCall(*user, {"aten.add.Tensor"}) && NumelOr0(*user) == m * n) {
+      if (IsCall(*user, {"aten.add.Tensor"}) && NumelOr0(g, *user) == m * n) {
         const v1::Node* a = g.Input(*user, 0);
         const v1::Node* b = g.Input(*user, 1);
         const v1::Node* other = g.SkipViewsUp(a) == &gemm1 ? b : a;
-        if (other != nullptr && NumelOr0(*other) == m * n) h = user;
+        if (other != nullptr && NumelOr0(g, *other) == m * n) h = user;
       }
     }
   }
@@ -53,7 +53,7 @@ bool MatchResidNorm(const PostGradGraph& g, const v1::Node& gemm1, FusionMatch* 
   if (normed == nullptr) return false;
   const v1::Node* gemm2 = ConsumingGemm(g, *normed);
   if (gemm2 == nullptr) return false;
-  const uint64_t k1 = LastDimOr0(*gemm2);
+  const uint64_t k1 = LastDimOr0(g, *gemm2);
   if (k1 == 0) return false;
   out->pattern = FusionPattern::kGemmResidRmsNormGemm;
   out->label = "GEMM → +resid → RMSNorm → GEMM";
@@ -113,10 +113,10 @@ bool MatchSwiGlu(const PostGradGraph& g, const v1::Node& mul, FusionMatch* out) 
     }
     uint64_t m, n, k;
     if (!GemmDims(g, *gate_gemm, &m, &n, &k)) continue;
-    const uint64_t f = LastDimOr0(mul);
+    const uint64_t f = LastDimOr0(g, mul);
     if (f == 0) continue;
     const v1::Node* down = ConsumingGemm(g, mul);
-    const uint64_t k1 = down == nullptr ? 0 : LastDimOr0(*down);
+    const uint64_t k1 = down == nullptr ? 0 : LastDimOr0(g, *down);
     out->pattern = FusionPattern::kSwiGlu;
     out->label = "SwiGLU into the gate/up GEMM";
     out->anchors = {gate_gemm};
@@ -145,10 +145,10 @@ bool MatchLayerNormGemm(const PostGradGraph& g, const v1::Node& x, FusionMatch* 
   if (normed == nullptr) return false;
   const v1::Node* gemm = ConsumingGemm(g, *normed);
   if (gemm == nullptr) return false;
-  const uint64_t d = LastDimOr0(*normed);
-  const uint64_t k1 = LastDimOr0(*gemm);
-  if (d == 0 || k1 == 0 || NumelOr0(*normed) == 0) return false;
-  const uint64_t m = NumelOr0(*normed) / d;
+  const uint64_t d = LastDimOr0(g, *normed);
+  const uint64_t k1 = LastDimOr0(g, *gemm);
+  if (d == 0 || k1 == 0 || NumelOr0(g, *normed) == 0) return false;
+  const uint64_t m = NumelOr0(g, *normed) / d;
   out->pattern = FusionPattern::kLayerNormGemm;
   out->label = rms ? "RMSNorm → GEMM" : "LayerNorm → GEMM";
   out->anchors = {normed, gemm};
@@ -170,13 +170,13 @@ bool MatchBiasActivation(const PostGradGraph& g, const v1::Node& gemm, FusionMat
   const v1::Node* pre = &gemm;
   bool bias = false;
   if (const v1::Node* b = GemmBias(g, gemm)) {
-    if (NumelOr0(*b) != n) return false;  // a full [m,n] addend is a residual, not a bias
+    if (NumelOr0(g, *b) != n) return false;  // a full [m,n] addend is a residual, not a bias
     bias = true;
   } else if (g.Users(gemm).size() == 1 && IsCall(*g.Users(gemm)[0], {"aten.add.Tensor"})) {
     const v1::Node* add = g.Users(gemm)[0];
     const v1::Node* a = g.Input(*add, 0);
     const v1::Node* other = a == &gemm ? g.Input(*add, 1) : a;
-    if (other != nullptr && NumelOr0(*other) == n) {
+    if (other != nullptr && NumelOr0(g, *other) == n) {
       pre = add;
       bias = true;
     }

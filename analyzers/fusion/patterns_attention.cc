@@ -67,9 +67,9 @@ const v1::Node* RopeOutput(const PostGradGraph& g, const v1::Node& cat) {
 bool MatchRope(const PostGradGraph& g, const v1::Node& gemm, FusionMatch* out) {
   if (!IsCall(gemm, {"aten.mm", "aten.addmm"})) return false;
   const v1::Node* a = GemmActivation(g, gemm);
-  const uint64_t n = LastDimOr0(gemm);
-  const uint64_t k = a == nullptr ? 0 : LastDimOr0(*a);
-  if (n == 0 || k == 0 || NumelOr0(gemm) == 0) return false;
+  const uint64_t n = LastDimOr0(g, gemm);
+  const uint64_t k = a == nullptr ? 0 : LastDimOr0(g, *a);
+  if (n == 0 || k == 0 || NumelOr0(g, gemm) == 0) return false;
   uint64_t rotated = 0;
   bool qk_norm = false;
   std::vector<const v1::Node*> ropes;
@@ -77,12 +77,12 @@ bool MatchRope(const PostGradGraph& g, const v1::Node& gemm, FusionMatch* out) {
     if (IsCall(*node, {"aten.rsqrt", "aten.rms_norm", "aten._fused_rms_norm"})) qk_norm = true;
     if (!IsCall(*node, {"aten.cat"}) || !ListHasNeg(g, *node)) continue;
     if (const v1::Node* rope = RopeOutput(g, *node)) {
-      rotated += NumelOr0(*rope);
+      rotated += NumelOr0(g, *rope);
       ropes.push_back(rope);
     }
   }
   if (ropes.empty() || rotated == 0) return false;
-  const uint64_t m = NumelOr0(gemm) / n;
+  const uint64_t m = NumelOr0(g, gemm) / n;
   out->pattern = FusionPattern::kRopeIntoQkvGemm;
   out->label = qk_norm ? "RoPE + QK-norm into the QKV GEMM" : "RoPE into the QKV GEMM";
   out->anchors = {&gemm};
@@ -98,9 +98,9 @@ bool MatchRope(const PostGradGraph& g, const v1::Node& gemm, FusionMatch* out) {
 bool MatchLmHeadCrossEntropy(const PostGradGraph& g, const v1::Node& gemm, FusionMatch* out) {
   if (!IsCall(gemm, {"aten.mm", "aten.addmm"})) return false;
   const v1::Node* a = GemmActivation(g, gemm);
-  const uint64_t v = LastDimOr0(gemm);
-  const uint64_t k = a == nullptr ? 0 : LastDimOr0(*a);
-  if (v == 0 || k == 0 || NumelOr0(gemm) == 0) return false;
+  const uint64_t v = LastDimOr0(g, gemm);
+  const uint64_t k = a == nullptr ? 0 : LastDimOr0(g, *a);
+  if (v == 0 || k == 0 || NumelOr0(g, gemm) == 0) return false;
   const v1::Node* log_softmax = nullptr;
   const v1::Node* loss = nullptr;
   for (const v1::Node* node : Downstream(g, gemm, 10)) {
@@ -114,7 +114,7 @@ bool MatchLmHeadCrossEntropy(const PostGradGraph& g, const v1::Node& gemm, Fusio
     }
   }
   if (log_softmax == nullptr || loss == nullptr) return false;
-  const uint64_t m = NumelOr0(gemm) / v;
+  const uint64_t m = NumelOr0(g, gemm) / v;
   const uint64_t s = ElementSize(gemm);
   out->pattern = FusionPattern::kLmHeadCrossEntropy;
   out->label = "LM head + cross-entropy";
@@ -172,11 +172,11 @@ bool MatchManualAttention(const PostGradGraph& g, const v1::Node& bmm2, FusionMa
   const v1::Node* bmm1 = ScoresBmm(g, scores, kScoreHops);
   if (bmm1 == nullptr || bmm1 == &bmm2) return false;
   const v1::Node* q = g.Input(*bmm1, 0);
-  const std::optional<uint64_t> bh = Dim(bmm1->meta(), 0);
-  const std::optional<uint64_t> sq = Dim(bmm1->meta(), 1);
-  const std::optional<uint64_t> sk = Dim(bmm1->meta(), 2);
-  const uint64_t d = q == nullptr ? 0 : LastDimOr0(*q);
-  const uint64_t dv = LastDimOr0(bmm2);
+  const std::optional<uint64_t> bh = g.Dim(*bmm1, 0);
+  const std::optional<uint64_t> sq = g.Dim(*bmm1, 1);
+  const std::optional<uint64_t> sk = g.Dim(*bmm1, 2);
+  const uint64_t d = q == nullptr ? 0 : LastDimOr0(g, *q);
+  const uint64_t dv = LastDimOr0(g, bmm2);
   if (!bh || !sq || !sk || d == 0 || dv == 0 || ElementSize(bmm2) == 0) return false;
   out->pattern = FusionPattern::kManualAttention;
   out->label = "hand-written attention → SDPA";

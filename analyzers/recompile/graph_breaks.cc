@@ -172,12 +172,6 @@ std::string SpecificRemedy(absl::string_view reason) {
   return "";
 }
 
-// A file of torch's or another installed package's: not the user's to edit.
-bool IsLibraryFile(absl::string_view file) {
-  return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||
-         absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
-}
-
 // Specific wording first, then the registry id, then the generic "unsupported" wording that
 // many unrelated messages share (the last rule of kCategoryRules).
 Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {

@@ -9,9 +9,9 @@
 namespace cl {
 namespace {
 
-double NumelOf(const v1::Node* node) {
+double NumelOf(const PostGradGraph& g, const v1::Node* node) {
   if (node == nullptr) return 0;
-  return static_cast<double>(Numel(node->meta()).value_or(0));
+  return static_cast<double>(g.Numel(*node).value_or(0));
 }
 
 double SizeOf(const v1::Node* node) {
@@ -55,14 +55,14 @@ std::optional<KernelCost> Gemm(const PostGradGraph& g, const v1::Node& node, int
                                int b_index, int bias_index) {
   const v1::Node* a = g.Input(node, a_index);
   const v1::Node* b = g.Input(node, b_index);
-  const uint64_t k = a == nullptr ? 0 : Dim(a->meta(), -1).value_or(0);
-  const double out = NumelOf(&node);
+  const uint64_t k = a == nullptr ? 0 : g.Dim(*a, -1).value_or(0);
+  const double out = NumelOf(g, &node);
   const double s = SizeOf(&node);
-  if (k == 0 || out == 0 || s == 0 || NumelOf(a) == 0 || NumelOf(b) == 0) return std::nullopt;
+  if (k == 0 || out == 0 || s == 0 || NumelOf(g, a) == 0 || NumelOf(g, b) == 0) return std::nullopt;
   KernelCost cost;
   cost.flops = 2 * out * static_cast<double>(k);
-  cost.bytes = (NumelOf(a) + NumelOf(b) + out) * s;
-  if (bias_index >= 0) cost.bytes += NumelOf(g.Input(node, bias_index)) * s;
+  cost.bytes = (NumelOf(g, a) + NumelOf(g, b) + out) * s;
+  if (bias_index >= 0) cost.bytes += NumelOf(g, g.Input(node, bias_index)) * s;
   return cost;
 }
 
@@ -81,22 +81,23 @@ bool FlagArg(const v1::Node& node, int i, absl::string_view name) {
 // output (of the input, when transposed) meets the whole filter of one group, 2·numel(y)·numel(w)
 // /w[0] with w[0] = Cout; transposed, the weight is [Cin, Cout/g, kh, kw] and it is
 // 2·numel(x)·numel(w)/w[0], as torch.utils.flop_counter counts it. 0 when a size is unknown.
-double ConvolutionFlops(const v1::Node* x, const v1::Node* w, double y, bool transposed) {
-  const uint64_t w0 = w == nullptr ? 0 : Dim(w->meta(), 0).value_or(0);
+double ConvolutionFlops(const PostGradGraph& g, const v1::Node* x, const v1::Node* w, double y,
+                        bool transposed) {
+  const uint64_t w0 = w == nullptr ? 0 : g.Dim(*w, 0).value_or(0);
   if (w0 == 0) return 0;
-  return 2 * (transposed ? NumelOf(x) : y) * NumelOf(w) / static_cast<double>(w0);
+  return 2 * (transposed ? NumelOf(g, x) : y) * NumelOf(g, w) / static_cast<double>(w0);
 }
 
 // aten.convolution(input, weight, bias, stride, padding, dilation, transposed, ...).
 std::optional<KernelCost> Convolution(const PostGradGraph& g, const v1::Node& node) {
   const v1::Node* x = g.Input(node, 0);
   const v1::Node* w = g.Input(node, 1);
-  const double y = NumelOf(&node);
+  const double y = NumelOf(g, &node);
   const double s = SizeOf(&node);
   KernelCost cost;
-  cost.flops = ConvolutionFlops(x, w, y, FlagArg(node, 6, "transposed"));
-  if (cost.flops == 0 || y == 0 || s == 0 || NumelOf(x) == 0) return std::nullopt;
-  cost.bytes = (NumelOf(x) + NumelOf(w) + y + NumelOf(g.Input(node, 2))) * s;
+  cost.flops = ConvolutionFlops(g, x, w, y, FlagArg(node, 6, "transposed"));
+  if (cost.flops == 0 || y == 0 || s == 0 || NumelOf(g, x) == 0) return std::nullopt;
+  cost.bytes = (NumelOf(g, x) + NumelOf(g, w) + y + NumelOf(g, g.Input(node, 2))) * s;
   return cost;
 }
 
@@ -116,15 +117,15 @@ std::optional<KernelCost> ConvolutionBackward(const PostGradGraph& g, const v1::
   for (int i = 0; i < std::min(items.size(), 3); ++i) {
     mask[i] = items[i].kind_case() == v1::Arg::kLiteral && items[i].literal() == "True";
   }
-  const double forward = ConvolutionFlops(x, w, NumelOf(dy), FlagArg(node, 7, "transposed"));
+  const double forward = ConvolutionFlops(g, x, w, NumelOf(g, dy), FlagArg(node, 7, "transposed"));
   const double s = SizeOf(dy);
-  const uint64_t cout = dy == nullptr ? 0 : Dim(dy->meta(), 1).value_or(0);
-  if (forward == 0 || s == 0 || NumelOf(x) == 0 || cout == 0) return std::nullopt;
+  const uint64_t cout = dy == nullptr ? 0 : g.Dim(*dy, 1).value_or(0);
+  if (forward == 0 || s == 0 || NumelOf(g, x) == 0 || cout == 0) return std::nullopt;
   if (!mask[0] && !mask[1] && !mask[2]) return std::nullopt;
   KernelCost cost;
   cost.flops = forward * (static_cast<int>(mask[0]) + static_cast<int>(mask[1]));
-  const double per_gradient = NumelOf(x) + NumelOf(w);
-  cost.bytes = (NumelOf(dy) + (mask[0] ? per_gradient : 0) + (mask[1] ? per_gradient : 0) +
+  const double per_gradient = NumelOf(g, x) + NumelOf(g, w);
+  cost.bytes = (NumelOf(g, dy) + (mask[0] ? per_gradient : 0) + (mask[1] ? per_gradient : 0) +
                 (mask[2] ? static_cast<double>(cout) : 0)) *
                s;
   return cost;
@@ -138,12 +139,13 @@ struct Attention {
   double qkv_bytes = 0;
 };
 
-std::optional<Attention> AttentionOf(const v1::Node* q, const v1::Node* k, const v1::Node* v) {
+std::optional<Attention> AttentionOf(const PostGradGraph& g, const v1::Node* q, const v1::Node* k,
+                                     const v1::Node* v) {
   if (q == nullptr || k == nullptr || v == nullptr || q->meta().shape_size() != 4) {
     return std::nullopt;
   }
-  const auto dim = [](const v1::Node* n, int i) {
-    return static_cast<double>(Dim(n->meta(), i).value_or(0));
+  const auto dim = [&g](const v1::Node* n, int i) {
+    return static_cast<double>(g.Dim(*n, i).value_or(0));
   };
   Attention a;
   a.rows = dim(q, 0) * dim(q, 1) * dim(q, 2);
@@ -152,14 +154,14 @@ std::optional<Attention> AttentionOf(const v1::Node* q, const v1::Node* k, const
   a.dv = dim(v, -1);
   a.s = SizeOf(q);
   if (a.rows * a.d * a.sk * a.dv == 0 || a.s == 0) return std::nullopt;
-  a.qkv_bytes = (NumelOf(q) + NumelOf(k) + NumelOf(v)) * a.s;
+  a.qkv_bytes = (NumelOf(g, q) + NumelOf(g, k) + NumelOf(g, v)) * a.s;
   return a;
 }
 
 // SDPA(query, key, value, ...).
 std::optional<KernelCost> Sdpa(const PostGradGraph& g, const v1::Node& node) {
   const std::optional<Attention> a =
-      AttentionOf(g.Input(node, 0), g.Input(node, 1), g.Input(node, 2));
+      AttentionOf(g, g.Input(node, 0), g.Input(node, 1), g.Input(node, 2));
   if (!a) return std::nullopt;
   KernelCost cost;
   cost.flops = 2 * a->rows * a->sk * (a->d + a->dv);
@@ -173,7 +175,7 @@ std::optional<KernelCost> Sdpa(const PostGradGraph& g, const v1::Node& node) {
 // V, O and the logsumexp; writes dQ, dK and dV.
 std::optional<KernelCost> SdpaBackward(const PostGradGraph& g, const v1::Node& node) {
   const std::optional<Attention> a =
-      AttentionOf(g.Input(node, 1), g.Input(node, 2), g.Input(node, 3));
+      AttentionOf(g, g.Input(node, 1), g.Input(node, 2), g.Input(node, 3));
   if (!a) return std::nullopt;
   KernelCost cost;
   cost.flops = 2 * a->rows * a->sk * (3 * a->d + 2 * a->dv);
@@ -218,6 +220,9 @@ std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& 
   if (IsSdpaBackward(node)) cost = SdpaBackward(g, node);
   if (!cost) return std::nullopt;
   NameLibraryKernel(g, node, &*cost);
+  std::vector<const v1::Node*> shapes = {&node};
+  for (int i = 0; i < node.args_size(); ++i) shapes.push_back(g.Input(node, i));
+  cost->size_hints = g.SizeHintsOf(shapes);
   return cost;
 }
 
@@ -238,6 +243,8 @@ class PointwiseRun {
     std::vector<const v1::Node*> work;
     for (const v1::Node* node : nodes_) {
       if (IsViewLike(*node)) continue;  // views move nothing; their readers count the data
+      // Size arithmetic (`mul_16: "Sym(16*s0)" = arg1_1 * 16`) runs on the host, in no kernel.
+      if (node->meta().dtype() == "Sym") continue;
       work.push_back(node);
       for (int i = 0; i < node->args_size(); ++i) {
         const v1::Node* input = g.Input(*node, i);
@@ -245,20 +252,25 @@ class PointwiseRun {
           input = g.Input(*input, 0);
         }
         if (input != nullptr && !members_.contains(input) && read.insert(input).second) {
-          cost.bytes += NumelOf(input) * SizeOf(input);
+          cost.bytes += NumelOf(g, input) * SizeOf(input);
         }
       }
-      if (UsedOutside(g, *node)) cost.bytes += NumelOf(node) * SizeOf(node);
+      if (UsedOutside(g, *node)) cost.bytes += NumelOf(g, node) * SizeOf(node);
     }
     if (work.empty()) return std::nullopt;
-    for (const v1::Node* node : work) cost.flops += NumelOf(node);
-    // A size torch knows only at run time (s0, under mark_dynamic) would count as 0 elements:
-    // such a run has no cost rather than a figure computed as if the symbol were 0.
-    const auto symbolic = [](const v1::Node* node) { return !Numel(node->meta()).has_value(); };
-    if (std::any_of(work.begin(), work.end(), symbolic) ||
-        std::any_of(read.begin(), read.end(), symbolic)) {
+    for (const v1::Node* node : work) cost.flops += NumelOf(g, node);
+    // A symbolic size (s0, under mark_dynamic) is evaluated at its hint; one with none (an
+    // unbacked u0) would count as 0 elements: such a run has no cost rather than a figure
+    // computed as if the symbol were 0.
+    const auto unknown = [&g](const v1::Node* node) { return !g.Numel(*node).has_value(); };
+    if (std::any_of(work.begin(), work.end(), unknown) ||
+        std::any_of(read.begin(), read.end(), unknown)) {
       cost.cost_known = false;
       cost.flops = cost.bytes = 0;
+    } else {
+      std::vector<const v1::Node*> shapes = work;
+      shapes.insert(shapes.end(), read.begin(), read.end());
+      cost.size_hints = g.SizeHintsOf(shapes);
     }
     cost.name = work.size() == 1
                     ? work.front()->name()
@@ -312,7 +324,7 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
       flush();
       std::optional<KernelCost> cost = LibraryOpCost(g, node);
       if (!cost) {
-        // A symbolic shape, or an op with no formula here: still its own kernel (a library call,
+        // A size with no hint, or an op with no formula here: still its own kernel (a library call,
         // never part of a Triton run), with no cost rather than a guessed one.
         cost.emplace();
         NameLibraryKernel(g, node, &*cost);

@@ -37,11 +37,13 @@ struct KernelCost {
   std::string op;       // "aten.mm.default"; "pointwise" for a run
   std::string dtype;    // the output's torch dtype
   bool matmul = false;  // runs on tensor cores (mm, bmm, conv, sdpa)
-  // False for a library call whose cost is unknown (a symbolic dimension, or no formula here):
+  // False for a library call whose cost is unknown (a size with no hint, or no formula here):
   // flops and bytes are 0, not an estimate.
   bool cost_known = true;
   double flops = 0;
   double bytes = 0;
+  // "s0 = 4": the size hints the symbolic sizes behind flops and bytes were evaluated at.
+  std::string size_hints;
 };
 
 // A library op (a GEMM, a convolution or attention, forward or backward; see the table): its own
@@ -52,8 +54,8 @@ bool IsLibraryCall(const v1::Node& node);
 // the output records none.
 std::string LibraryCallDtype(const PostGradGraph& graph, const v1::Node& node);
 
-// The cost of a library op; nullopt for other ops, for symbolic shapes and for library ops with
-// no formula here.
+// The cost of a library op; nullopt for other ops, for a size with no value (not even a hint) and
+// for library ops with no formula here.
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& graph, const v1::Node& node);
 
 // Every kernel of `graph`: each library op, and each run of pointwise / reduction nodes between

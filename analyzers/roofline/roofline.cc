@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "analyzers/common/named_list.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "analyzers/common/size_hints.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/roofline/op_cost.h"
 #include "common/number_format.h"
@@ -151,9 +154,11 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   std::vector<std::string> not_estimated;  // library calls with no cost
   if (section->kernels().empty()) {
     const auto estimates = EstimatesByGraph(in.head);
+    const SizeHintsByCompile hints(in.head);
+    std::set<std::string> hints_used;  // each graph's "s0 = 4", for the note
     for (const v1::Graph* graph_proto : graphs) {
       if (in.Cancelled()) return absl::CancelledError("roofline pass cancelled");
-      const PostGradGraph graph(*graph_proto);
+      const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
       auto runtimes = estimates.find(graph_proto->id());
       std::map<std::string, size_t> next;  // per op, the next extern call to pair with
       for (const KernelCost& cost : EstimateKernels(graph)) {
@@ -176,6 +181,10 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
         k->set_flops(cost.flops);
         k->set_bytes(cost.bytes);
         k->set_estimated(true);
+        if (!cost.size_hints.empty()) {
+          k->set_size_hints(cost.size_hints);
+          hints_used.insert(cost.size_hints);
+        }
         if (cost.matmul && gemm_dtype.empty()) gemm_dtype = cost.dtype;
         if (time_us) {
           k->set_time_us(*time_us);
@@ -191,6 +200,14 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
           "first compile: library calls ",
           "(mm, addmm, bmm, conv, sdpa) by their shapes, each run of pointwise and reduction ops ",
           "between them as one fused kernel by its bytes."));
+      if (!hints_used.empty()) {
+        notes.push_back(absl::StrCat(
+            "Symbolic sizes are evaluated at the size hints torch logged when it created each "
+            "symbol (",
+            absl::StrJoin(hints_used, "; "),
+            "), the sizes of the call that compiled; the figures of other sizes the same code "
+            "serves differ."));
+      }
       const bool timed = std::any_of(section->kernels().begin(), section->kernels().end(),
                                      [](const v1::RooflineKernel& k) { return k.time_us() > 0; });
       if (timed) {
@@ -201,8 +218,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       notes.push_back(
           absl::StrCat(FormatCount(not_estimated.size(), "kernel", "kernels"),
                        not_estimated.size() == 1 ? " has" : " have",
-                       " no estimate (a symbolic shape, whose size torch knows only at run time, "
-                       "or a library op with no formula here), so ",
+                       " no estimate (a size with no value in the log, such as an unbacked "
+                       "symbol, or a library op with no formula here), so ",
                        not_estimated.size() == 1 ? "it is" : "they are",
                        " not on the chart: ", NamedList(not_estimated), "."));
     }

@@ -10,7 +10,7 @@
 // when none does (Inductor records them only with benchmark_kernel / profile_bandwidth), they are
 // estimated analytically from the post-grad graphs Inductor lowered for each frame's first compile
 // (LoweredGraphsPerFrame in analyzers/common/post_grad_graph.h; analyzers/roofline/op_cost.h) and
-// marked `estimated`; a library call with no estimate (a symbolic shape, or no formula in
+// marked `estimated`; a library call with no estimate (a size with no hint, or no formula in
 // op_cost.h) is named in the note instead of shown on the chart. Inductor's estimated runtimes
 // (kernels[].estimated_us), when the capture has them, give library calls a time: the i-th
 // `extern_kernels.<op>` of a graph is its i-th <op> node. A kernel whose achieved rate beats the

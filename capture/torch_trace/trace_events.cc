@@ -139,6 +139,9 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     return OnArtifact(r, env, name);
   }
   if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
+  if (e == "create_symbol" || e == "create_unbacked_symbol") {
+    return OnSymbol(env, value, e == "create_unbacked_symbol");
+  }
   if (e == "chromium_event" && !year_ && r.has_payload) {
     // A trace event: "ts" is microseconds since the epoch.
     element event;
@@ -151,31 +154,67 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   KeepExtra(r, env, e);
 }
 
-void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
-  v1::Compile* c = CompileFor(env);
-  if (c == nullptr || !stack.is_array()) return;
-  // The compiled frame is the last user frame: skip dynamo's own wrapper frames at the end.
-  v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
-  if (!frame->name().empty()) return;
-  simdjson::dom::array frames = json::AsArray(stack);
-  std::vector<element> items(frames.begin(), frames.end());
-  for (auto it = items.rbegin(); it != items.rend(); ++it) {
-    std::string file = json::String(*it, "filename").value_or("");
-    if (file.empty()) {
-      if (std::optional<int64_t> index = json::Int(*it, "filename")) {
+void TraceParser::ReadJsonStack(element stack,
+                                google::protobuf::RepeatedPtrField<v1::StackFrame>* out) {
+  if (!stack.is_array()) return;
+  for (element item : json::AsArray(stack)) {
+    v1::StackFrame* frame = out->Add();
+    std::string file = json::String(item, "filename").value_or("");
+    if (file.empty()) {  // an index into the `str` table
+      if (std::optional<int64_t> index = json::Int(item, "filename")) {
         auto s = strings_.find(*index);
         if (s != strings_.end()) file = s->second;
       }
     }
-    if (absl::StrContains(file, "torch/_dynamo/convert_frame.py") ||
-        absl::StrContains(file, "torch/_dynamo/eval_frame.py")) {
+    frame->set_file(std::move(file));
+    frame->set_name(json::String(item, "name").value_or(""));
+    frame->set_line(
+        static_cast<uint32_t>(std::max<int64_t>(0, json::Int(item, "line").value_or(0))));
+  }
+}
+
+void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr || !stack.is_array()) return;
+  v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
+  if (!frame->name().empty()) return;
+  google::protobuf::RepeatedPtrField<v1::StackFrame> frames;
+  ReadJsonStack(stack, &frames);
+  // The compiled frame is the last user frame: skip dynamo's own wrapper frames at the end.
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (absl::StrContains(it->file(), "torch/_dynamo/convert_frame.py") ||
+        absl::StrContains(it->file(), "torch/_dynamo/eval_frame.py")) {
       continue;
     }
-    frame->set_name(json::String(*it, "name").value_or(""));
-    frame->set_file(file);
-    frame->set_line(
-        static_cast<uint32_t>(std::max<int64_t>(0, json::Int(*it, "line").value_or(0))));
+    frame->set_name(it->name());
+    frame->set_file(it->file());
+    frame->set_line(it->line());
     return;
+  }
+}
+
+void TraceParser::OnSymbol(const Envelope& env, element value, bool unbacked) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr || !value.is_object()) return;
+  const std::optional<std::string> name = json::String(value, "symbol");
+  if (!name || name->empty()) {
+    Count(ImportCounter::kBadSymbolRecord);
+    return;
+  }
+  if (!symbols_seen_.insert(absl::StrCat(c->id(), " ", *name)).second) return;  // logged again
+  v1::Symbol* symbol = c->add_symbols();
+  symbol->set_name(*name);
+  symbol->set_unbacked(unbacked);
+  // torch writes the hint as a string ("4"); accept a number too. An unbacked symbol has none.
+  std::optional<std::string> hint = json::String(value, "val");
+  if (!hint) {
+    if (std::optional<int64_t> number = json::Int(value, "val")) hint = absl::StrCat(*number);
+  }
+  if (hint && !unbacked) symbol->set_hint(*std::move(hint));
+  symbol->set_range(json::String(value, "vr").value_or(""));
+  symbol->set_source(json::String(value, "source").value_or(""));
+  if (std::optional<element> stack = json::Field(value, "user_stack")) {
+    ReadJsonStack(*stack, symbol->mutable_user_stack());
   }
 }
 

@@ -80,6 +80,11 @@ class TraceParser {
   // trace_events.cc: which handler reads which event, and the handlers.
   void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
   void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
+  // create_symbol / create_unbacked_symbol: a size symbol of the record's compile.
+  void OnSymbol(const Envelope& env, simdjson::dom::element value, bool unbacked);
+  // A JSON stack ([{"line", "name", "filename"}], filename a path or an index into `str`).
+  void ReadJsonStack(simdjson::dom::element stack,
+                     google::protobuf::RepeatedPtrField<v1::StackFrame>* out);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
   // The glog header has no year: the first epoch timestamp a record carries gives it.
   void NoteYear(double epoch_seconds);
@@ -103,6 +108,7 @@ class TraceParser {
   absl::flat_hash_set<std::string> finished_;  // "F/C" with a compilation_metrics, this round
   std::optional<uint32_t> no_frame_id_;        // the no_frame frame, once one is needed
   uint32_t no_frame_compiles_ = 0;
+  absl::flat_hash_set<std::string> symbols_seen_;      // "<compile id> <symbol>"
   absl::flat_hash_map<std::string, int> graph_count_;  // graph id -> times seen (for unique ids)
   // compile id -> the post-grad graph Inductor lowered last (not a before_ copy): the kernels
   // logged after it are its (a training compile lowers the forward, then the backward).

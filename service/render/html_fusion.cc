@@ -33,7 +33,12 @@ void WriteRow(const v1::FusionOpportunity& opportunity, HtmlWriter& w) {
   }
   w.Tag("</td><td>");
   WriteCodeLocation(opportunity.location(), w);
-  w.Tag("</td><td>").Text(Shape(opportunity)).Tag("</td><td>").Text(HbmSaved(opportunity));
+  w.Tag("</td><td>").Text(Shape(opportunity));
+  if (!opportunity.size_hints().empty()) {  // symbolic sizes, at torch's hints
+    w.Tag(" <span class=\"muted\">").Text(absl::StrCat("at ", opportunity.size_hints()));
+    w.Tag("</span>");
+  }
+  w.Tag("</td><td>").Text(HbmSaved(opportunity));
   w.Tag("</td><td>");
   if (opportunity.speedup_bound() > 0) {
     w.Tag("<strong>").Text(absl::StrCat("≤ ", FormatFixed(opportunity.speedup_bound(), 2), "×"));

@@ -26,7 +26,15 @@ std::string Bytes(double bytes) {
 
 void WriteKernelRow(const v1::RooflineKernel& kernel, HtmlWriter& w) {
   w.Tag("<tr><td><code>").Text(OrDash(kernel.name())).Tag("</code>");
-  if (kernel.estimated()) w.Tag(" <span class=\"muted\">(estimate)</span>");
+  if (kernel.estimated()) {
+    w.Tag(" <span class=\"muted\">");
+    if (kernel.size_hints().empty()) {
+      w.Tag("(estimate)");
+    } else {
+      w.Text(absl::StrCat("(estimate at ", kernel.size_hints(), ")"));
+    }
+    w.Tag("</span>");
+  }
   w.Tag("</td><td>").Text(FormatSi(kernel.flops(), "FLOP")).Tag("</td><td>");
   w.Text(Bytes(kernel.bytes())).Tag("</td><td>");
   w.Text(absl::StrCat(FormatFixed(kernel.intensity(), 2), " FLOP/B")).Tag("</td><td>");

@@ -354,6 +354,7 @@ void WriteFusion(const v1::FusionSection& s, TerminalWriter& t) {
     std::string line = absl::StrCat("  ", o.pattern());
     if (o.count() > 1) absl::StrAppend(&line, " ×", o.count());
     absl::StrAppend(&line, " at ", Where(o.location()));
+    if (!o.size_hints().empty()) absl::StrAppend(&line, " (sizes at ", o.size_hints(), ")");
     if (o.hbm_bytes_before() > 0) {
       absl::StrAppend(&line, ": HBM ", FormatBytes(o.hbm_bytes_before()), " → ",
                       FormatBytes(o.hbm_bytes_after()));
@@ -390,11 +391,13 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
   }
   for (int i = 0; i < std::min(s.kernels().size(), kMaxItems); ++i) {
     const v1::RooflineKernel& k = s.kernels(i);
-    t.Text(absl::StrCat("  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",
-                        k.bound() == v1::RooflineKernel::BOUND_UNKNOWN
-                            ? "bound unknown"
-                            : absl::StrCat(Word(k.bound()), "-bound"),
-                        k.estimated() ? " (estimate)" : ""));
+    t.Text(absl::StrCat(
+        "  ", k.name(), ": ", FormatFixed(k.intensity(), 2), " FLOP/B, ",
+        k.bound() == v1::RooflineKernel::BOUND_UNKNOWN ? "bound unknown"
+                                                       : absl::StrCat(Word(k.bound()), "-bound"),
+        !k.estimated()           ? ""
+        : k.size_hints().empty() ? " (estimate)"
+                                 : absl::StrCat(" (estimate at ", k.size_hints(), ")")));
     t.EndLine();
   }
   WriteMore(s.kernels().size(), t);

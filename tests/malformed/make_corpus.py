@@ -418,6 +418,16 @@ def dangling_refs(c, lite):
     case("compile_id_round_without_frame", lambda d: d["compiles"][3].update({"id": "0/3@1"}),
          ['compiles[3]: id "0/3@1" disagrees with frame_id 0, which is of reset round 0, not 1'])
     case("compiles_removed", lambda d: d.update({"compiles": []}), ['graphs[0].compile_id: "0/0" names no compile'])
+    # Symbolic sizes are evaluated at the symbols' hints: a hint must be an integer, a name unique.
+    case("symbol_hint_not_integer", lambda d: d["compiles"][1].update(
+        {"symbols": [{"name": "s0", "hint": "4.5"}]}),
+        ['compiles[1].symbols[0].hint: "4.5" is not an integer'])
+    case("symbol_name_twice", lambda d: d["compiles"][1].update(
+        {"symbols": [{"name": "s0", "hint": "4"}, {"name": "s0", "hint": "8"}]}),
+        ['compiles[1].symbols[1].name: "s0" is used by another symbol'])
+    case("symbol_unbacked_hint", lambda d: d["compiles"][0].update(
+        {"symbols": [{"name": "u0", "hint": "3", "unbacked": True}]}),
+        ['compiles[0].symbols[0].hint: is set on an unbacked symbol'])
     case("graphs_removed_kernels_kept", lambda d: d.update({"graphs": [], "kernels": [{"name": "k", "graph_id": g[0]["id"]}]}),
          ["kernels[0].graph_id"])
 

@@ -123,21 +123,59 @@ TEST(FusionScenesTest, APreNormSwiGluBlockHasItsThreeChainsPerLayer) {
       testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-static/trace.log");
   const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture).fusion();
   std::map<std::string, uint32_t> count;
-  for (const v1::FusionOpportunity& o : s.opportunities()) count[o.pattern()] += o.count();
+  for (const v1::FusionOpportunity& o : s.opportunities()) {
+    count[o.pattern()] += o.count();
+    // nn.RMSNorm's nodes sit at torch/nn/functional.py; the chain is where the user's GEMM is.
+    EXPECT_EQ(o.location().file(), "/mnt/project/swiglu.py") << o.pattern();
+  }
   EXPECT_EQ(count["SwiGLU into the gate/up GEMM"], 2u);
   EXPECT_EQ(count["GEMM → +resid → RMSNorm → GEMM"], 3u);
   EXPECT_EQ(count["RMSNorm → GEMM"], 1u);
 }
 
-// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: the same block under mark_dynamic, its
-// post-grad sizes s0. The patterns need numbers, so the section makes no claim (skipped, saying
-// why) rather than reporting a clean graph in green.
-TEST(FusionScenesTest, SymbolicShapesAreNotAFusionFreeGraph) {
-  const v1::SessionCapture capture =
+// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: the same block under mark_dynamic(x, 0),
+// its post-grad sizes s0 and 16*s0, compiled for a batch of 4 (create_symbol's hint). At the hint
+// the graph is the static one: the same chains with the same figures, each saying it is evaluated
+// at s0 = 4.
+TEST(FusionScenesTest, SymbolicSizesMatchAtTheirHints) {
+  const v1::FusionSection dynamic =
+      testing::RunPassOk(
+          FusionPass(),
+          testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"))
+          .fusion();
+  const v1::FusionSection fixed =
+      testing::RunPassOk(FusionPass(), testing::ImportFixtureLog(
+                                           "torch_trace/torch-2.6/prenorm_swiglu-static/trace.log"))
+          .fusion();
+  ASSERT_EQ(dynamic.status(), v1::OK);
+  ASSERT_EQ(dynamic.opportunities_size(), fixed.opportunities_size());
+  ASSERT_GE(dynamic.opportunities_size(), 3);
+  for (int i = 0; i < dynamic.opportunities_size(); ++i) {
+    const v1::FusionOpportunity& d = dynamic.opportunities(i);
+    const v1::FusionOpportunity& f = fixed.opportunities(i);
+    SCOPED_TRACE(f.pattern());
+    EXPECT_EQ(d.pattern(), f.pattern());
+    EXPECT_EQ(d.count(), f.count());
+    EXPECT_EQ(d.shape().SerializeAsString(), f.shape().SerializeAsString());
+    EXPECT_EQ(d.hbm_bytes_before(), f.hbm_bytes_before());
+    EXPECT_EQ(d.hbm_bytes_after(), f.hbm_bytes_after());
+    EXPECT_EQ(d.byte_model(), f.byte_model());
+    EXPECT_EQ(d.size_hints(), "s0 = 4");
+    EXPECT_EQ(f.size_hints(), "");
+  }
+  EXPECT_THAT(dynamic.note(), ::testing::HasSubstr("evaluated at the size hints"));
+  EXPECT_THAT(fixed.note(), ::testing::Not(::testing::HasSubstr("size hints")));
+}
+
+// Without the hints (a log with no create_symbol record, or an unbacked u0) the sizes have no
+// value: the section makes no claim (skipped, saying why) rather than report a clean graph.
+TEST(FusionScenesTest, SizesWithoutAHintAreNotAFusionFreeGraph) {
+  v1::SessionCapture capture =
       testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log");
+  for (v1::Compile& compile : *capture.mutable_compiles()) compile.clear_symbols();
   const v1::FusionSection s = testing::RunPassOk(FusionPass(), capture).fusion();
   EXPECT_EQ(s.status(), v1::SKIPPED);
-  EXPECT_THAT(s.reason(), ::testing::HasSubstr("symbolic sizes"));
+  EXPECT_THAT(s.reason(), ::testing::HasSubstr("no size hint"));
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // (docs/torch-semantics.md §7).
 #include "analyzers/roofline/roofline.h"
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "analyzers/common/post_grad_graph.h"
@@ -312,8 +314,8 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_EQ(s.kernels(0).name(), "neg");
   EXPECT_EQ(s.kernels(1).name(), "mm_1");
   EXPECT_EQ(s.kernels(1).time_us(), 7);
-  EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a symbolic shape, whose size torch "
-                                  "knows only at run time, or a library op with no formula "
+  EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a size with no value in the log, "
+                                  "such as an unbacked symbol, or a library op with no formula "
                                   "here), so it is not on the chart: mm."));
 }
 
@@ -490,16 +492,54 @@ TEST(RooflinePassTest, MultiRankRuntimeFixture) {
   EXPECT_EQ(Word(mm.bound()), "compute");  // 341 FLOP/B > the H100's fp16 ridge, 295
 }
 
-// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: post-grad sizes are s0. No kernel gets a
-// figure computed as if s0 were 0 (fused runs showed 0.00 FLOP/B); each is listed as not estimated.
-TEST(RooflinePassTest, SymbolicSizesGiveNoFigureRatherThanAZeroOne) {
-  const v1::SessionCapture capture =
+// fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: post-grad sizes are s0, compiled for a
+// batch of 4. At the hint the kernels cost what the static compile's (prenorm_swiglu-static, batch
+// 4) do, and say that they are evaluated at s0 = 4.
+TEST(RooflinePassTest, SymbolicSizesAreCostedAtTheirHints) {
+  const auto totals = [](const v1::RooflineSection& s) {
+    std::map<std::string, std::pair<double, double>> by_op;  // op -> (flops, bytes)
+    for (const v1::RooflineKernel& k : s.kernels()) {
+      by_op[k.op()].first += k.flops();
+      by_op[k.op()].second += k.bytes();
+    }
+    return by_op;
+  };
+  const v1::RooflineSection dynamic =
+      testing::RunPassOk(
+          RooflinePass(),
+          testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log"))
+          .roofline();
+  const v1::RooflineSection fixed =
+      testing::RunPassOk(
+          RooflinePass(),
+          testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-static/trace.log"))
+          .roofline();
+  ASSERT_EQ(dynamic.status(), v1::OK);
+  EXPECT_EQ(totals(dynamic), totals(fixed));
+  size_t at_hint = 0;
+  for (const v1::RooflineKernel& k : dynamic.kernels()) {
+    EXPECT_GT(k.bytes(), 0) << k.name();
+    EXPECT_THAT(k.size_hints(), ::testing::AnyOf("", "s0 = 4")) << k.name();
+    at_hint += k.size_hints().empty() ? 0 : 1;
+  }
+  EXPECT_GT(at_hint, dynamic.kernels_size() / 2);
+  for (const v1::RooflineKernel& k : fixed.kernels()) EXPECT_EQ(k.size_hints(), "") << k.name();
+  EXPECT_THAT(dynamic.note(), HasSubstr("evaluated at the size hints torch logged when it created "
+                                        "each symbol (s0 = 4)"));
+  EXPECT_THAT(dynamic.note(), ::testing::Not(HasSubstr("no estimate")));
+}
+
+// Without the hints the sizes have no value: no kernel gets a figure computed as if s0 were 0
+// (fused runs once showed 0.00 FLOP/B); each is listed as not estimated.
+TEST(RooflinePassTest, SizesWithoutAHintGiveNoFigureRatherThanAZeroOne) {
+  v1::SessionCapture capture =
       testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log");
+  for (v1::Compile& compile : *capture.mutable_compiles()) compile.clear_symbols();
   const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
   for (const v1::RooflineKernel& k : s.kernels()) {
     EXPECT_GT(k.bytes(), 0) << k.name();
   }
-  EXPECT_THAT(s.note(), HasSubstr("no estimate (a symbolic shape"));
+  EXPECT_THAT(s.note(), HasSubstr("no estimate (a size with no value in the log"));
 }
 
 }  // namespace

@@ -128,6 +128,7 @@ def expect(path):
     # compilation_metrics with no compile id is the compile "-/N".
     round_, started, finished, idless = 0, set(), set(), 0
     metrics_seen = set()
+    symbols = {}  # (compile id, symbol) -> whether its first record gave a hint ("val")
     for meta_text, payload in records(path):
         try:
             meta = json.loads(meta_text)
@@ -181,6 +182,10 @@ def expect(path):
                 failed.add(cid)
             if value.get("recompile_reason"):
                 metric_reason[cid] = 1
+        if event in ("create_symbol", "create_unbacked_symbol") and cid and isinstance(value, dict) \
+                and isinstance(value.get("symbol"), str) and value["symbol"]:
+            hinted = event == "create_symbol" and value.get("val") not in (None, "")
+            symbols.setdefault((cid, value["symbol"]), hinted)
         kind = name if event == "artifact" else event
         if kind == "recompile_reasons" and cid:
             try:
@@ -200,7 +205,8 @@ def expect(path):
             graphs.append({"id": gid, "nodes": count_nodes(payload)})
     total_reasons = sum(reasons.values()) + sum(v for k, v in metric_reason.items() if k not in reasons)
     return {"compiles": len(compiles), "failed": len(failed), "recompile_reasons": total_reasons,
-            "graph_breaks": graph_breaks, "cache": cache, "graphs": graphs}
+            "graph_breaks": graph_breaks, "cache": cache, "graphs": graphs,
+            "symbols": len(symbols), "symbol_hints": sum(symbols.values())}
 
 
 def main(argv):

@@ -65,9 +65,11 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
 
-    int failed = 0, reasons = 0, breaks = 0;
+    int failed = 0, reasons = 0, breaks = 0, symbols = 0, hints = 0;
     std::map<std::string, int> cache;
     for (const v1::Compile& cp : c->compiles()) {
+      symbols += cp.symbols_size();
+      for (const v1::Symbol& s : cp.symbols()) hints += !s.hint().empty();
       failed += cp.status() == v1::Compile::FAILED;
       reasons += cp.recompile_reasons_size();
       breaks += cp.graph_breaks_size();
@@ -77,6 +79,8 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     EXPECT_EQ(failed, Num(expected, "failed"));
     EXPECT_EQ(reasons, Num(expected, "recompile_reasons"));
     EXPECT_EQ(breaks, Num(expected, "graph_breaks"));
+    EXPECT_EQ(symbols, Num(expected, "symbols"));
+    EXPECT_EQ(hints, Num(expected, "symbol_hints"));
     const Value& ec = expected.struct_value().fields().at("cache");
     EXPECT_EQ(cache["hit"], Num(ec, "hit"));
     EXPECT_EQ(cache["miss"], Num(ec, "miss"));
@@ -281,6 +285,33 @@ TEST(ImportFixturesTest, TheTorchVersionComesFromTheReproScript) {
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->session().torch_version(), version) << log;
   }
+}
+
+// torch-2.6/prenorm_swiglu-dynamic: mark_dynamic(x, 0) on a batch of 4. The compile's create_symbol
+// record is its symbol s0: the hint the analyses evaluate sizes at, what it stands for, and the
+// user line that created it.
+TEST(ImportFixturesTest, ACompileKeepsTheSymbolsItCreated) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "torch-2.6" / "prenorm_swiglu-dynamic" / "trace.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_GE(c->compiles_size(), 1);
+  const v1::Compile& cp = c->compiles(0);
+  ASSERT_EQ(cp.symbols_size(), 1);
+  const v1::Symbol& s0 = cp.symbols(0);
+  EXPECT_EQ(s0.name(), "s0");
+  EXPECT_EQ(s0.hint(), "4");
+  EXPECT_EQ(s0.range(), "[2, int_oo]");
+  EXPECT_EQ(s0.source(), "L['x'].size()[0]");
+  EXPECT_FALSE(s0.unbacked());
+  ASSERT_EQ(s0.user_stack_size(), 3);
+  EXPECT_THAT(s0.user_stack(0).file(), ::testing::EndsWith("swiglu.py"));
+  EXPECT_EQ(s0.user_stack(0).line(), 71u);
+  EXPECT_EQ(s0.user_stack(0).name(), "forward");
+  // The innermost frame is nn.RMSNorm's forward, inside torch: where x's size was first read.
+  EXPECT_THAT(s0.user_stack(2).file(), ::testing::EndsWith("torch/nn/modules/normalization.py"));
+  EXPECT_EQ(s0.user_stack(2).line(), 401u);
 }
 
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {

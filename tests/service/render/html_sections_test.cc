@@ -191,6 +191,11 @@ TEST(HtmlSectionsTest, RooflineKernelsAndEstimates) {
   EXPECT_THAT(text, Not(HasSubstr("No kernel carried")));
   EXPECT_THAT(text,
               HasSubstr("mm_1 (estimate) 524 kFLOP 84 KiB 6.10 FLOP/B — 19.5 TFLOP/s memory"));
+  // Evaluated at torch's size hints (a mark_dynamic graph): the row says where.
+  k->set_size_hints("s0 = 4");
+  EXPECT_THAT(SectionText(report, "roofline"),
+              HasSubstr("mm_1 (estimate at s0 = 4) 524 kFLOP 84 KiB"));
+  k->set_size_hints("");
   k->set_estimated(false);
   k->set_achieved(1.25e12);
   text = SectionText(report, "roofline");
@@ -214,6 +219,14 @@ TEST(HtmlSectionsTest, SeveralFusionOpportunitiesEachGetTheirAdvice) {
   EXPECT_THAT(section, HasSubstr("<h3>GEMM → GELU at <code>{repo}/examples/hero_scene.py:69-72"
                                  "</code></h3>\n<p><strong>What to change:</strong> apply "
                                  "<code>gelu</code> in the GEMM epilogue</p>"));
+}
+
+// A chain matched on symbolic sizes says the hints its shape and bytes are evaluated at.
+TEST(HtmlSectionsTest, FusionShapesAtSizeHintsSaySo) {
+  v1::AnalysisReport report = testing::HeroReport();
+  report.mutable_fusion()->mutable_opportunities(0)->set_size_hints("s0 = 4, s1 = 16");
+  EXPECT_THAT(SectionText(report, "fusion"), HasSubstr("16×256×64×64 at s0 = 4, s1 = 16 ↓30%"));
+  EXPECT_THAT(SectionText(testing::HeroReport(), "fusion"), HasSubstr("16×256×64×64 ↓30%"));
 }
 
 TEST(HtmlSectionsTest, CacheStabilityFindingsAreListed) {

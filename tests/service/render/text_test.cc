@@ -41,6 +41,24 @@ TEST(TextTest, HeroHasTheKeyFactsOfEachSection) {
                               "examples/hero_scene.py:69-72: HBM 264 KiB → 184 KiB, ≤ 1.43×\n"));
 }
 
+// Figures evaluated at torch's size hints (a mark_dynamic graph) say so, in fusion and roofline.
+TEST(TextTest, FiguresAtSizeHintsSaySo) {
+  v1::AnalysisReport report = testing::HeroReport();
+  report.mutable_fusion()->mutable_opportunities(0)->set_size_hints("s0 = 4");
+  v1::RooflineKernel* k = report.mutable_roofline()->add_kernels();
+  k->set_name("mm_1");
+  k->set_intensity(6.1);
+  k->set_bound(v1::RooflineKernel::MEMORY);
+  k->set_estimated(true);
+  k->set_size_hints("s0 = 4");
+  report.mutable_roofline()->mutable_kernels()->SwapElements(0,
+                                                             report.roofline().kernels_size() - 1);
+  const std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("GEMM → +resid → RMSNorm → GEMM ×3 at examples/hero_scene.py:69-72 "
+                              "(sizes at s0 = 4): HBM 264 KiB → 184 KiB"));
+  EXPECT_THAT(text, HasSubstr("  mm_1: 6.10 FLOP/B, memory-bound (estimate at s0 = 4)\n"));
+}
+
 TEST(TextTest, ColourOnlyWhenAsked) {
   EXPECT_THAT(RenderText(testing::HeroReport(), /*color=*/false), Not(HasSubstr("\x1b")));
   const std::string coloured = RenderText(testing::HeroReport(), /*color=*/true);
