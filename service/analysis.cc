@@ -10,9 +10,13 @@ absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRef
                                                 const std::atomic<bool>* cancelled) {
   CL_ASSIGN_OR_RETURN(EngineResult result,
                       engine.Analyze(*captures.head, captures.base, options, cancelled));
+  // A call cancelled (or past its deadline) while the passes ran is not rendered for nobody.
+  const auto stop = [cancelled] { return cancelled != nullptr && cancelled->load(); };
   v1::AnalyzeResponse response;
-  if (options.render_html()) response.set_html(RenderHtml(result.report));
-  if (options.render_text()) response.set_text(RenderText(result.report, /*color=*/false));
+  if (options.render_html() && !stop()) response.set_html(RenderHtml(result.report));
+  if (options.render_text() && !stop())
+    response.set_text(RenderText(result.report, /*color=*/false));
+  if (stop()) return absl::CancelledError("the analysis was cancelled");
   *response.mutable_report() = std::move(result.report);
   for (v1::PassTiming& t : result.timings) *response.add_timings() = std::move(t);
   return response;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "analyzers/lint/lint.h"
 #include "analyzers/registry.h"
@@ -81,11 +83,16 @@ ABSL_FLAG(int, metrics_label_values, 16,
 
 namespace {
 
+// How long past drain_delay + drain_grace the process waits for cancelled work before exiting.
+constexpr absl::Duration kDrainSlack = absl::Seconds(5);
+
 constexpr char kUsage[] = R"(compile-lens analysis server.
 
 Serves compile_lens.v1.CompileLens/Analyze (client-streaming session captures in, a report out),
 grpc.health.v1.Health and server reflection. SIGTERM drains: health goes NOT_SERVING, new calls
-are refused after --drain_delay, calls in flight finish (up to --drain_grace), then it exits 0.
+are refused after --drain_delay, calls in flight finish (up to --drain_grace; the rest are
+cancelled), then it exits 0. The grace is a hard bound: work still running 5s past it is cut off
+and the process exits 1.
 With --metrics_listen it serves Prometheus metrics (go-grpc-prometheus RPC metrics and
 compile_lens_*; see README "Metrics") on their own port.
 
@@ -176,6 +183,18 @@ int main(int argc, char** argv) {
   std::cerr << "cl-server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ", draining ("
             << cl::FormatCount((*server)->inflight(), "call", "calls") << " in flight)"
             << std::endl;
+  // The grace is a hard bound: calls still running past it were cancelled, and a pass that does
+  // not stop for that (a bug) must not keep the process, and its pod, alive. Destructors would
+  // wait for those threads, so the watchdog ends the process without them.
+  const absl::Duration bound =
+      absl::GetFlag(FLAGS_drain_delay) + absl::GetFlag(FLAGS_drain_grace) + kDrainSlack;
+  std::thread([bound] {
+    absl::SleepFor(bound);
+    std::cerr << "cl-server: work still running " << absl::FormatDuration(bound)
+              << " after SIGTERM (drain_delay + drain_grace + " << absl::FormatDuration(kDrainSlack)
+              << "); exiting without it" << std::endl;
+    std::_Exit(1);
+  }).detach();
   (*server)->Drain(absl::GetFlag(FLAGS_drain_delay), absl::GetFlag(FLAGS_drain_grace));
   std::cerr << "cl-server: drained, exiting" << std::endl;
   return 0;

@@ -1,6 +1,7 @@
 #include "analyzers/roofline/roofline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -118,6 +119,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   double runtime_only_us = 0;
   std::string gemm_dtype;
   std::vector<std::string> above_roof;  // kernels faster than the roof of their dtype
+  std::vector<std::string> not_finite;  // kernels whose figures are not finite numbers
   // Captured kernels carry no dtype; the graph nodes they name do (each graph read on first use).
   absl::flat_hash_map<absl::string_view, const v1::Graph*> graph_protos;
   for (const v1::Graph& graph : in.head.graphs()) graph_protos.try_emplace(graph.id(), &graph);
@@ -130,6 +132,16 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     return graph.get();
   };
   for (const v1::Kernel& kernel : in.head.kernels()) {
+    // A figure that is not a finite, positive number (a capture may say Infinity, or 1 FLOP over
+    // 5e-324 bytes, an infinite intensity) places no kernel on a roofline: named, not plotted.
+    const double intensity = kernel.bytes() > 0 ? kernel.flops() / kernel.bytes() : 0;
+    if ((kernel.flops() != 0 || kernel.bytes() != 0) &&
+        (!std::isfinite(kernel.flops()) || !std::isfinite(kernel.bytes()) ||
+         !std::isfinite(intensity) || !std::isfinite(kernel.measured_us()) ||
+         kernel.measured_us() < 0)) {
+      not_finite.push_back(kernel.name());
+      continue;
+    }
     if (kernel.flops() > 0 && kernel.bytes() > 0) {
       v1::RooflineKernel* k = section->add_kernels();
       k->set_name(kernel.name());
@@ -144,7 +156,7 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       k->set_dtype(kind.dtype);
       if (kind.matmul && gemm_dtype.empty()) gemm_dtype = kind.dtype;
       if (!Classify(spec, kind.matmul, k)) above_roof.push_back(k->name());
-    } else if (kernel.estimated_us() > 0) {
+    } else if (kernel.estimated_us() > 0 && std::isfinite(kernel.estimated_us())) {
       ++runtime_only;
       runtime_only_us += kernel.estimated_us();
     }
@@ -223,6 +235,13 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
                        not_estimated.size() == 1 ? "it is" : "they are",
                        " not on the chart: ", NamedList(not_estimated), "."));
     }
+  }
+  if (!not_finite.empty()) {
+    notes.push_back(absl::StrCat(FormatCount(not_finite.size(), "kernel", "kernels"),
+                                 " of the capture carry flops, bytes or a time that is not a "
+                                 "finite number (or whose intensity overflows), so ",
+                                 not_finite.size() == 1 ? "it is" : "they are",
+                                 " left out: ", NamedList(not_finite), "."));
   }
   if (!above_roof.empty()) {
     notes.push_back(absl::StrCat(

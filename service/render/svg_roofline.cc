@@ -30,9 +30,21 @@ struct Axes {
 // Coordinates are numbers this file computed; they go through Text() like everything else.
 std::string Num(double v) { return absl::StrFormat("%.1f", v); }
 
+// The widest the axes get, in decades either side of the ridge point (x) and below the peak (y):
+// a kernel further out (1 FLOP over 5e-324 bytes is a finite intensity of 2e323) is left off the
+// chart rather than stretching it, so that the grid's loops stay bounded whatever the capture says.
+constexpr double kMaxDecades = 12;
+
 // The rate a kernel is plotted at: achieved when a time is known, else its attainable rate.
 double PlottedRate(const v1::RooflineKernel& k) {
   return k.achieved() > 0 ? k.achieved() : k.attainable();
+}
+
+// Whether the kernel has a point within the chart's widest bounds.
+bool Plotted(const v1::RooflineKernel& k, double ridge, double peak) {
+  const double x = std::log10(k.intensity()), y = std::log10(PlottedRate(k));
+  return std::isfinite(x) && std::isfinite(y) && std::abs(x - std::log10(ridge)) <= kMaxDecades &&
+         y >= std::log10(peak) - kMaxDecades && y <= std::log10(peak) + 1;
 }
 
 void Line(double x1, double y1, double x2, double y2, HtmlWriter& w) {
@@ -75,10 +87,11 @@ void WriteRooflineChart(const v1::RooflineSection& section, HtmlWriter& w) {
   const double peak = section.peak_flops(), bandwidth = section.bandwidth();
   if (!(peak > 0) || !(bandwidth > 0)) return;
   const double ridge = peak / bandwidth;
+  if (!std::isfinite(peak) || !std::isfinite(ridge) || !(ridge > 0)) return;
   double ai_min = ridge / 10, ai_max = ridge * 10, rate_min = peak / 10;
   int points = 0;
   for (const v1::RooflineKernel& k : section.kernels()) {
-    if (!(k.intensity() > 0) || !(PlottedRate(k) > 0)) continue;
+    if (!Plotted(k, ridge, peak)) continue;
     ++points;
     ai_min = std::min(ai_min, k.intensity());
     ai_max = std::max(ai_max, k.intensity());
@@ -107,7 +120,7 @@ void WriteRooflineChart(const v1::RooflineSection& section, HtmlWriter& w) {
   // Filled: achieved (a time is known); hollow: placed on its roof (attainable), no time.
   w.Tag("<g stroke=\"#cf222e\" stroke-width=\"1.5\">");
   for (const v1::RooflineKernel& k : section.kernels()) {
-    if (!(k.intensity() > 0) || !(PlottedRate(k) > 0)) continue;
+    if (!Plotted(k, ridge, peak)) continue;
     w.Tag("<circle r=\"4\" cx=\"").Text(Num(a.X(k.intensity()))).Tag("\" cy=\"");
     w.Text(Num(a.Y(PlottedRate(k))));
     if (k.achieved() > 0) {

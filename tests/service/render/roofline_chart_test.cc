@@ -3,6 +3,7 @@
 // carries its inline-SVG chart (one point per kernel, the memory and compute roofs), which real
 // headless Chromium draws under the page's CSP.
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -90,6 +91,25 @@ TEST(RooflineChartTest, HostileKernelNameIsEscapedInTheChart) {
   const std::string page = RenderHtml(report);
   EXPECT_THAT(page, Not(HasSubstr("<script>")));
   EXPECT_THAT(page, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;svg&gt;:"));
+}
+
+// A report (rendered from a file, say) whose figures are infinite, NaN or absurdly far out: the
+// chart is drawn at once with the other kernels, without them; its axes stay bounded.
+TEST(RooflineChartTest, ExtremeFiguresAreLeftOffABoundedChart) {
+  v1::AnalysisReport report = RealHeroReport();
+  const int real = report.roofline().kernels_size();
+  for (const double intensity : {1e300, std::numeric_limits<double>::infinity(),
+                                 std::numeric_limits<double>::quiet_NaN(), 1e-300}) {
+    v1::RooflineKernel* k = report.mutable_roofline()->add_kernels();
+    k->set_name("extreme");
+    k->set_intensity(intensity);
+    k->set_attainable(1e12);
+  }
+  const std::string page = RenderHtml(report);
+  EXPECT_EQ(Count(page, "<circle "), static_cast<size_t>(real));
+  EXPECT_LT(Count(page, "<line "), 80u);
+  report.mutable_roofline()->set_peak_flops(std::numeric_limits<double>::infinity());
+  EXPECT_THAT(RenderHtml(report), Not(HasSubstr("<svg")));
 }
 
 TEST(RooflineChartTest, ChromiumDrawsTheChart) {
