@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -91,6 +93,77 @@ std::string LocateWireProblemIn(absl::string_view bytes, const Descriptor* type,
   }
 }
 
+// JSON nested deeper than this is refused before protobuf's parser sees it: its time grows
+// faster than quadratically with the depth (100k levels ran for minutes), and past about 100
+// messages it refuses them anyway, without saying where. Captures need far less:
+// an FX argument list is three levels per nesting, 30 deep within 100 levels.
+constexpr int kMaxJsonDepth = 200;
+
+// Where the JSON first nests past kMaxJsonDepth, as a field path ("compiles[0].metrics.a[0]…"),
+// or nullopt when it never does. A linear scan: strings skipped, keys and indexes tracked.
+std::optional<std::string> DeepJsonPath(absl::string_view json) {
+  struct Level {
+    bool array;
+    size_t index = 0;
+    std::string key;
+  };
+  std::vector<Level> stack;
+  std::string last_string;
+  bool in_string = false, escaped = false;
+  size_t string_start = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        last_string =
+            std::string(json.substr(string_start, std::min<size_t>(i - string_start, 64)));
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        string_start = i + 1;
+        break;
+      case ':':
+        if (!stack.empty() && !stack.back().array) stack.back().key = last_string;
+        break;
+      case ',':
+        if (!stack.empty() && stack.back().array) ++stack.back().index;
+        break;
+      case '[':
+      case '{':
+        stack.push_back(Level{c == '[', 0, ""});
+        if (static_cast<int>(stack.size()) > kMaxJsonDepth) {
+          std::string path;
+          constexpr size_t kShown = 6;  // the path's first levels name the field; the rest repeat
+          for (size_t l = 0; l + 1 < stack.size() && l < kShown; ++l) {
+            if (stack[l].array) {
+              absl::StrAppend(&path, "[", stack[l].index, "]");
+            } else if (!stack[l].key.empty()) {
+              absl::StrAppend(&path, path.empty() ? "" : ".", stack[l].key);
+            }
+          }
+          if (stack.size() > kShown + 1) absl::StrAppend(&path, "…");
+          return path.empty() ? "the document" : path;
+        }
+        break;
+      case ']':
+      case '}':
+        if (!stack.empty()) stack.pop_back();
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type) {
@@ -98,6 +171,10 @@ std::string LocateWireProblem(absl::string_view bytes, const Descriptor* type) {
 }
 
 absl::StatusOr<v1::SessionCapture> ParseCaptureJson(absl::string_view json) {
+  if (std::optional<std::string> deep = DeepJsonPath(json)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a capture: ", *deep, ": JSON nested more than ", kMaxJsonDepth, " levels deep"));
+  }
   v1::SessionCapture capture;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently nothing

@@ -7,8 +7,8 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
