@@ -8,7 +8,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 
 namespace cl {
@@ -125,6 +124,15 @@ std::string PostGradGraph::SizeHintsOf(absl::Span<const v1::Node* const> nodes) 
     for (const std::string& size : node->meta().shape()) hints_.Evaluate(size, &used);
   }
   return FormatSizeHints(used);
+}
+
+std::string PostGradGraph::SizeHintsWithOperands(absl::Span<const v1::Node* const> nodes) const {
+  std::vector<const v1::Node*> read;
+  for (const v1::Node* node : nodes) {
+    read.push_back(node);
+    for (int i = 0; node != nullptr && i < node->args_size(); ++i) read.push_back(Input(*node, i));
+  }
+  return SizeHintsOf(read);
 }
 
 bool IsCall(const v1::Node& node, std::initializer_list<absl::string_view> targets) {

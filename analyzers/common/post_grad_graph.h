@@ -65,6 +65,8 @@ class PostGradGraph {
   // "s0 = 4": the symbols the output shapes of `nodes` read, at their hints; empty when every
   // size is a number. A figure computed from those shapes says it is evaluated there.
   std::string SizeHintsOf(absl::Span<const v1::Node* const> nodes) const;
+  // The same for `nodes` and the nodes each takes as arguments: what an op's figure reads.
+  std::string SizeHintsWithOperands(absl::Span<const v1::Node* const> nodes) const;
 
  private:
   const v1::Graph& graph_;

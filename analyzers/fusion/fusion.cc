@@ -60,17 +60,6 @@ bool HasResidualAddmm(const PostGradGraph& graph, const FusionMatch& match) {
   return bias != nullptr && NumelOr0(graph, *bias) == match.m * match.n;
 }
 
-// The size hints a match's figures were computed at: the symbols of its anchors' shapes and of
-// their operands'.
-std::string MatchSizeHints(const PostGradGraph& graph, const FusionMatch& match) {
-  std::vector<const v1::Node*> read;
-  for (const v1::Node* anchor : match.anchors) {
-    read.push_back(anchor);
-    for (int i = 0; i < anchor->args_size(); ++i) read.push_back(graph.Input(*anchor, i));
-  }
-  return graph.SizeHintsOf(read);
-}
-
 using GroupKey = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint64_t,
                             uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, std::string>;
 
@@ -106,7 +95,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
     for (const FusionMatch& match : FindFusionMatches(graph)) {
       residual_addmm |= HasResidualAddmm(graph, match);
       const v1::Location location = MatchLocation(in.head.session(), graph, match);
-      std::string size_hints = MatchSizeHints(graph, match);
+      std::string size_hints = graph.SizeHintsWithOperands(match.anchors);
       at_hints |= !size_hints.empty();
       const GroupKey key{match.label,
                          location.file(),

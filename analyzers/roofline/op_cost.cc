@@ -220,9 +220,7 @@ std::optional<KernelCost> LibraryOpCost(const PostGradGraph& g, const v1::Node& 
   if (IsSdpaBackward(node)) cost = SdpaBackward(g, node);
   if (!cost) return std::nullopt;
   NameLibraryKernel(g, node, &*cost);
-  std::vector<const v1::Node*> shapes = {&node};
-  for (int i = 0; i < node.args_size(); ++i) shapes.push_back(g.Input(node, i));
-  cost->size_hints = g.SizeHintsOf(shapes);
+  cost->size_hints = g.SizeHintsWithOperands({&node});
   return cost;
 }
 
