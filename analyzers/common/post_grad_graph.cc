@@ -199,4 +199,13 @@ std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& ca
   return out;
 }
 
+std::string NoLoweredGraphReason(const v1::SessionCapture& capture) {
+  const bool before_copies = std::any_of(
+      capture.graphs().begin(), capture.graphs().end(),
+      [](const v1::Graph& g) { return g.stage() == v1::Graph::POST_GRAD && IsBeforeCopy(g); });
+  return before_copies ? "no post-grad graph that Inductor lowered: the log holds only the copies "
+                         "torch logged before its post-grad passes ran (before_post_grad_graph)"
+                       : "no post-grad graph in the capture (Inductor's inductor_post_grad_graph)";
+}
+
 }  // namespace cl

@@ -96,6 +96,10 @@ bool IsBeforeCopy(const v1::Graph& graph);
 // The graphs the passes read, in capture order (see the file comment).
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture);
 
+// Why LoweredGraphsPerFrame found nothing, for a skipped section: no post-grad graph at all, or
+// only the copies torch logged before its passes ran (a log of before_post_grad_graph alone).
+std::string NoLoweredGraphReason(const v1::SessionCapture& capture);
+
 }  // namespace cl
 
 #endif  // ANALYZERS_COMMON_POST_GRAD_GRAPH_H_

@@ -79,7 +79,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
   if (graphs.empty()) {
     section->set_status(v1::SKIPPED);
-    section->set_reason("no post-grad graph in the capture (Inductor's inductor_post_grad_graph)");
+    section->set_reason(NoLoweredGraphReason(in.head));
     return absl::OkStatus();
   }
   std::map<GroupKey, v1::FusionOpportunity> groups;

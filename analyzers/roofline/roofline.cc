@@ -260,7 +260,9 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   if (section->kernels().empty() && graphs.empty()) {
     section->set_status(v1::SKIPPED);
     section->set_reason(
-        "no kernel carried flops/bytes and there is no post-grad graph to estimate them from");
+        absl::StrCat("no kernel carried flops/bytes to plot, and nothing to "
+                     "estimate them from: ",
+                     NoLoweredGraphReason(in.head)));
     for (const std::string& note : notes) {
       absl::StrAppend(section->mutable_note(), section->note().empty() ? "" : " ", note);
     }

@@ -236,7 +236,13 @@ TEST(FusionPassTest, NoPostGradGraphIsSkipped) {
   capture.add_compiles()->set_id("0/0");
   const v1::AnalysisReport report = testing::RunPassOk(FusionPass(), capture);
   EXPECT_EQ(report.fusion().status(), v1::SKIPPED);
-  EXPECT_THAT(report.fusion().reason(), HasSubstr("post-grad"));
+  EXPECT_THAT(report.fusion().reason(), HasSubstr("no post-grad graph in the capture"));
+  // Only the copy torch logged before its passes (tlparse's vllm_post_grad_diff.log): said so.
+  v1::Graph* before = testing::AddChainGraph(capture, "0/0/before_post_grad_graph", 6);
+  before->set_compile_id("0/0");
+  before->set_stage(v1::Graph::POST_GRAD);
+  EXPECT_THAT(testing::RunPassOk(FusionPass(), capture).fusion().reason(),
+              HasSubstr("the log holds only the copies torch logged before its post-grad passes"));
 }
 
 TEST(FusionPassTest, Cancelled) {
