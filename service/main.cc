@@ -39,6 +39,12 @@ ABSL_FLAG(int64_t, max_session_bytes, int64_t{256} << 20,
           "largest upload one call may make (the bytes of its part-carrying messages as they "
           "arrive, and 512 "
           "more for each message's buffer); past it RESOURCE_EXHAUSTED");
+ABSL_FLAG(int64_t, max_session_memory, int64_t{2} << 30,
+          "memory one session may take once read: its parts parsed, or a raw TORCH_TRACE log's "
+          "import (its records, plus the file names its stacks copy from the log's str table, each "
+          "name clipped to 4096 bytes); past it RESOURCE_EXHAUSTED. Sessions are read on the "
+          "analysis threads, so at most analysis_threads x this is held at once, besides "
+          "max_inflight x max_session_bytes of uploads");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
 ABSL_FLAG(
     absl::Duration, upload_timeout, absl::Seconds(60),
@@ -153,6 +159,8 @@ int main(int argc, char** argv) {
   options.analysis_nice = std::clamp(absl::GetFlag(FLAGS_analysis_nice), 0, 19);
   options.max_session_bytes =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_bytes)));
+  options.max_session_memory =
+      static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_session_memory)));
   options.lint_cache_files =
       static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_lint_cache_files)));
   options.lint_cache_bytes =

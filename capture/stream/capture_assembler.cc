@@ -26,8 +26,13 @@ std::string PartWhere(uint64_t index, const v1::CapturePart& part) {
 
 }  // namespace
 
-CaptureAssembler::CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena)
-    : max_bytes_(max_bytes), arena_(arena), head_(NewSide()), base_(NewSide()) {}
+CaptureAssembler::CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena,
+                                   uint64_t max_memory)
+    : max_bytes_(max_bytes),
+      arena_(arena),
+      max_memory_(max_memory),
+      head_(NewSide()),
+      base_(NewSide()) {}
 
 CaptureAssembler::SideState CaptureAssembler::NewSide() {
   SideState side;
@@ -115,12 +120,16 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       options.source_name = side.source_name.empty()
                                 ? std::string(SideName(&side == &base_ ? v1::BASE : v1::HEAD))
                                 : side.source_name;
+      options.memory_budget = max_memory_;
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());
     if (absl::Status refused = side.trace->Refusal(); !refused.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          side.source_name.empty() ? "the log" : side.source_name, ": ", refused.message()));
+      const bool over_budget = absl::IsResourceExhausted(refused);
+      return absl::Status(
+          over_budget ? refused.code() : absl::StatusCode::kInvalidArgument,
+          absl::StrCat(side.source_name.empty() ? "the log" : side.source_name, ": ",
+                       refused.message(), over_budget ? " (max_session_memory)" : ""));
     }
     return absl::OkStatus();
   }

@@ -48,8 +48,11 @@ inline CaptureRefs RefsOf(const AssembledCaptures& c) {
 class CaptureAssembler {
  public:
   // `max_bytes` caps the encoded size of all parts together (RESOURCE_EXHAUSTED past it). With an
-  // `arena` (which must outlive the assembler), the captures are built on it.
-  explicit CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena = nullptr);
+  // `arena` (which must outlive the assembler), the captures are built on it. `max_memory` (0: no
+  // limit) is each raw log's import budget (TraceParseOptions::memory_budget): past it the part
+  // that crossed it is RESOURCE_EXHAUSTED, naming max_session_memory.
+  explicit CaptureAssembler(uint64_t max_bytes, google::protobuf::Arena* arena = nullptr,
+                            uint64_t max_memory = 0);
 
   // INVALID_ARGUMENT naming the part for a malformed or out-of-order part; RESOURCE_EXHAUSTED
   // over the byte limit. A side is typed parts (header first) or raw TORCH_TRACE bytes (after an
@@ -96,6 +99,7 @@ class CaptureAssembler {
 
   const uint64_t max_bytes_;
   google::protobuf::Arena* const arena_;
+  const uint64_t max_memory_;
   uint64_t bytes_ = 0;
   uint64_t parts_ = 0;
   SideState head_;

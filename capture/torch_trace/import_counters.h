@@ -52,6 +52,7 @@ enum class ImportCounter : uint8_t {
   kNoEvent,
   kOtherRank,
   kInvalidUtf8Payloads,
+  kLongStrNames,
   kResetRounds,
 };
 
@@ -103,6 +104,8 @@ inline constexpr ImportCounterInfo kImportCounters[] = {
     {ImportCounter::kOtherRank, v1::Diagnostic::INFO, "other rank"},
     {ImportCounter::kInvalidUtf8Payloads, v1::Diagnostic::WARNING,
      "payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)"},
+    {ImportCounter::kLongStrNames, v1::Diagnostic::WARNING,
+     "str table name(s) longer than a path can be (clipped to 4096 bytes)"},
     {ImportCounter::kResetRounds, v1::Diagnostic::INFO,
      "time(s) torch started its compile ids over (torch._dynamo.reset(); kept as reset rounds)"},
 };

@@ -67,6 +67,13 @@ TraceImporter::TraceImporter(TraceParseOptions parse, TokenizerLimits limits)
     : tokenizer_(limits), parser_(std::move(parse)) {}
 
 absl::Status TraceImporter::Refusal(bool finished) const {
+  if (parser_.over_budget()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the log takes more than its memory budget of ", parser_.memory_budget(),
+        " bytes to import (records' bytes, plus ", parser_.copied_from_str_table(),
+        " bytes of file names its stacks copy from the str table); the import stopped at record ",
+        tokenizer_.counters().records));
+  }
   const TokenizerCounters& c = tokenizer_.counters();
   // Decided by line numbers, not by how the bytes were cut into chunks.
   if (c.first_header_line > 0 && c.first_header_line <= kTraceProbeLines) return absl::OkStatus();

@@ -40,6 +40,7 @@ class TraceImporter {
   // Finish, also for a shorter input with no header (an empty file, a line of text). The feeder
   // stops at the first refusal: nothing of such an input is analyzed. The message does not name
   // the input; the caller, which knows how the user named it, puts that in front.
+  // RESOURCE_EXHAUSTED once the import went past TraceParseOptions::memory_budget.
   absl::Status Refusal(bool finished = false) const;
   uint64_t bytes() const { return tokenizer_.counters().bytes; }
   uint64_t records() const { return tokenizer_.counters().records; }

@@ -19,6 +19,7 @@
 #include "capture/torch_trace/lens_records.h"
 #include "capture/torch_trace/trace_parser.h"
 #include "common/number_format.h"
+#include "common/utf8.h"
 #include "simdjson.h"
 
 namespace cl {
@@ -110,7 +111,12 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     int64_t index;
     if (value.is_array() && value.at(0).get_string().get(s) == simdjson::SUCCESS &&
         value.at(1).get_int64().get(index) == simdjson::SUCCESS) {
-      strings_[index] = std::string(s);
+      absl::string_view name(s.data(), s.size());
+      if (name.size() > kMaxStrNameBytes) {
+        Count(ImportCounter::kLongStrNames);
+        name = Utf8Prefix(name, kMaxStrNameBytes);
+      }
+      strings_[index] = std::string(name);
     } else {
       Count(ImportCounter::kBadStrRecord);
     }
@@ -163,7 +169,12 @@ void TraceParser::ReadJsonStack(element stack,
     if (file.empty()) {  // an index into the `str` table
       if (std::optional<int64_t> index = json::Int(item, "filename")) {
         auto s = strings_.find(*index);
-        if (s != strings_.end()) file = s->second;
+        if (s != strings_.end()) {
+          file = s->second;
+          copied_from_str_table_ += file.size();
+          // A stack of many frames naming one long name: no more copies once past the budget.
+          if (!TakeIn(file.size())) return;
+        }
       }
     }
     frame->set_file(std::move(file));

@@ -61,12 +61,19 @@ void TraceParser::Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std
   d->set_message(std::move(message));
 }
 
+bool TraceParser::TakeIn(uint64_t bytes) {
+  taken_in_ += bytes;
+  if (options_.memory_budget > 0 && taken_in_ > options_.memory_budget) over_budget_ = true;
+  return !over_budget_;
+}
+
 void TraceParser::Problem(ImportCounter counter, uint64_t line, std::string message) {
   Count(counter);
   Diagnose(InfoOf(counter).severity, line, std::move(message));
 }
 
 void TraceParser::Add(TraceRecord&& r) {
+  if (over_budget_ || !TakeIn(r.metadata.size() + r.payload.size())) return;
   if (!r.md5_ok)
     Diagnose(v1::Diagnostic::WARNING, r.line, "payload md5 does not match has_payload (kept)");
   // Payload text becomes proto strings, which must be valid UTF-8: check once here (fast, and

@@ -33,10 +33,18 @@ namespace cl {
 
 namespace v1 = ::compile_lens::v1;
 
+// A `str` record's name is a file path: longer than PATH_MAX, it is clipped (and counted). Every
+// stack frame that names it by index gets a copy, so one long name cannot become gigabytes.
+inline constexpr size_t kMaxStrNameBytes = 4096;
+
 struct TraceParseOptions {
   std::string source_name = "trace";    // names the input in diagnostics ("trace.log:123")
   size_t extra_payload_cap = 16 << 10;  // bytes of each unmodelled record kept in `extras`
   size_t extras_budget = 8 << 20;       // all extras together; past it they are only counted
+  // What the import may take in, in bytes: every record's own bytes plus the bytes its references
+  // into the `str` table copy in (the one place a log's records expand past their own size); past
+  // it the import stops and over_budget() says so. 0: no limit.
+  uint64_t memory_budget = 0;
 };
 
 class TraceParser {
@@ -52,6 +60,13 @@ class TraceParser {
 
   // The rank the log's records carry, if any did (logs written before dist.init carry none).
   std::optional<int64_t> rank() const { return rank_; }
+
+  // What the import has taken in so far (see TraceParseOptions::memory_budget), and whether that
+  // went past the budget: from then on records are dropped unread.
+  uint64_t taken_in() const { return taken_in_; }
+  uint64_t copied_from_str_table() const { return copied_from_str_table_; }
+  bool over_budget() const { return over_budget_; }
+  uint64_t memory_budget() const { return options_.memory_budget; }
 
  private:
   // What a record's JSON says about where it belongs.
@@ -72,6 +87,8 @@ class TraceParser {
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
   void DropDanglingIterations();
   void Count(ImportCounter counter) { counts_.Add(counter); }
+  // Counts `bytes` as taken in: false (and over_budget() from now on) once past the budget.
+  bool TakeIn(uint64_t bytes);
   // Lists `message` as a diagnostic at `line` (while fewer than kMaxDiagnostics are listed).
   void Diagnose(v1::Diagnostic::Severity severity, uint64_t line, std::string message);
   // Counts `counter` and lists `message` at `line` with the counter's severity.
@@ -118,6 +135,9 @@ class TraceParser {
   std::optional<int64_t> rank_;                         // the rank this log is about
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;
+  uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_
+  uint64_t copied_from_str_table_ = 0;  // bytes of names copied into frames from `str`
+  bool over_budget_ = false;
   std::optional<int> year_;           // from an epoch timestamp (NoteYear)
   std::optional<TraceRecord> first_;  // for started_at
   ImportCounts counts_;

@@ -38,7 +38,9 @@ namespace cl {
 // One call's upload. Owned by the call's reactor: its reactions fill it, one at a time, until the
 // end marker; then the reactor hands it to the analysis task, and nothing else touches it.
 struct CallUpload {
-  explicit CallUpload(uint64_t max_session_bytes) : assembler(max_session_bytes, &arena) {}
+  CallUpload(uint64_t max_session_bytes, uint64_t max_session_memory)
+      : max_memory(max_session_memory),
+        assembler(max_session_bytes, &arena, max_session_memory) {}
 
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
@@ -53,6 +55,11 @@ struct CallUpload {
     return options;
   }
   google::protobuf::Arena arena{ArenaOptions()};
+  // What the session may take in memory once parsed (max_session_memory): the arena, or a raw
+  // log's import (the assembler checks that one). Protobuf's wire format is compact (an empty
+  // message is 2 bytes on the wire, a hundred on the arena), so the wire limit alone does not
+  // bound it.
+  const uint64_t max_memory;
 
   v1::AnalyzeOptions options;
   // The part-carrying messages as they arrived (their slices, not copies), with their numbers in

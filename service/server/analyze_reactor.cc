@@ -27,7 +27,7 @@ void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                grpc::ByteBuffer* response)
-    : state_(state), context_(context), response_(response), upload_(state->max_session_bytes) {
+    : state_(state), context_(context), response_(response), upload_(state->max_session_bytes, state->max_session_memory) {
   if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
     FinishWith(auth);
     return;

@@ -53,6 +53,7 @@ struct AnalyzeServiceState {
   TokenAuth auth;                     // the bearer token every call must carry, when configured
   RecentSessions* recent = nullptr;   // sessions analyzed lately: a duplicate is not analyzed twice
   uint64_t max_session_bytes = 0;
+  uint64_t max_session_memory = 0;
   int max_inflight = 0;
   absl::Duration upload_timeout = absl::InfiniteDuration();  // admission to end marker
   std::atomic<int> inflight{0};

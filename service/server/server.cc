@@ -58,6 +58,8 @@ absl::Status CheckLimits(const ServerOptions& options) {
   CL_RETURN_IF_ERROR(at_least_one("max_inflight", options.max_inflight));
   CL_RETURN_IF_ERROR(
       at_least_one("max_session_bytes", static_cast<int64_t>(options.max_session_bytes)));
+  CL_RETURN_IF_ERROR(
+      at_least_one("max_session_memory", static_cast<int64_t>(options.max_session_memory)));
   CL_RETURN_IF_ERROR(at_least_one("max_message_bytes", options.max_message_bytes));
   if (options.upload_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -79,6 +81,7 @@ AnalysisServer::AnalysisServer(const ServerOptions& options,
   state_.metrics = metrics_.get();
   state_.recent = &recent_;
   state_.max_session_bytes = options.max_session_bytes;
+  state_.max_session_memory = options.max_session_memory;
   state_.max_inflight = options.max_inflight;
   state_.upload_timeout = options.upload_timeout;
   service_ = std::make_unique<Service>(&state_);

@@ -31,6 +31,9 @@ struct ServerOptions {
   int analysis_nice = 10;                  // the analysis threads' niceness (ThreadPool)
   int max_inflight = 32;                   // concurrent Analyze calls before RESOURCE_EXHAUSTED
   uint64_t max_session_bytes = 256ull << 20;
+  // What one session may take in memory once read: its parsed parts, or a raw log's import (its
+  // records plus what its str table's names expand into). Past it RESOURCE_EXHAUSTED.
+  uint64_t max_session_memory = 2ull << 30;
   int max_message_bytes = 1 << 20;  // per gRPC message; the client sends parts under it
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).

@@ -12,8 +12,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "capture/schema.h"
 #include "client/analyze_client.h"
+#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/binaries.h"
@@ -27,7 +31,37 @@ using Clock = std::chrono::steady_clock;
 using ::cl::testing::kServerBinary;
 using ::cl::testing::LoadHero;
 using ::cl::testing::Subprocess;
+using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
+
+// The most memory `pid` has held (VmHWM), in bytes; 0 when /proc does not say.
+uint64_t PeakRss(pid_t pid) {
+  absl::StatusOr<std::string> status = ReadFile(absl::StrCat("/proc/", pid, "/status"));
+  if (!status.ok()) return 0;
+  const size_t at = status->find("VmHWM:");
+  if (at == std::string::npos) return 0;
+  const size_t end = status->find('\n', at);
+  absl::string_view kb(status->data() + at + 6, end - at - 6);
+  absl::ConsumeSuffix(&kb, " kB");
+  uint64_t n = 0;
+  return absl::SimpleAtoi(kb, &n) ? n << 10 : 0;
+}
+
+// A log whose str table interns one `name_bytes`-long file name, then `starts` compiles of
+// distinct frames whose dynamo_start stacks name it by index: a few bytes a record, each once
+// copied the whole name into its frame.
+std::string StrTableAmplifier(size_t name_bytes, int starts) {
+  constexpr absl::string_view kHeader = "V1202 11:00:00.000000 7 torch/_logging/structured.py:22] ";
+  std::string log = absl::StrCat(kHeader, "{\"str\": [\"/", std::string(name_bytes, 'a'),
+                                 ".py\", 0]}\n");
+  for (int i = 0; i < starts; ++i) {
+    absl::StrAppend(&log, kHeader,
+                    "{\"dynamo_start\": {\"stack\": [{\"line\": 1, \"name\": \"f\", "
+                    "\"filename\": 0}]}, \"frame_id\": ",
+                    i, ", \"frame_compile_id\": 0, \"attempt\": 0}\n");
+  }
+  return log;
+}
 
 class HostileServerTest : public ::testing::Test {
  protected:
@@ -97,6 +131,60 @@ TEST_F(HostileServerTest, AnInfiniteIntensityIsAnsweredAndTheServerStillDrains) 
   server_->Signal(SIGTERM);
   EXPECT_EQ(server_->Wait(), 0);
   EXPECT_LT(Clock::now() - sigterm, std::chrono::seconds(5));
+}
+
+// One 1 MiB file name in the str table, named by 1,000 frames: 1.1 MB on the wire once took the
+// server past 2 GB. The name is clipped to what a path can be (and the clipping counted), so the
+// session is answered and the server stays small.
+TEST_F(HostileServerTest, AStrTableNameNamedByEveryFrameIsCopiedOnlyAsAPath) {
+  Start({});
+  const std::string log = TmpPath("str_table_amplifier.log");
+  ASSERT_TRUE(WriteFile(log, StrTableAmplifier(1 << 20, 1000)).ok());
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_source_name("amplifier.log");
+  absl::StatusOr<v1::AnalyzeResponse> answer = AnalyzeRemoteTrace(log, header, {}, remote_);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  std::string diagnostics;
+  for (const v1::Diagnostic& d : answer->report().diagnostics())
+    absl::StrAppend(&diagnostics, d.message(), "\n");
+  EXPECT_THAT(diagnostics, HasSubstr("import: 1 str table name longer than a path can be (clipped "
+                                     "to 4096 bytes)"));
+  EXPECT_LT(PeakRss(server_->pid()), uint64_t{400} << 20);
+  ExpectServing();
+}
+
+// What the str table copies counts against --max_session_memory as it is copied: the import stops
+// there, RESOURCE_EXHAUSTED naming the limit, and the server serves on.
+TEST_F(HostileServerTest, AnImportPastItsMemoryBudgetIsRefusedNamingTheLimit) {
+  Start({"--max_session_memory=2000000"});
+  const std::string log = TmpPath("str_table_budget.log");
+  ASSERT_TRUE(WriteFile(log, StrTableAmplifier(4000, 1000)).ok());  // 4 MB of copies, 0.1 MB read
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_source_name("budget.log");
+  absl::StatusOr<v1::AnalyzeResponse> answer = AnalyzeRemoteTrace(log, header, {}, remote_);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kResourceExhausted) << answer.status();
+  EXPECT_THAT(answer.status().message(),
+              HasSubstr("budget.log: the log takes more than its memory budget of 2000000 bytes"));
+  EXPECT_THAT(answer.status().message(), HasSubstr("(max_session_memory)"));
+  ExpectServing();
+}
+
+// Typed parts expand too: an empty frame is 2 bytes on the wire and a message on the arena. A
+// session whose parts parse past --max_session_memory is refused at the message that crossed it.
+TEST_F(HostileServerTest, PartsThatParsePastTheMemoryLimitAreRefused) {
+  Start({"--max_session_memory=16000000"});
+  v1::SessionCapture head = LoadHero("head.cls.json");
+  head.mutable_session()->set_id("empty-frames");
+  for (int i = 0; i < 1000000; ++i) head.add_frames();
+  absl::StatusOr<v1::AnalyzeResponse> answer = AnalyzeRemote({head, std::nullopt}, {}, remote_);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kResourceExhausted) << answer.status();
+  EXPECT_THAT(answer.status().message(), HasSubstr("bytes in memory once parsed, over the limit of "
+                                                   "16000000 bytes (max_session_memory)"));
+  ExpectServing();
 }
 
 }  // namespace

@@ -2,11 +2,14 @@
 // (docs/torch-semantics.md §7).
 #include "analyzers/roofline/roofline.h"
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/roofline/op_cost.h"
@@ -346,6 +349,28 @@ TEST(RooflinePassTest, KernelsOnEachSideOfTheRidge) {
   EXPECT_EQ(Word(s.kernels(1).bound()), "compute");
   EXPECT_DOUBLE_EQ(s.kernels(1).attainable(), 19.5e12);
   EXPECT_EQ(s.kernels(1).achieved(), 0);  // no time
+}
+
+// Kernels whose figures are not finite are left out, and a section left with nothing to plot says
+// that they were (not that no kernel carried figures).
+TEST(RooflinePassTest, KernelsWhoseFiguresAreNotFiniteAreLeftOutAndTheSkipSaysSo) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_gpu("A100-SXM-80GB");
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& [flops, bytes] : std::vector<std::pair<double, double>>{
+           {1, 5e-324}, {1e308, 1e-300}, {inf, 1}, {std::nan(""), 1}}) {
+    v1::Kernel* k = capture.add_kernels();
+    k->set_name(absl::StrCat("triton_poi_", capture.kernels_size()));
+    k->set_flops(flops);
+    k->set_bytes(bytes);
+  }
+  const v1::RooflineSection s = testing::RunPassOk(RooflinePass(), capture).roofline();
+  EXPECT_EQ(s.status(), v1::SKIPPED);
+  EXPECT_EQ(s.kernels_size(), 0);
+  EXPECT_THAT(s.reason(), HasSubstr("no kernel carried finite flops/bytes to plot (4 kernels left "
+                                    "out, named in the note)"));
+  EXPECT_THAT(s.note(), HasSubstr("so they are left out: triton_poi_1, triton_poi_2, triton_poi_3 "
+                                  "and 1 more."));
 }
 
 // A bf16 4096³ mm measured at 1 ms on an A100: 137 TFLOP/s, far above the FP32 roof (19.5).

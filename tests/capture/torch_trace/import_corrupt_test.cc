@@ -119,6 +119,30 @@ TEST(ImportCorruptTest, CompiledAutogradIdsAndNumbersPastNineDigits) {
       HasSubstr("compile id numbers past 999999999 (the record is kept without a compile)"));
 }
 
+// A str-table name past what a path can be is clipped at a character boundary (the frames that
+// name it get valid UTF-8) and counted; the budget counts each copy a stack makes of it.
+TEST(ImportCorruptTest, ALongStrTableNameIsClippedAndItsCopiesCounted) {
+  const std::string name = absl::StrCat("/", std::string(4094, 'a'), "\xC3\xA9.py");  // é straddles
+  const std::string log = absl::StrCat(
+      "V1129 14:05:13.136000 1 a.py:1] {\"str\": [\"", name, "\", 0]}\n",
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": [{\"line\": 3, "
+      "\"name\": \"f\", \"filename\": 0}]}, \"frame_id\": 0, \"frame_compile_id\": 0}\n");
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.frames_size(), 1);
+  EXPECT_EQ(c.frames(0).file(), absl::StrCat("/", std::string(4094, 'a')));  // not half of é
+  EXPECT_THAT(Diagnostics(c), HasSubstr("import: 1 str table name longer than a path can be "
+                                        "(clipped to 4096 bytes)"));
+
+  TraceParseOptions budget;
+  budget.memory_budget = 6000;  // the records' own bytes fit; the copy does not
+  TraceImporter importer(budget);
+  importer.Feed(log);
+  importer.Finish();
+  EXPECT_EQ(importer.Refusal(/*finished=*/true).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(importer.Refusal(true).message(),
+              HasSubstr("plus 4095 bytes of file names its stacks copy from the str table"));
+}
+
 TEST(ImportCorruptTest, PayloadWithoutHeader) {
   v1::SessionCapture c = Import("\tdef forward(self):\n\t    return ()\n");
   EXPECT_THAT(Diagnostics(c), HasSubstr("2 payload lines with no record expecting them"));
