@@ -49,7 +49,13 @@ ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted
 ABSL_FLAG(
     absl::Duration, upload_timeout, absl::Seconds(60),
     "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "
-    "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit");
+    "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit (idle_timeout "
+    "still applies)");
+ABSL_FLAG(absl::Duration, idle_timeout, absl::Seconds(10),
+          "an admitted Analyze call that reads no message for this long is ended "
+          "(DEADLINE_EXCEEDED); while every max_inflight slot is taken, a new call takes the slot "
+          "of one that has read nothing for 1s. Size it above the longest pause between two "
+          "messages of the slowest client (one max_message_bytes message on its link)");
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
           "second analysis; 0 = analyze every call");
@@ -167,6 +173,7 @@ int main(int argc, char** argv) {
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.upload_timeout = absl::GetFlag(FLAGS_upload_timeout);
+  options.idle_timeout = absl::GetFlag(FLAGS_idle_timeout);
   options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace = absl::GetFlag(FLAGS_drain_grace) + absl::Seconds(5);

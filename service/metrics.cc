@@ -55,9 +55,9 @@ std::vector<ServedMethod> ServedMethods() {
   return methods;
 }
 
-constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full", "too_large",
-                                                 "invalid", "upload_timeout"};
-static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kUploadTimeout) + 1);
+constexpr absl::string_view kRejectionNames[] = {"max_inflight", "queue_full",     "too_large",
+                                                 "invalid",      "upload_timeout", "idle"};
+static_assert(std::size(kRejectionNames) == static_cast<size_t>(Rejection::kIdle) + 1);
 
 // Lint patterns come from the lint pass's catalog; the cap only guards against a runaway one.
 constexpr size_t kMaxLintPatterns = 64;
@@ -169,7 +169,9 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                               "queue_full (both load shedding), "
                               "too_large (--max_session_bytes), invalid (a malformed or truncated "
                               "stream), upload_timeout "
-                              "(--upload_timeout: the capture did not arrive in time).")),
+                              "(--upload_timeout: the capture did not arrive in time), idle "
+                              "(--idle_timeout: nothing arrived for that long, or nothing for a "
+                              "second while every slot was taken).")),
       queue_depth_(GaugeFamily(*registry_, "compile_lens_analysis_queue_depth",
                                "Analysis pool tasks waiting for a thread.")),
       queue_capacity_(GaugeFamily(

@@ -66,7 +66,7 @@ struct RpcSeries {
 };
 
 // Why an Analyze call was refused before its session was analyzed.
-enum class Rejection { kMaxInflight, kQueueFull, kTooLarge, kInvalid, kUploadTimeout };
+enum class Rejection { kMaxInflight, kQueueFull, kTooLarge, kInvalid, kUploadTimeout, kIdle };
 
 // The service's load, read at each scrape.
 struct ServiceLoad {
@@ -138,7 +138,7 @@ class ServiceMetrics final : public prometheus::Collectable {
   absl::flat_hash_map<std::string, prometheus::Histogram*> pass_series_;  // by pass name
   prometheus::Histogram* analysis_series_ = nullptr;
   prometheus::Histogram* capture_series_ = nullptr;
-  std::array<prometheus::Counter*, 5> rejected_series_{};  // by Rejection
+  std::array<prometheus::Counter*, 6> rejected_series_{};  // by Rejection
   prometheus::Gauge* queue_depth_series_ = nullptr;
   prometheus::Gauge* queue_capacity_series_ = nullptr;
   prometheus::Gauge* inflight_series_ = nullptr;

@@ -259,13 +259,12 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   }
   if (section->kernels().empty() && graphs.empty()) {
     section->set_status(v1::SKIPPED);
-    section->set_reason(
-        absl::StrCat(not_finite.empty()
-                         ? "no kernel carried flops/bytes to plot"
-                         : absl::StrCat("no kernel carried finite flops/bytes to plot (",
-                                        FormatCount(not_finite.size(), "kernel", "kernels"),
-                                        " left out, named in the note)"),
-                     ", and nothing to estimate them from: ", NoLoweredGraphReason(in.head)));
+    section->set_reason(absl::StrCat(
+        not_finite.empty() ? "no kernel carried flops/bytes to plot"
+                           : absl::StrCat("no kernel carried finite flops/bytes to plot (",
+                                          FormatCount(not_finite.size(), "kernel", "kernels"),
+                                          " left out, named in the note)"),
+        ", and nothing to estimate them from: ", NoLoweredGraphReason(in.head)));
     for (const std::string& note : notes) {
       absl::StrAppend(section->mutable_note(), section->note().empty() ? "" : " ", note);
     }

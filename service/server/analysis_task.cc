@@ -42,10 +42,10 @@ absl::Status AnalysisTask::Assemble() {
     if (!ParseChunk(&message, chunk)) return NotAChunk(number, message);
     message.Clear();
     if (const uint64_t used = upload_.arena.SpaceUsed(); used > upload_.max_memory) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "message ", number, ": the session takes ", used,
-          " bytes in memory once parsed, over the limit of ", upload_.max_memory,
-          " bytes (max_session_memory)"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("message ", number, ": the session takes ", used,
+                       " bytes in memory once parsed, over the limit of ", upload_.max_memory,
+                       " bytes (max_session_memory)"));
     }
     CL_RETURN_IF_ERROR(upload_.assembler.AddCountedMessage(*chunk, number));
   }

@@ -39,8 +39,7 @@ namespace cl {
 // end marker; then the reactor hands it to the analysis task, and nothing else touches it.
 struct CallUpload {
   CallUpload(uint64_t max_session_bytes, uint64_t max_session_memory)
-      : max_memory(max_session_memory),
-        assembler(max_session_bytes, &arena, max_session_memory) {}
+      : max_memory(max_session_memory), assembler(max_session_bytes, &arena, max_session_memory) {}
 
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow

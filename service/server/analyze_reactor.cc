@@ -27,77 +27,108 @@ void HashMessage(const grpc::ByteBuffer& message, StreamHash* hash) {
 
 AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                                grpc::ByteBuffer* response)
-    : state_(state), context_(context), response_(response), upload_(state->max_session_bytes, state->max_session_memory) {
+    : state_(state),
+      context_(context),
+      response_(response),
+      upload_(state->max_session_bytes, state->max_session_memory) {
   if (absl::Status auth = state_->auth.Check(context_->client_metadata()); !auth.ok()) {
     FinishWith(auth);
     return;
   }
   if (state_->inflight.fetch_add(1) >= state_->max_inflight) {
     state_->inflight.fetch_sub(1);
-    FinishWith(
-        absl::ResourceExhaustedError(absl::StrCat("too many sessions in flight (max_inflight ",
-                                                  state_->max_inflight, "); retry with backoff")),
-        Rejection::kMaxInflight);
-    return;
+    // Full: the slot of a call that has sent nothing for a while, if there is one, is this call's.
+    if (!state_->watch->Evict()) {
+      FinishWith(
+          absl::ResourceExhaustedError(absl::StrCat("too many sessions in flight (max_inflight ",
+                                                    state_->max_inflight, "); retry with backoff")),
+          Rejection::kMaxInflight);
+      return;
+    }
   }
-  admitted_ = true;
+  holds_slot_.store(true);
   // The response headers go out now, on admission (marked `cl-admitted`), not with the answer: a
   // client that waits for them after the options learns of a refusal (a trailers-only answer,
   // without the mark) before it sends megabytes for nothing.
   context_->AddInitialMetadata("cl-admitted", "1");
   StartSendInitialMetadata();
-  StartUploadAlarm();
+  watched_ = std::make_shared<Watched>(this);
+  state_->watch->Add(watched_);
   StartRead(&message_);
 }
 
-void AnalyzeReactor::StartUploadAlarm() {
-  const absl::Duration timeout = state_->upload_timeout;
-  if (timeout == absl::InfiniteDuration()) return;
-  alarm_target_ = std::make_shared<AlarmTarget>();
+bool AnalyzeReactor::Watched::End(UploadEnd why, absl::Duration idle) {
+  AnalyzeReactor* reactor = nullptr;
   {
-    absl::MutexLock lock(&alarm_target_->mu);
-    alarm_target_->reactor = this;
-  }
-  upload_alarm_.Set(absl::ToChronoTime(absl::Now() + timeout), [target = alarm_target_,
-                                                                timeout](bool fired) {
-    if (!fired) return;  // cancelled: the upload ended, or the call did
-    AnalyzeReactor* reactor = nullptr;
-    {
-      absl::MutexLock lock(&target->mu);
-      Phase uploading = Phase::kUploading;
-      if (target->reactor == nullptr ||
-          !target->reactor->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
-        return;
-      }
-      // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot
-      // have deleted the reactor before Finished below.
-      reactor = target->reactor;
+    absl::MutexLock lock(&mu_);
+    Phase uploading = Phase::kUploading;
+    if (reactor_ == nullptr ||
+        !reactor_->phase_.compare_exchange_strong(uploading, Phase::kFinished)) {
+      return false;
     }
-    reactor->Finished(
-        absl::DeadlineExceededError(absl::StrCat(
-            "the capture did not arrive within ", absl::FormatDuration(timeout),
-            " (upload_timeout) of the call's start (",
-            FormatCount(reactor->messages_.load(std::memory_order_relaxed), "message", "messages"),
-            " read); the capture was not analyzed")),
-        Rejection::kUploadTimeout);
-  });
+    // Claimed: nothing else finishes the call now, so OnDone (which follows Finish) cannot have
+    // deleted the reactor before Finished below.
+    reactor = reactor_;
+  }
+  if (why == UploadEnd::kEvicted) reactor->holds_slot_.store(false);  // the new call's now
+  reactor->Finished(reactor->Stalled(why, idle), why == UploadEnd::kUploadTimeout
+                                                     ? Rejection::kUploadTimeout
+                                                     : Rejection::kIdle);
+  return true;
+}
+
+absl::Status AnalyzeReactor::Stalled(UploadEnd why, absl::Duration idle) const {
+  const UploadWatchOptions& limits = state_->watch->options();
+  const std::string read =
+      FormatCount(messages_.load(std::memory_order_relaxed), "message", "messages");
+  const std::string idle_for = absl::FormatDuration(absl::Trunc(idle, absl::Milliseconds(1)));
+  switch (why) {
+    case UploadEnd::kUploadTimeout:
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the capture did not arrive within ", absl::FormatDuration(limits.upload_timeout),
+          " (upload_timeout) of the call's start (", read, " read); the capture was not analyzed"));
+    case UploadEnd::kIdle:
+      if (ended_.load()) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            "the end marker came, but the stream stayed open for ",
+            absl::FormatDuration(limits.idle_timeout),
+            " (idle_timeout): close the stream (half-close) after the end marker; the capture "
+            "was not analyzed"));
+      }
+      return absl::DeadlineExceededError(
+          absl::StrCat("nothing arrived for ", absl::FormatDuration(limits.idle_timeout),
+                       " (idle_timeout) after ", read, "; the capture was not analyzed"));
+    case UploadEnd::kEvicted:
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "nothing arrived for ", idle_for, " (after ", read, ") while every max_inflight slot (",
+          state_->max_inflight,
+          ") was taken, so the call's slot went to a call ready to send; the capture was not "
+          "analyzed: send without pausing, or retry"));
+  }
+  return absl::InternalError("unknown upload end");
 }
 
 void AnalyzeReactor::OnReadDone(bool ok) {
-  if (phase_.load() == Phase::kFinished) return;  // the upload's alarm ended the call
+  if (phase_.load() == Phase::kFinished) return;  // the upload watch ended the call
   if (!ok) {
-    // The client half-closed, or the call broke, before the end marker.
     if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
+    // The client closed its side: after the end marker, the upload is whole.
+    if (ended_.load()) return StartAnalysis();
     return Refuse(absl::InvalidArgumentError(
         absl::StrCat("the stream ended after message ", messages_.load(),
                      " without an end marker; the capture was not analyzed")));
   }
+  watched_->Read();
   const uint64_t number = ++messages_;
+  if (ended_.load()) {
+    return Refuse(absl::InvalidArgumentError(
+        absl::StrCat("message ", number, " came after the end marker (message ", number - 1,
+                     "), which must be the stream's last; the capture was not analyzed")));
+  }
   const absl::Status status = has_options_ ? AcceptMessage(number) : AcceptOptions(number);
   message_.Clear();  // kept messages were moved out first
   if (!status.ok()) return Refuse(status);
-  if (ended_) return StartAnalysis();
-  StartRead(&message_);
+  StartRead(&message_);  // after the end marker too: the client must close its side
 }
 
 absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
@@ -149,7 +180,7 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
       v1::AnalyzeChunk chunk;
       if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
       upload_.end = chunk.end();
-      ended_ = true;
+      ended_.store(true);
       return absl::OkStatus();
     }
     case v1::AnalyzeChunk::kOptions:
@@ -162,8 +193,8 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
 void AnalyzeReactor::StartAnalysis() {
   Phase uploading = Phase::kUploading;
   if (!phase_.compare_exchange_strong(uploading, Phase::kAnalyzing))
-    return;  // the alarm ended the call
-  upload_alarm_.Cancel();
+    return;  // the upload watch ended the call
+  state_->watch->Remove(watched_.get());
   const bool scheduled = state_->pool->TrySchedule([this] {
     // The task is over (and the session freed) before the call is ended.
     const AnalysisTask::Outcome outcome =
@@ -184,7 +215,8 @@ void AnalyzeReactor::Refuse(const absl::Status& status) {
 }
 
 void AnalyzeReactor::FinishWith(const absl::Status& status, std::optional<Rejection> rejection) {
-  if (phase_.exchange(Phase::kFinished) == Phase::kFinished) return;  // ended already (the alarm)
+  if (phase_.exchange(Phase::kFinished) == Phase::kFinished)
+    return;  // ended already (the upload watch)
   Finished(status, rejection);
 }
 
@@ -204,11 +236,11 @@ void AnalyzeReactor::Finished(const absl::Status& status, std::optional<Rejectio
 void AnalyzeReactor::OnCancel() { cancelled_->store(true); }
 
 void AnalyzeReactor::OnDone() {
-  if (alarm_target_ != nullptr) {
-    absl::MutexLock lock(&alarm_target_->mu);
-    alarm_target_->reactor = nullptr;
+  if (watched_ != nullptr) {
+    watched_->Detach();
+    state_->watch->Remove(watched_.get());
   }
-  if (admitted_) state_->inflight.fetch_sub(1);
+  if (holds_slot_.exchange(false)) state_->inflight.fetch_sub(1);
   delete this;
 }
 

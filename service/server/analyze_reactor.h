@@ -8,12 +8,15 @@
 // analysis, its metrics, the serialized answer). The reactor ends the call with what the task
 // returns: Finish() is the last touch of the reactor, by whichever thread gets to end the call.
 //
-// Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED), a session over
-// max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for its
-// buffer), a message whose framing is broken, that carries nothing or a second set of options
-// (INVALID_ARGUMENT), a stream that ends without the marker (INVALID_ARGUMENT, never analyzed), an
-// upload that has not ended within upload_timeout of its admission (DEADLINE_EXCEEDED: a stalled
-// or trickling client gives its max_inflight slot back). What is wrong inside a message that
+// Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED; but a full server
+// first takes the slot of a call that has sent nothing for a second, upload_watch.h), a session
+// over max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for
+// its buffer), a message whose framing is broken, that carries nothing or a second set of options,
+// or that comes after the end marker (INVALID_ARGUMENT), a stream that ends without the marker
+// (INVALID_ARGUMENT, never analyzed). The UploadWatch ends an upload that reads nothing for
+// idle_timeout, or that has not ended within upload_timeout of its admission (DEADLINE_EXCEEDED:
+// a stalled, silent or trickling client gives its max_inflight slot back). The analysis starts
+// when the client closes its side after the end marker. What is wrong inside a message that
 // frames well (a string that is not UTF-8, a part out of order, a dangling reference) is refused by
 // the task, naming the message or the part as before, once the end marker has come. What the call
 // came to (refusal, upload size, the analysis's outcome and findings) goes to the ServiceMetrics;
@@ -34,13 +37,13 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "compile_lens/v1/service.grpc.pb.h"
-#include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "service/engine.h"
 #include "service/metrics.h"
 #include "service/server/analysis_task.h"
 #include "service/server/recent_sessions.h"
 #include "service/server/security.h"
+#include "service/server/upload_watch.h"
 #include "service/thread_pool.h"
 
 namespace cl {
@@ -55,7 +58,7 @@ struct AnalyzeServiceState {
   uint64_t max_session_bytes = 0;
   uint64_t max_session_memory = 0;
   int max_inflight = 0;
-  absl::Duration upload_timeout = absl::InfiniteDuration();  // admission to end marker
+  UploadWatch* watch = nullptr;  // ends stalled uploads (idle_timeout, upload_timeout); never null
   std::atomic<int> inflight{0};
 };
 
@@ -87,33 +90,44 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   // Hands the upload to an AnalysisTask on the pool, which ends the call when it is done.
   void StartAnalysis();
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
-  // Ends the call, once: the reactions, the analysis task and the upload's alarm may each try.
+  // Ends the call, once: the reactions, the analysis task and the upload watch may each try.
   void FinishWith(const absl::Status& status, std::optional<Rejection> rejection = std::nullopt);
   void Finished(const absl::Status& status,
                 std::optional<Rejection> rejection);  // FinishWith, claimed
-  void StartUploadAlarm();
+  // What the watch ends a stalled upload with.
+  absl::Status Stalled(UploadEnd why, absl::Duration idle) const;
 
   // Who ends the call: whoever moves phase_ to kFinished first. The analysis task is started only
-  // from kUploading (to kAnalyzing), so the alarm never ends a call the task is working on.
+  // from kUploading (to kAnalyzing), so the watch never ends a call the task is working on.
   enum class Phase { kUploading, kAnalyzing, kFinished };
   std::atomic<Phase> phase_{Phase::kUploading};
-  // The upload alarm reaches the reactor through this: its callback may run after the reactor is
-  // gone (a cancelled alarm still calls back), and OnDone clears it first.
-  struct AlarmTarget {
-    absl::Mutex mu;
-    AnalyzeReactor* reactor ABSL_GUARDED_BY(mu) = nullptr;
+  // The upload as the UploadWatch sees it. The watch may hold it after the reactor is gone; OnDone
+  // clears `reactor` first, and End claims the call (phase_) before it touches anything else.
+  class Watched final : public WatchedUpload {
+   public:
+    explicit Watched(AnalyzeReactor* reactor) : WatchedUpload(absl::Now()), reactor_(reactor) {}
+    bool End(UploadEnd why, absl::Duration idle) override;
+    void Detach() {
+      absl::MutexLock lock(&mu_);
+      reactor_ = nullptr;
+    }
+
+   private:
+    absl::Mutex mu_;
+    AnalyzeReactor* reactor_ ABSL_GUARDED_BY(mu_);
   };
-  std::shared_ptr<AlarmTarget> alarm_target_;
-  grpc::Alarm upload_alarm_;
+  std::shared_ptr<Watched> watched_;
 
   AnalyzeServiceState* const state_;
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
   grpc::ByteBuffer message_;          // the message being read
-  bool admitted_ = false;
+  // Holds a max_inflight slot, given back when the call is done (or passed on, UploadWatch::Evict).
+  std::atomic<bool> holds_slot_{false};
   bool has_options_ = false;
-  bool ended_ = false;  // the end marker came: the stream is read
-  // Read so far, the options included (atomic: the upload's alarm reads it on another thread).
+  // The end marker came (the client must close its side next). Atomic: the watch reads it.
+  std::atomic<bool> ended_{false};
+  // Read so far, the options included (atomic: the upload watch reads it on another thread).
   std::atomic<uint64_t> messages_{0};
   // What the reactions read, for the analysis task (which frees the session's memory on its
   // thread).

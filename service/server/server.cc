@@ -61,9 +61,13 @@ absl::Status CheckLimits(const ServerOptions& options) {
   CL_RETURN_IF_ERROR(
       at_least_one("max_session_memory", static_cast<int64_t>(options.max_session_memory)));
   CL_RETURN_IF_ERROR(at_least_one("max_message_bytes", options.max_message_bytes));
-  if (options.upload_timeout <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--upload_timeout=", absl::FormatDuration(options.upload_timeout), ": must be above zero"));
+  for (const auto& [name, timeout] :
+       {std::pair<absl::string_view, absl::Duration>{"upload_timeout", options.upload_timeout},
+        {"idle_timeout", options.idle_timeout}}) {
+    if (timeout <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, "=", absl::FormatDuration(timeout), ": must be above zero"));
+    }
   }
   return absl::OkStatus();
 }
@@ -75,7 +79,8 @@ AnalysisServer::AnalysisServer(const ServerOptions& options,
     : pool_(options.analysis_threads, options.analysis_queue, options.analysis_nice),
       engine_(&pool_),
       recent_(options.recent_sessions, options.recent_session_bytes),
-      metrics_(std::move(metrics)) {
+      metrics_(std::move(metrics)),
+      watch_({options.idle_timeout, options.upload_timeout, absl::Seconds(1)}) {
   state_.engine = &engine_;
   state_.pool = &pool_;
   state_.metrics = metrics_.get();
@@ -83,7 +88,7 @@ AnalysisServer::AnalysisServer(const ServerOptions& options,
   state_.max_session_bytes = options.max_session_bytes;
   state_.max_session_memory = options.max_session_memory;
   state_.max_inflight = options.max_inflight;
-  state_.upload_timeout = options.upload_timeout;
+  state_.watch = &watch_;
   service_ = std::make_unique<Service>(&state_);
 }
 

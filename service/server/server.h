@@ -38,6 +38,11 @@ struct ServerOptions {
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
   absl::Duration upload_timeout = absl::Seconds(60);
+  // A call that reads no message for this long is ended (DEADLINE_EXCEEDED); and while every
+  // max_inflight slot is taken, a new call takes the slot of one that has read nothing for a second
+  // (or idle_timeout, when shorter). Size it above the longest pause a client makes between two
+  // messages: one message (at most max_message_bytes) on the slowest link it uploads over.
+  absl::Duration idle_timeout = absl::Seconds(10);
   absl::Duration max_connection_age =
       absl::Minutes(5);  // so long-lived HTTP/2 connections rebalance
   absl::Duration max_connection_age_grace = absl::Minutes(10);
@@ -92,6 +97,7 @@ class AnalysisServer {
   Engine engine_;
   RecentSessions recent_;
   std::shared_ptr<ServiceMetrics> metrics_;  // shared: the Exposer holds a weak_ptr to it
+  UploadWatch watch_;                        // outlives server_: every call is done before it stops
   AnalyzeServiceState state_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -13,8 +13,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "capture/schema.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/binaries.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/raw_call.h"
 #include "tests/testing/subprocess.h"
 
 namespace cl {
@@ -30,6 +31,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ::cl::testing::kServerBinary;
 using ::cl::testing::LoadHero;
+using ::cl::testing::RawCall;
 using ::cl::testing::Subprocess;
 using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
@@ -52,8 +54,8 @@ uint64_t PeakRss(pid_t pid) {
 // copied the whole name into its frame.
 std::string StrTableAmplifier(size_t name_bytes, int starts) {
   constexpr absl::string_view kHeader = "V1202 11:00:00.000000 7 torch/_logging/structured.py:22] ";
-  std::string log = absl::StrCat(kHeader, "{\"str\": [\"/", std::string(name_bytes, 'a'),
-                                 ".py\", 0]}\n");
+  std::string log =
+      absl::StrCat(kHeader, "{\"str\": [\"/", std::string(name_bytes, 'a'), ".py\", 0]}\n");
   for (int i = 0; i < starts; ++i) {
     absl::StrAppend(&log, kHeader,
                     "{\"dynamo_start\": {\"stack\": [{\"line\": 1, \"name\": \"f\", "
@@ -184,6 +186,93 @@ TEST_F(HostileServerTest, PartsThatParsePastTheMemoryLimitAreRefused) {
   EXPECT_EQ(answer.status().code(), absl::StatusCode::kResourceExhausted) << answer.status();
   EXPECT_THAT(answer.status().message(), HasSubstr("bytes in memory once parsed, over the limit of "
                                                    "16000000 bytes (max_session_memory)"));
+  ExpectServing();
+}
+
+// The first message of every Analyze call: the options.
+std::string Options() {
+  v1::AnalyzeChunk first;
+  first.mutable_options();
+  return first.SerializeAsString();
+}
+
+// As many streams as --max_inflight that send the options and then nothing once held every slot
+// for the whole 60 s upload timeout, and every real session got RESOURCE_EXHAUSTED. Now a session
+// that arrives while they sit idle takes the slot of the idlest at once (after its first second of
+// silence), and the rest are ended at --idle_timeout.
+TEST_F(HostileServerTest, IdleStreamsDoNotStarveARealSession) {
+  Start({"--max_inflight=4", "--idle_timeout=3s"});
+  std::vector<std::unique_ptr<RawCall>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<RawCall>(remote_.target));
+    ASSERT_TRUE(idle.back()->Write(Options()));
+  }
+  absl::SleepFor(absl::Milliseconds(1200));  // each has been silent for over a second
+  const Clock::time_point asked = Clock::now();
+  ExpectServing();
+  EXPECT_LT(Clock::now() - asked, std::chrono::seconds(2));  // not at the idle timeout (3 s)
+
+  int evicted = 0, timed_out = 0;
+  for (std::unique_ptr<RawCall>& call : idle) {
+    const grpc::Status status = call->Finish();
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++evicted;
+      EXPECT_THAT(status.error_message(),
+                  HasSubstr("(after 1 message) while every max_inflight slot (4) was taken, so "
+                            "the call's slot went to a call ready to send"));
+    } else {
+      ++timed_out;
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+      EXPECT_THAT(status.error_message(),
+                  HasSubstr("nothing arrived for 3s (idle_timeout) after 1 message"));
+    }
+  }
+  EXPECT_EQ(evicted, 1);
+  EXPECT_EQ(timed_out, 3);
+  ExpectServing();
+}
+
+// A stream that opens and sends nothing at all is ended at --idle_timeout, long before the upload
+// timeout.
+TEST_F(HostileServerTest, AStreamThatSendsNothingEndsAtTheIdleTimeout) {
+  Start({"--idle_timeout=500ms", "--upload_timeout=60s"});
+  RawCall call(remote_.target);
+  const Clock::time_point opened = Clock::now();
+  const grpc::Status status = call.Finish();
+  EXPECT_LT(Clock::now() - opened, std::chrono::seconds(3));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("nothing arrived for 500ms (idle_timeout) after 0 messages"));
+  ExpectServing();
+}
+
+// The end marker is the stream's last message: one after it is refused (it was ignored), and a
+// stream left open after it is ended at the idle timeout rather than analyzed.
+TEST_F(HostileServerTest, NothingMayFollowTheEndMarker) {
+  Start({"--idle_timeout=1s"});
+  v1::AnalyzeChunk end;
+  end.mutable_end()->set_parts(0);
+  {
+    RawCall call(remote_.target);
+    ASSERT_TRUE(call.Write(Options()));
+    ASSERT_TRUE(call.Write(end.SerializeAsString()));
+    call.Write(Options());
+    call.WritesDone();
+    const grpc::Status status = call.Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("message 3 came after the end marker (message 2), which must be the "
+                          "stream's last"));
+  }
+  {
+    RawCall call(remote_.target);
+    ASSERT_TRUE(call.Write(Options()));
+    ASSERT_TRUE(call.Write(end.SerializeAsString()));
+    const grpc::Status status = call.Finish();  // never half-closed
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("the end marker came, but the stream stayed open for 1s (idle_timeout)"));
+  }
   ExpectServing();
 }
 

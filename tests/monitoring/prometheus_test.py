@@ -399,7 +399,7 @@ class PrometheusScrapeTest(unittest.TestCase):
         self.assertGreater(p.scalar(f"grpc_server_msg_received_total{{{ANALYZE}}}"), sum(self.traffic.codes.values()))
         self.assertEqual(p.by("reason", "compile_lens_analysis_rejected_total"),
                          {"invalid": 3.0, "too_large": 1.0, "queue_full": 0.0, "max_inflight": 0.0,
-                          "upload_timeout": 0.0})
+                          "upload_timeout": 0.0, "idle": 0.0})
 
     def test_recompiles_and_graph_breaks_by_category_are_the_reports_sums(self):
         p = self.prometheus

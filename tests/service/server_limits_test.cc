@@ -127,6 +127,9 @@ TEST(ServerStartTest, LimitsThatWouldRefuseEveryCallStopTheStart) {
   EXPECT_THAT(start([](ServerOptions& o) { o.upload_timeout = absl::ZeroDuration(); }),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--upload_timeout=0: must be above zero")));
+  EXPECT_THAT(start([](ServerOptions& o) { o.idle_timeout = -absl::Seconds(1); }),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--idle_timeout=-1s: must be above zero")));
   EXPECT_THAT(start([](ServerOptions& o) { o.analysis_queue = 1; }), IsOk());
 }
 

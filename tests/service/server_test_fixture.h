@@ -13,11 +13,11 @@
 #include "client/analyze_client.h"
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "gmock/gmock.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "service/server/server.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/raw_call.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl::testing {
@@ -97,55 +97,6 @@ class ServerTest : public ::testing::Test {
 
   std::unique_ptr<AnalysisServer> server_;
   std::unique_ptr<v1::CompileLens::Stub> stub_;
-};
-
-// An Analyze call through the generic API: its messages are whatever bytes the test writes.
-class RawCall {
- public:
-  explicit RawCall(const std::string& address)
-      : generic_(grpc::CreateChannel(address, grpc::InsecureChannelCredentials())) {
-    context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    call_ = generic_.PrepareCall(&context_, "/compile_lens.v1.CompileLens/Analyze", &cq_);
-    call_->StartCall(this);
-    Wait();
-  }
-  ~RawCall() {
-    cq_.Shutdown();
-    void* tag = nullptr;
-    bool ok = false;
-    while (cq_.Next(&tag, &ok)) {
-    }
-  }
-
-  bool Write(const std::string& bytes) {
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer buffer(&slice, 1);
-    call_->Write(buffer, this);
-    return Wait();
-  }
-  void WritesDone() {
-    call_->WritesDone(this);
-    Wait();
-  }
-  // The status the server ended the call with (DEADLINE_EXCEEDED if it never did).
-  grpc::Status Finish() {
-    grpc::Status status;
-    call_->Finish(&status, this);
-    Wait();
-    return status;
-  }
-
- private:
-  bool Wait() {
-    void* tag = nullptr;
-    bool ok = false;
-    return cq_.Next(&tag, &ok) && ok;
-  }
-
-  grpc::GenericStub generic_;
-  grpc::ClientContext context_;
-  grpc::CompletionQueue cq_;
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
 };
 
 }  // namespace cl::testing
