@@ -61,9 +61,8 @@ class TraceParser {
   // The rank the log's records carry, if any did (logs written before dist.init carry none).
   std::optional<int64_t> rank() const { return rank_; }
 
-  // What the import has taken in so far (see TraceParseOptions::memory_budget), and whether that
-  // went past the budget: from then on records are dropped unread.
-  uint64_t taken_in() const { return taken_in_; }
+  // Whether the import went past TraceParseOptions::memory_budget (from then on records are
+  // dropped unread), and what its stacks copied from the `str` table.
   uint64_t copied_from_str_table() const { return copied_from_str_table_; }
   bool over_budget() const { return over_budget_; }
   uint64_t memory_budget() const { return options_.memory_budget; }

@@ -56,8 +56,8 @@ struct CallUpload {
   google::protobuf::Arena arena{ArenaOptions()};
   // What the session may take in memory once parsed (max_session_memory): the arena, or a raw
   // log's import (the assembler checks that one). Protobuf's wire format is compact (an empty
-  // message is 2 bytes on the wire, a hundred on the arena), so the wire limit alone does not
-  // bound it.
+  // message is 2 bytes on the wire and a whole message object on the arena), so the wire limit
+  // alone does not bound it.
   const uint64_t max_memory;
 
   v1::AnalyzeOptions options;

@@ -81,7 +81,6 @@ absl::Status AnalyzeReactor::Stalled(UploadEnd why, absl::Duration idle) const {
   const UploadWatchOptions& limits = state_->watch->options();
   const std::string read =
       FormatCount(messages_.load(std::memory_order_relaxed), "message", "messages");
-  const std::string idle_for = absl::FormatDuration(absl::Trunc(idle, absl::Milliseconds(1)));
   switch (why) {
     case UploadEnd::kUploadTimeout:
       return absl::DeadlineExceededError(absl::StrCat(
@@ -100,8 +99,8 @@ absl::Status AnalyzeReactor::Stalled(UploadEnd why, absl::Duration idle) const {
                        " (idle_timeout) after ", read, "; the capture was not analyzed"));
     case UploadEnd::kEvicted:
       return absl::ResourceExhaustedError(absl::StrCat(
-          "nothing arrived for ", idle_for, " (after ", read, ") while every max_inflight slot (",
-          state_->max_inflight,
+          "nothing arrived for ", absl::FormatDuration(absl::Trunc(idle, absl::Milliseconds(1))),
+          " (after ", read, ") while every max_inflight slot (", state_->max_inflight,
           ") was taken, so the call's slot went to a call ready to send; the capture was not "
           "analyzed: send without pausing, or retry"));
   }

@@ -42,10 +42,12 @@ bool UploadWatch::Evict() {
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [key, upload] : uploads_) {
-      if (const absl::Duration d = upload->IdleFor(now); d >= evict_after) idle.emplace_back(d, upload);
+      if (const absl::Duration d = upload->IdleFor(now); d >= evict_after)
+        idle.emplace_back(d, upload);
     }
   }
-  std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(idle.begin(), idle.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [d, upload] : idle) {
     if (upload->End(UploadEnd::kEvicted, d)) {
       Remove(upload.get());

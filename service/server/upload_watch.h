@@ -5,9 +5,10 @@
 // refuse a client that is ready to send.
 //
 // The watch knows a call only as a WatchedUpload: when it read last, when it was admitted, and how
-// to end it (`end`, the reactor's, which claims the call first and does nothing for a call that
-// another path has ended already). A reactor adds its upload on admission and removes it when the
-// upload ends (its end marker, or its end); the watch never touches a call it has removed.
+// to end it (End, the reactor's, which claims the call first and does nothing for a call that has
+// moved on: analyzing, or ended by another path). A reactor adds its upload on admission and
+// removes it when the upload ends; a sweep that picked it up just before is harmless, as End then
+// finds the call claimed.
 #ifndef SERVICE_SERVER_UPLOAD_WATCH_H_
 #define SERVICE_SERVER_UPLOAD_WATCH_H_
 
@@ -26,9 +27,9 @@ namespace cl {
 
 // Why the watch ends a call.
 enum class UploadEnd {
-  kIdle,          // no message for idle_timeout
-  kUploadTimeout, // no end marker within upload_timeout of admission
-  kEvicted,       // idle while the server was full: its slot went to a new call
+  kIdle,           // no message for idle_timeout
+  kUploadTimeout,  // no end marker within upload_timeout of admission
+  kEvicted,        // idle while the server was full: its slot went to a new call
 };
 
 class WatchedUpload {
