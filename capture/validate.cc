@@ -1,5 +1,6 @@
 #include "capture/validate.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -69,20 +70,22 @@ std::string FrameMismatch(const CompileId& id, const v1::Frame& f) {
   return "";
 }
 
-// The analyses evaluate symbolic sizes at the hints: a hint must be a number, a name unique.
+// The analyses evaluate symbolic sizes at the hints: a hint must be a number (an integer for a
+// size, a decimal for torch's float symbols, "zf0"), a name unique.
 void ValidateSymbols(const v1::Compile& cp, const std::string& path, Problems* p) {
   absl::flat_hash_set<absl::string_view> names;
   for (int j = 0; j < cp.symbols_size(); ++j) {
     const v1::Symbol& symbol = cp.symbols(j);
     const std::string at = absl::StrCat(path, ".symbols[", j, "]");
-    int64_t hint = 0;
+    double hint = 0;
     if (symbol.name().empty()) {
       p->Add(at + ".name", "is empty");
     } else if (!names.insert(symbol.name()).second) {
       p->Add(at + ".name", absl::StrCat(Quote(symbol.name()), " is used by another symbol"));
     }
-    if (!symbol.hint().empty() && !absl::SimpleAtoi(symbol.hint(), &hint)) {
-      p->Add(at + ".hint", absl::StrCat(Quote(symbol.hint()), " is not an integer"));
+    if (!symbol.hint().empty() &&
+        !(absl::SimpleAtod(symbol.hint(), &hint) && std::isfinite(hint))) {
+      p->Add(at + ".hint", absl::StrCat(Quote(symbol.hint()), " is not a number"));
     } else if (symbol.unbacked() && !symbol.hint().empty()) {
       p->Add(at + ".hint", "is set on an unbacked symbol, which has none");
     }

@@ -418,10 +418,14 @@ def dangling_refs(c, lite):
     case("compile_id_round_without_frame", lambda d: d["compiles"][3].update({"id": "0/3@1"}),
          ['compiles[3]: id "0/3@1" disagrees with frame_id 0, which is of reset round 0, not 1'])
     case("compiles_removed", lambda d: d.update({"compiles": []}), ['graphs[0].compile_id: "0/0" names no compile'])
-    # Symbolic sizes are evaluated at the symbols' hints: a hint must be an integer, a name unique.
-    case("symbol_hint_not_integer", lambda d: d["compiles"][1].update(
-        {"symbols": [{"name": "s0", "hint": "4.5"}]}),
-        ['compiles[1].symbols[0].hint: "4.5" is not an integer'])
+    # Symbolic sizes are evaluated at the symbols' hints: a hint must be a number (a float symbol's
+    # is a decimal), a name unique.
+    case("symbol_hint_not_a_number", lambda d: d["compiles"][1].update(
+        {"symbols": [{"name": "s0", "hint": "four"}]}),
+        ['compiles[1].symbols[0].hint: "four" is not a number'])
+    case("symbol_hint_infinite", lambda d: d["compiles"][1].update(
+        {"symbols": [{"name": "zf0", "hint": "inf"}]}),
+        ['compiles[1].symbols[0].hint: "inf" is not a number'])
     case("symbol_name_twice", lambda d: d["compiles"][1].update(
         {"symbols": [{"name": "s0", "hint": "4"}, {"name": "s0", "hint": "8"}]}),
         ['compiles[1].symbols[1].name: "s0" is used by another symbol'])

@@ -4,7 +4,9 @@
 #include <map>
 #include <string>
 
+#include "capture/validate.h"
 #include "gtest/gtest.h"
+#include "tests/testing/import_fixture.h"
 
 namespace cl {
 namespace {
@@ -88,6 +90,25 @@ TEST(SizeHintsTest, ACompilesHintsAreItsBackedSymbols) {
   EXPECT_EQ(by_compile.For("0/1").Evaluate("u0"), std::nullopt);
   EXPECT_EQ(by_compile.For("0/0").Evaluate("s0"), std::nullopt);
   EXPECT_EQ(by_compile.For("9/9").Evaluate("s0"), std::nullopt);
+}
+
+// A Python float passed into a compiled frame (here an .item() across a graph break, in a real
+// torch 2.6 run) is a float symbol, "zf0" with a decimal hint: the capture keeps it and validates
+// (it once failed the whole analysis as "not an integer"), and it is no size.
+TEST(SizeHintsTest, AFloatSymbolIsKeptButIsNoSize) {
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/resnet_item_break/trace.log.gz");
+  EXPECT_TRUE(ValidateCapture(capture).ok()) << ValidateCapture(capture);
+  const v1::Compile* with_float = nullptr;
+  for (const v1::Compile& c : capture.compiles()) {
+    for (const v1::Symbol& symbol : c.symbols()) {
+      if (symbol.name() == "zf0") with_float = &c;
+    }
+  }
+  ASSERT_NE(with_float, nullptr);
+  EXPECT_EQ(with_float->symbols(0).name(), "zf0");
+  EXPECT_EQ(with_float->symbols(0).hint().substr(0, 4), "0.55");
+  EXPECT_EQ(SizeHintsByCompile(capture).For(with_float->id()).Evaluate("zf0"), std::nullopt);
 }
 
 }  // namespace
