@@ -5,7 +5,8 @@
 # stored gzipped) and tests/fixtures/**/*.log, cut into runs of a few records (< 64 KiB each),
 # plus the FX graphs, guard trees, recompile reasons and compile_lens records they carry and their
 # captures; examples/hero/*.cls.json and tests/**/*.cls.json (shrunk, and as .cls.pb and as
-# Analyze stream parts); lint/correctness.toml; the Python sources of examples/hero and
+# Analyze stream parts; not tests/fuzz/regressions, whose inputs are broken on purpose and are
+# replayed as they are by the fuzz tests); lint/correctness.toml; the Python sources of examples/hero and
 # tests/python/scenes. The seeds are cut by the fuzz_seeds tool ($FUZZ_SEEDS, default
 # <OUT_DIR>/../tests/fuzz/fuzz_seeds). Nothing here is committed; rerunning replaces OUT_DIR.
 set -euo pipefail
@@ -50,7 +51,8 @@ done < <(find "$fixtures" -path "$fixtures/torch_trace" -prune -o -type f -name 
 
 while IFS= read -r -d '' f; do
   "$seeds" capture "$f" "$out" "$(name_of "$f" "$repo")"
-done < <(find "$repo/examples" "$repo/tests" -name '*.cls.json' -print0 | sort -z)
+done < <(find "$repo/examples" "$repo/tests" -path "$repo/tests/fuzz/regressions" -prune -o \
+  -name '*.cls.json' -print0 | sort -z)
 
 # The text formats whole.
 cp "$repo/lint/correctness.toml" "$out/correctness_db_fuzz/correctness.toml"
@@ -63,6 +65,24 @@ printf '%s' "0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 
 printf '%s\n' "torch._dynamo hit config.recompile_limit (8)" "   function: 'forward' (/p/model.py:12)" \
   "   last reason: 0/7: tensor 'x' size mismatch at index 0. expected 8, actual 9" \
   > "$out/recompile_reason_fuzz/hand-limit.txt"
+
+# The inputs that once broke a target (non-finite numbers, str-table indirection, deep nesting,
+# ...) are seeds too, as they are: mutations near them are where the next such input lies.
+for t in "${targets[@]}"; do
+  if compgen -G "$repo/tests/fuzz/regressions/$t/*" >/dev/null; then
+    for f in "$repo/tests/fuzz/regressions/$t"/*; do cp "$f" "$out/$t/regression-$(basename "$f")"; done
+  fi
+done
+
+# The str-table indirection whole but small (the regression input is cut at 64 KiB below): a
+# 2 KiB file name that 200 frames name by index.
+{
+  hdr='V1202 11:00:00.000000 7 torch/_logging/structured.py:22] '
+  printf '%s{"str": ["/%s.py", 0]}\n' "$hdr" "$(head -c 2048 /dev/zero | tr '\0' a)"
+  for i in $(seq 0 199); do
+    printf '%s{"dynamo_start": {"stack": [{"line": 1, "name": "f", "filename": 0}]}, "frame_id": %d, "frame_compile_id": 0, "attempt": 0}\n' "$hdr" "$i"
+  done
+} > "$out/torch_trace_fuzz/str-table-indirection.log"
 
 # Small caps for the tokenizer target come from its first two bytes; 0 0 keeps production caps.
 for f in "$out"/torch_trace_tokenizer_fuzz/*; do
