@@ -118,10 +118,19 @@ LintResult Lint(const std::vector<LintSource>& sources, const LintOptions& optio
   std::vector<std::shared_ptr<const ParsedFile>> parsed;
   std::vector<const ModuleIndex*> files;
   PythonParser parser;
+  uint64_t total_bytes = 0;
   for (const LintSource& source : sources) {
     if (cancelled()) {
       result.cancelled = true;
       return result;
+    }
+    if (source.text.size() <= options.limits.max_bytes) total_bytes += source.text.size();
+    if (total_bytes > options.max_total_bytes) {
+      result.diagnostics.push_back(
+          {source.path, 0,
+           absl::StrCat("not scanned: the session's sources are over the ", options.max_total_bytes,
+                        "-byte limit for one scan")});
+      continue;
     }
     std::shared_ptr<const ParsedFile> p =
         options.cache != nullptr

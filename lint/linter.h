@@ -28,6 +28,10 @@ struct LintOptions {
   std::string torch_version;  // the capture's; gates DB entries by fixed_in / affected_versions
   std::vector<CompiledFrame> frames;  // roots the capture knows of
   ParseLimits limits;
+  // The source one scan reads in all: files past it are not scanned (each says so), so a session
+  // of many files within `limits` still costs a bounded time (a 100,000-line file, the most
+  // `limits` allow, is about 2.6 MB and 1 s; bench/README.md).
+  uint64_t max_total_bytes = uint64_t{8} << 20;
   const std::atomic<bool>* cancelled = nullptr;
   ParseCache* cache = nullptr;  // parsed files kept across scans; null: parse every file
 };

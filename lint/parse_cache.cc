@@ -23,7 +23,7 @@ std::shared_ptr<const ParsedFile> ParseCache::Get(PythonParser& parser, const st
                                                   absl::string_view text,
                                                   const ParseLimits& limits) {
   std::string key = absl::StrCat(Sha256Hex(text), "\x1f", limits.max_bytes, "\x1f",
-                                 limits.timeout_micros, "\x1f", path);
+                                 limits.max_lines, "\x1f", limits.timeout_micros, "\x1f", path);
   {
     absl::MutexLock lock(&mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {

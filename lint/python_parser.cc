@@ -301,6 +301,12 @@ ParsedSource PythonParser::Parse(absl::string_view text, const ParseLimits& limi
                          "-byte limit for one source file")});
     return out;
   }
+  if (out.lines > limits.max_lines) {
+    out.diagnostics.push_back(
+        {0, absl::StrCat("not scanned: ", out.lines, " lines is over the ", limits.max_lines,
+                         "-line limit for one source file")});
+    return out;
+  }
   std::string& source = out.tree.mutable_source();
   if (IsValidUtf8(text)) {
     source.assign(text.data(), text.size());

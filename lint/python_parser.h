@@ -21,8 +21,12 @@ struct TSParser;
 
 namespace cl::lint {
 
+// What one file may cost the scan. A file over either size is not scanned (the report says so):
+// the largest hand-written modules of public model code are a few thousand lines, and the scan's
+// time grows with the file (bench/README.md has the figures).
 struct ParseLimits {
-  size_t max_bytes = size_t{16} << 20;
+  size_t max_bytes = size_t{4} << 20;
+  uint32_t max_lines = 100'000;
   // The parse's time budget; 0: 2 s plus 1 s per MiB of source, many times what tree-sitter takes
   // to parse it (bench/README.md), so that a real file never comes near it.
   uint64_t timeout_micros = 0;

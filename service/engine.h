@@ -4,11 +4,13 @@
 // passes alongside the pool's helpers — so an analysis finishes even when the pool's queue is full
 // and a pool thread waiting on its own passes can never deadlock the pool. Each pass is timed; a
 // failing pass (error status or exception) marks its own section ERROR while the rest of the report
-// comes back. Sections no selected pass fills are marked SKIPPED with the reason.
+// comes back. Sections no selected pass fills are marked SKIPPED with the reason. Every string in
+// the report is at most kMaxReportStringBytes long.
 #ifndef SERVICE_ENGINE_H_
 #define SERVICE_ENGINE_H_
 
 #include <atomic>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,11 @@
 #include "service/thread_pool.h"
 
 namespace cl {
+
+// The longest string a report echoes back (a frame name, a recompile reason, a source line): a
+// longer one is clipped, and says how long it was. An upload may hold strings of any length; the
+// report, its HTML and its text must not repeat them whole.
+inline constexpr size_t kMaxReportStringBytes = 16 << 10;
 
 struct EngineResult {
   v1::AnalysisReport report;

@@ -58,7 +58,9 @@ ABSL_FLAG(absl::Duration, idle_timeout, absl::Seconds(10),
           "messages of the slowest client (one max_message_bytes message on its link)");
 ABSL_FLAG(int, recent_sessions, 256,
           "responses kept so that a session sent again (an upload's retry) is answered without a "
-          "second analysis; 0 = analyze every call");
+          "second analysis; a copy that arrives while the first is still analyzed is told ABORTED "
+          "(retry after a backoff: the retry gets the first analysis's answer); 0 = analyze every "
+          "call");
 ABSL_FLAG(int, lint_cache_files, static_cast<int>(cl::kLintCacheFiles),
           "parsed source files the lint pass keeps across sessions (0: none); their trees take "
           "about 13x their text");
@@ -77,7 +79,9 @@ ABSL_FLAG(std::string, tls_client_ca, "",
 ABSL_FLAG(
     std::string, token_file, "",
     "a file holding the bearer token every Analyze call must carry (`authorization: Bearer ...`, "
-    "compared in constant time); gRPC health and the metrics port are exempt");
+    "compared in constant time); gRPC health, server reflection (it shows only the service's "
+    "schema, the public compile_lens/v1 protos) and the metrics port are exempt. Without "
+    "--tls_cert the token crosses in clear text, and the server says so at start");
 ABSL_FLAG(std::string, correctness_db, "",
           "a correctness.toml (e.g. lint/correctness.toml) that rates lint findings for requests "
           "that carry "
@@ -91,7 +95,13 @@ ABSL_FLAG(
     "session.labels keys that become labels of the fleet metrics (comma-separated); keys that "
     "name ids, paths or hosts are refused");
 ABSL_FLAG(int, metrics_label_values, 16,
-          "distinct values kept per metrics label; later values are reported as \"other\"");
+          "distinct values kept per metrics label, first come first kept, for a label "
+          "--metrics_label_allow gives no values; later values are reported as \"other\" and "
+          "counted in compile_lens_fleet_label_folded_total");
+ABSL_FLAG(std::vector<std::string>, metrics_label_allow, {},
+          "the only values some metrics labels keep, KEY=V1|V2|... per label, comma-separated "
+          "(--metrics_label_allow 'cluster=us-east|us-west,model=gpt|llama'); any other value of "
+          "such a label is reported as \"other\", whoever sends first");
 
 namespace {
 
@@ -105,6 +115,11 @@ grpc.health.v1.Health and server reflection. SIGTERM drains: health goes NOT_SER
 are refused after --drain_delay, calls in flight finish (up to --drain_grace; the rest are
 cancelled), then it exits 0. The grace is a hard bound: work still running 5s past it is cut off
 and the process exits 1.
+Every request is bounded: an upload by --max_session_bytes on the wire and --max_session_memory
+once parsed, a silent stream by --idle_timeout, a slow one by --upload_timeout. What a report
+echoes is bounded too: any string longer than 16 KiB (a frame name, a recompile reason) comes back
+clipped, saying its full length; the lint pass skips a source file over 4 MiB or 100,000 lines,
+and the files past 8 MiB of source in one session, naming each in the report's diagnostics.
 With --metrics_listen it serves Prometheus metrics (go-grpc-prometheus RPC metrics and
 compile_lens_*; see README "Metrics") on their own port.
 
@@ -182,6 +197,7 @@ int main(int argc, char** argv) {
                       absl::GetFlag(FLAGS_tls_client_ca), absl::GetFlag(FLAGS_token_file)};
   options.metrics.fleet_labels = absl::GetFlag(FLAGS_metrics_labels);
   options.metrics.max_label_values = absl::GetFlag(FLAGS_metrics_label_values);
+  options.metrics.label_allowlist = absl::GetFlag(FLAGS_metrics_label_allow);
 
   absl::StatusOr<std::unique_ptr<cl::AnalysisServer>> server = cl::AnalysisServer::Start(options);
   if (!server.ok()) {
@@ -191,6 +207,12 @@ int main(int argc, char** argv) {
   std::cerr << "cl-server: listening on " << (*server)->address() << std::endl;
   if (!(*server)->metrics_address().empty()) {
     std::cerr << "cl-server: metrics on " << (*server)->metrics_address() << std::endl;
+  }
+  // After the addresses, which scripts read first.
+  if (!options.security.token_file.empty() && options.security.cert_file.empty()) {
+    std::cerr << "cl-server: warning: --token_file without --tls_cert: the bearer token crosses "
+                 "the network in clear text; serve TLS, or keep the port on a trusted network"
+              << std::endl;
   }
 
   int signal = 0;

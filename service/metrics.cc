@@ -103,8 +103,10 @@ absl::StatusOr<std::shared_ptr<ServiceMetrics>> ServiceMetrics::Create(
     return absl::InvalidArgumentError(
         "the cap on distinct metrics label values must be at least 1");
   }
-  absl::StatusOr<std::unique_ptr<FleetLabels>> fleet =
-      FleetLabels::Create(options.fleet_labels, static_cast<size_t>(options.max_label_values));
+  absl::StatusOr<FleetLabels::Allowlist> allowed = ParseLabelAllowlist(options.label_allowlist);
+  if (!allowed.ok()) return allowed.status();
+  absl::StatusOr<std::unique_ptr<FleetLabels>> fleet = FleetLabels::Create(
+      options.fleet_labels, static_cast<size_t>(options.max_label_values), *allowed);
   if (!fleet.ok()) return fleet.status();
   std::shared_ptr<ServiceMetrics> metrics(new ServiceMetrics(std::move(*fleet)));
   // The sessions that carry no fleet label: their series exist from the first scrape.
@@ -172,6 +174,11 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                               "(--upload_timeout: the capture did not arrive in time), idle "
                               "(--idle_timeout: nothing arrived for that long, or nothing for a "
                               "second while every slot was taken).")),
+      label_folded_(CounterFamily(
+          *registry_, "compile_lens_fleet_label_folded_total",
+          "Analyzed sessions whose value of a fleet label was reported as \"other\", by label: "
+          "a value past the first --metrics_label_values, outside --metrics_label_allow, over 64 "
+          "bytes or not UTF-8.")),
       queue_depth_(GaugeFamily(*registry_, "compile_lens_analysis_queue_depth",
                                "Analysis pool tasks waiting for a thread.")),
       queue_capacity_(GaugeFamily(
@@ -193,6 +200,8 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
   for (size_t i = 0; i < rejected_series_.size(); ++i) {
     rejected_series_[i] = &rejected_.Add({{"reason", std::string(kRejectionNames[i])}});
   }
+  for (const std::string& key : fleet_labels_->keys())
+    label_folded_series_.push_back(&label_folded_.Add({{"label", key}}));
   queue_depth_series_ = &queue_depth_.Add({});
   queue_capacity_series_ = &queue_capacity_.Add({});
   inflight_series_ = &inflight_.Add({});
@@ -225,7 +234,11 @@ const RpcSeries* ServiceMetrics::Rpc(absl::string_view full_method) const {
 }
 
 FleetCounters& ServiceMetrics::Fleet(const v1::Session& session) {
-  std::vector<std::string> values = fleet_labels_->Resolve(session.labels());
+  std::vector<bool> folded;
+  std::vector<std::string> values = fleet_labels_->Resolve(session.labels(), &folded);
+  for (size_t i = 0; i < folded.size(); ++i) {
+    if (folded[i]) label_folded_series_[i]->Increment();
+  }
   absl::MutexLock lock(&mu_);
   std::unique_ptr<FleetCounters>& slot = fleet_[values];
   if (slot == nullptr) {

@@ -79,11 +79,13 @@ struct ServiceLoad {
 struct MetricsOptions {
   std::vector<std::string> fleet_labels = {"cluster", "model"};  // session.labels keys
   int max_label_values = 16;  // distinct values kept per fleet label; later ones are "other"
+  // The only values some fleet labels keep, as --metrics_label_allow gives them: "KEY=V1|V2|...".
+  std::vector<std::string> label_allowlist;
 };
 
 class ServiceMetrics final : public prometheus::Collectable {
  public:
-  // INVALID_ARGUMENT for a fleet label FleetLabels refuses, or a cap below 1.
+  // INVALID_ARGUMENT for a fleet label or allowlist FleetLabels refuses, or a cap below 1.
   static absl::StatusOr<std::shared_ptr<ServiceMetrics>> Create(const MetricsOptions& options);
   ~ServiceMetrics() override;
 
@@ -128,6 +130,7 @@ class ServiceMetrics final : public prometheus::Collectable {
   prometheus::Family<prometheus::Histogram>& analysis_seconds_;
   prometheus::Family<prometheus::Histogram>& capture_bytes_;
   prometheus::Family<prometheus::Counter>& rejected_;
+  prometheus::Family<prometheus::Counter>& label_folded_;
   prometheus::Family<prometheus::Gauge>& queue_depth_;
   prometheus::Family<prometheus::Gauge>& queue_capacity_;
   prometheus::Family<prometheus::Gauge>& inflight_;
@@ -139,6 +142,7 @@ class ServiceMetrics final : public prometheus::Collectable {
   prometheus::Histogram* analysis_series_ = nullptr;
   prometheus::Histogram* capture_series_ = nullptr;
   std::array<prometheus::Counter*, 6> rejected_series_{};  // by Rejection
+  std::vector<prometheus::Counter*> label_folded_series_;  // by fleet label, in key order
   prometheus::Gauge* queue_depth_series_ = nullptr;
   prometheus::Gauge* queue_capacity_series_ = nullptr;
   prometheus::Gauge* inflight_series_ = nullptr;

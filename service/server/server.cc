@@ -117,6 +117,9 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(
       return status;
   }
   grpc::EnableDefaultHealthCheckService(true);  // before the builder is made
+  // Reflection (grpcurl, grpc_cli) answers without the bearer token: it shows the service's schema,
+  // the public compile_lens/v1 protos, never a session. Linking the plugin registers it for every
+  // builder, so it is on in every server.
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;

@@ -15,6 +15,8 @@
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lint/linter.h"
+#include "service/engine.h"
 #include "service/render/render.h"
 #include "tests/testing/binaries.h"
 #include "tests/testing/fixtures.h"
@@ -319,6 +321,25 @@ TEST_F(E2eTest, UsageErrors) {
   EXPECT_THAT(help.stdout_text + help.stderr_text, HasSubstr("cl-client analyze"));
   const RunResult server_help = RunCommand({kServerBinary, "--help"});
   EXPECT_THAT(server_help.stdout_text + server_help.stderr_text, HasSubstr("--max_inflight"));
+}
+
+// --help states the bounds on what a report echoes and what lint reads, as the code sets them.
+TEST_F(E2eTest, HelpStatesTheLimitsTheCodeEnforces) {
+  const lint::ParseLimits file;
+  ASSERT_EQ(file.max_lines, 100'000u) << "update the help texts' \"100,000 lines\"";
+  const std::string limits = absl::StrCat("longer than ", kMaxReportStringBytes >> 10, " KiB");
+  const std::string lint = absl::StrCat("over ", file.max_bytes >> 20, " MiB or 100,000 lines");
+  const std::string total =
+      absl::StrCat("past ", lint::LintOptions().max_total_bytes >> 20, " MiB of source");
+  const RunResult server = RunCommand({kServerBinary, "--help"});
+  const RunResult client = RunCommand({kClientBinary, "help", "analyze"});
+  for (const std::string& text :
+       {server.stdout_text + server.stderr_text, client.stdout_text + client.stderr_text}) {
+    std::string flat = absl::StrReplaceAll(text, {{"\n", " "}});
+    EXPECT_THAT(flat, HasSubstr(limits));
+    EXPECT_THAT(flat, HasSubstr(lint));
+    EXPECT_THAT(flat, HasSubstr(total));
+  }
 }
 
 TEST_F(E2eTest, SigtermDrainsAndExitsZero) {

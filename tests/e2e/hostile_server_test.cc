@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/binaries.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/hostile_inputs.h"
 #include "tests/testing/raw_call.h"
 #include "tests/testing/subprocess.h"
 
@@ -31,7 +32,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ::cl::testing::kServerBinary;
 using ::cl::testing::LoadHero;
+using ::cl::testing::OptionsOnlyMessage;
 using ::cl::testing::RawCall;
+using ::cl::testing::StrTableAmplifier;
 using ::cl::testing::Subprocess;
 using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
@@ -47,22 +50,6 @@ uint64_t PeakRss(pid_t pid) {
   absl::ConsumeSuffix(&kb, " kB");
   uint64_t n = 0;
   return absl::SimpleAtoi(kb, &n) ? n << 10 : 0;
-}
-
-// A log whose str table interns one `name_bytes`-long file name, then `starts` compiles of
-// distinct frames whose dynamo_start stacks name it by index: a few bytes a record, each once
-// copied the whole name into its frame.
-std::string StrTableAmplifier(size_t name_bytes, int starts) {
-  constexpr absl::string_view kHeader = "V1202 11:00:00.000000 7 torch/_logging/structured.py:22] ";
-  std::string log =
-      absl::StrCat(kHeader, "{\"str\": [\"/", std::string(name_bytes, 'a'), ".py\", 0]}\n");
-  for (int i = 0; i < starts; ++i) {
-    absl::StrAppend(&log, kHeader,
-                    "{\"dynamo_start\": {\"stack\": [{\"line\": 1, \"name\": \"f\", "
-                    "\"filename\": 0}]}, \"frame_id\": ",
-                    i, ", \"frame_compile_id\": 0, \"attempt\": 0}\n");
-  }
-  return log;
 }
 
 class HostileServerTest : public ::testing::Test {
@@ -191,11 +178,64 @@ TEST_F(HostileServerTest, PartsThatParsePastTheMemoryLimitAreRefused) {
   ExpectServing();
 }
 
-// The first message of every Analyze call: the options.
-std::string Options() {
-  v1::AnalyzeChunk first;
-  first.mutable_options();
-  return first.SerializeAsString();
+// A 16 MiB frame name once came back as a 50 MB response, a 12 MiB recompile reason as a 94 MB one:
+// the report echoed them whole, several times over, and the HTML again. Every string the report
+// holds is clipped to kMaxReportStringBytes, and says how long it was.
+TEST_F(HostileServerTest, LongStringsComeBackClippedWithTheirLength) {
+  Start({});
+  v1::SessionCapture head = LoadHero("head.cls.json");
+  head.mutable_session()->set_id("long-strings");
+  ASSERT_GT(head.frames_size(), 0);
+  const std::string frame(16 << 20, 'f');
+  head.mutable_frames(0)->set_name(frame);
+  for (v1::Compile& compile : *head.mutable_compiles()) {
+    if (compile.recompile_reasons().empty()) continue;
+    compile.set_recompile_reasons(
+        0, absl::StrCat(compile.recompile_reasons(0), " ", std::string(12 << 20, 'r')));
+    break;
+  }
+  v1::AnalyzeOptions options;
+  options.set_render_html(true);
+  options.set_render_text(true);
+  absl::StatusOr<v1::AnalyzeResponse> answer =
+      AnalyzeRemote({head, std::nullopt}, options, remote_);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_LT(answer->ByteSizeLong(), size_t{4} << 20);
+  EXPECT_THAT(answer->html(), HasSubstr("[clipped: 16777216 bytes in all]"));
+  std::string diagnostics;
+  for (const v1::Diagnostic& d : answer->report().diagnostics())
+    absl::StrAppend(&diagnostics, d.message(), "\n");
+  EXPECT_THAT(diagnostics, HasSubstr("longer than 16 KiB are clipped here"));
+  ExpectServing();
+}
+
+// Reflection answers without the token (it shows the public schema, never a session, and the
+// README and --help say so). A token without TLS is warned about at start.
+TEST_F(HostileServerTest, ReflectionIsExemptFromTheTokenAndATokenInClearTextIsWarnedAbout) {
+  const std::string token = TmpPath("reflection.token");
+  ASSERT_TRUE(WriteFile(token, "s3cret\n").ok());
+  // ServerReflectionRequest{list_services: ""}: field 7, length 0.
+  const std::string list_services("\x3a\x00", 2);
+  constexpr char kReflection[] = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
+
+  Start({absl::StrCat("--token_file=", token)});
+  EXPECT_THAT(server_->ReadStderrLine(),
+              HasSubstr("warning: --token_file without --tls_cert: the bearer token crosses the "
+                        "network in clear text"));
+  {
+    RawCall call(remote_.target, kReflection);
+    ASSERT_TRUE(call.Write(list_services));
+    std::string answer;
+    ASSERT_TRUE(call.Read(&answer));
+    EXPECT_THAT(answer, HasSubstr("compile_lens.v1.CompileLens"));
+    call.WritesDone();
+    EXPECT_TRUE(call.Finish().ok());
+  }
+  // And the Analyze call itself still needs the token.
+  RawCall analyze(remote_.target);
+  analyze.Write(OptionsOnlyMessage());
+  analyze.WritesDone();
+  EXPECT_EQ(analyze.Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
 
 // As many streams as --max_inflight that send the options and then nothing once held every slot
@@ -207,7 +247,7 @@ TEST_F(HostileServerTest, IdleStreamsDoNotStarveARealSession) {
   std::vector<std::unique_ptr<RawCall>> idle;
   for (int i = 0; i < 4; ++i) {
     idle.push_back(std::make_unique<RawCall>(remote_.target));
-    ASSERT_TRUE(idle.back()->Write(Options()));
+    ASSERT_TRUE(idle.back()->Write(OptionsOnlyMessage()));
   }
   absl::SleepFor(absl::Milliseconds(1200));  // each has been silent for over a second
   const Clock::time_point asked = Clock::now();
@@ -256,9 +296,9 @@ TEST_F(HostileServerTest, NothingMayFollowTheEndMarker) {
   end.mutable_end()->set_parts(0);
   {
     RawCall call(remote_.target);
-    ASSERT_TRUE(call.Write(Options()));
+    ASSERT_TRUE(call.Write(OptionsOnlyMessage()));
     ASSERT_TRUE(call.Write(end.SerializeAsString()));
-    call.Write(Options());
+    call.Write(OptionsOnlyMessage());
     call.WritesDone();
     const grpc::Status status = call.Finish();
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
@@ -268,7 +308,7 @@ TEST_F(HostileServerTest, NothingMayFollowTheEndMarker) {
   }
   {
     RawCall call(remote_.target);
-    ASSERT_TRUE(call.Write(Options()));
+    ASSERT_TRUE(call.Write(OptionsOnlyMessage()));
     ASSERT_TRUE(call.Write(end.SerializeAsString()));
     const grpc::Status status = call.Finish();  // never half-closed
     EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();

@@ -29,9 +29,11 @@ using namespace ::cl::lint::testing;  // NOLINT(build/namespaces): the helpers a
 // Tree-sitter's parse budget is wall time (2 s + 1 s a MiB): a busy machine can run it out on
 // these multi-MiB sources and the file is then not scanned at all. These tests bound the scan's
 // cost themselves, in CPU time, so they lift the budget.
+// They also lift the per-file line limit, to measure what a file past it would cost.
 LintOptions Unhurried() {
   LintOptions options;
   options.limits.timeout_micros = 600'000'000;
+  options.limits.max_lines = 1'000'000;
   return options;
 }
 
@@ -125,6 +127,31 @@ TEST(PythonParserTest, FilesOverTheSizeLimitAreNotParsed) {
   const LintResult r = LintCode(big, options);
   EXPECT_THAT(Found(r), IsEmpty());
   EXPECT_THAT(Messages(r), HasSubstr("not scanned: 2097152 bytes is over the 1048576-byte limit"));
+}
+
+TEST(PythonParserTest, FilesOverTheLineLimitAreNotParsed) {
+  LintOptions options;
+  options.limits.max_lines = 1000;
+  std::string many;
+  for (int i = 0; i < 1500; ++i) absl::StrAppend(&many, "x", i, " = ", i, "\n");
+  const LintResult r = LintCode(absl::StrCat(many, kFinding), options);
+  EXPECT_THAT(Found(r), IsEmpty());
+  EXPECT_THAT(Messages(r), HasSubstr("lines is over the 1000-line limit for one source file"));
+  EXPECT_THAT(Found(LintCode(kFinding, options)), ElementsAre("in_place_op_on_alias:5"));
+}
+
+// Many files each within the per-file limits: the scan stops reading at its total, file by file,
+// and names each file it left.
+TEST(PythonParserTest, ASessionsSourcesPastTheTotalAreNotScanned) {
+  LintOptions options;
+  options.max_total_bytes = 2 * sizeof(kFinding);
+  const LintResult r = LintFiles(
+      {{"/p/a.py", kFinding}, {"/p/b.py", kFinding}, {"/p/c.py", kFinding}, {"/p/d.py", kFinding}},
+      options);
+  EXPECT_EQ(r.files, 2u);
+  EXPECT_THAT(Found(r), ElementsAre("in_place_op_on_alias:5", "in_place_op_on_alias:5"));
+  EXPECT_THAT(Messages(r), HasSubstr("/p/c.py:0: not scanned: the session's sources are over the"));
+  EXPECT_THAT(Messages(r), HasSubstr("/p/d.py:0: not scanned"));
 }
 
 TEST(PythonParserTest, AHugeFileIsScannedInTime) {

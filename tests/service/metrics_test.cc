@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -297,6 +298,53 @@ TEST(FleetLabelsTest, ResolvesInKeyOrderWithAbsentLabelsEmpty) {
   EXPECT_EQ((*labels)->Resolve(s.labels()), (std::vector<std::string>{"", "llama"}));
   s = Labeled({{"model", "bert"}, {"cluster", "c9"}});
   EXPECT_EQ((*labels)->Resolve(s.labels()), (std::vector<std::string>{"c9", "other"}));
+}
+
+// An allowlisted label keeps exactly its values, whoever sends first; each session whose value
+// became "other" is counted under the label it lost.
+TEST(ServiceMetricsTest, AnAllowlistFixesALabelsValuesAndFoldsAreCounted) {
+  MetricsOptions options;
+  options.max_label_values = 1;
+  options.label_allowlist = {"cluster=us-east|us-west"};
+  std::shared_ptr<ServiceMetrics> metrics = Make(options);
+  for (const char* cluster : {"eu-north", "us-west", "us-east", "eu-north", "other"}) {
+    metrics->RecordAnalysis(Labeled({{"cluster", cluster}, {"model", "gpt"}}), Findings(),
+                            absl::ZeroDuration());
+  }
+  metrics->RecordAnalysis(Labeled({{"cluster", "us-east"}, {"model", "llama"}}), Findings(),
+                          absl::ZeroDuration());  // model's one first-come value is gpt
+  MetricsReader m(metrics->Collect());
+  auto ok = [&m](const char* cluster, const char* model) {
+    return m.Get("compile_lens_sessions_analyzed_total",
+                 {{"cluster", cluster}, {"model", model}, {"outcome", "ok"}});
+  };
+  EXPECT_THAT(ok("us-west", "gpt"), Optional(1.0));  // not taken by the first sender, eu-north
+  EXPECT_THAT(ok("us-east", "gpt"), Optional(1.0));
+  EXPECT_THAT(ok("other", "gpt"), Optional(3.0));  // eu-north twice, and "other" as sent
+  EXPECT_THAT(ok("us-east", "other"), Optional(1.0));
+  EXPECT_THAT(m.Get("compile_lens_fleet_label_folded_total", {{"label", "cluster"}}),
+              Optional(2.0));  // a session that sent "other" lost nothing
+  EXPECT_THAT(m.Get("compile_lens_fleet_label_folded_total", {{"label", "model"}}), Optional(1.0));
+}
+
+TEST(FleetLabelsTest, RefusesAnAllowlistThatCouldNeverMatch) {
+  auto refused = [](std::vector<std::string> entries, const char* why) {
+    MetricsOptions options;
+    options.label_allowlist = std::move(entries);
+    EXPECT_THAT(ServiceMetrics::Create(options),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(why)));
+  };
+  refused({"cluster"}, "\"cluster\": expected KEY=VALUE|VALUE|...");
+  refused({"cluster="}, "expected KEY=VALUE");
+  refused({"=a"}, "expected KEY=VALUE");
+  refused({"cluster=a||b"}, "an empty value");
+  refused({"cluster=a|other"}, "\"other\" is what other values become");
+  refused({"cluster=a|a"}, "\"a\" is listed twice");
+  refused({"cluster=a", "cluster=b"}, "\"cluster\" is given twice");
+  refused({absl::StrCat("cluster=", std::string(65, 'x'))}, "over 64 bytes");
+  refused({"team=infra"}, "\"team\", which is not one of the metrics labels (cluster,model)");
+  EXPECT_THAT(FleetLabels::Create({"label"}, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("reserved")));
 }
 
 }  // namespace

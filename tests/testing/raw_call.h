@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
@@ -14,10 +15,12 @@ namespace cl::testing {
 
 class RawCall {
  public:
-  explicit RawCall(const std::string& address)
+  // A call of `method` (by default Analyze; any method the server may serve).
+  explicit RawCall(const std::string& address,
+                   const std::string& method = "/compile_lens.v1.CompileLens/Analyze")
       : generic_(grpc::CreateChannel(address, grpc::InsecureChannelCredentials())) {
     context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    call_ = generic_.PrepareCall(&context_, "/compile_lens.v1.CompileLens/Analyze", &cq_);
+    call_ = generic_.PrepareCall(&context_, method, &cq_);
     call_->StartCall(this);
     Wait();
   }
@@ -34,6 +37,18 @@ class RawCall {
     grpc::ByteBuffer buffer(&slice, 1);
     call_->Write(buffer, this);
     return Wait();
+  }
+  // The next message the server sent, as bytes; false when the call ended instead.
+  bool Read(std::string* bytes) {
+    grpc::ByteBuffer buffer;
+    call_->Read(&buffer, this);
+    if (!Wait()) return false;
+    std::vector<grpc::Slice> slices;
+    if (!buffer.Dump(&slices).ok()) return false;
+    bytes->clear();
+    for (const grpc::Slice& s : slices)
+      bytes->append(reinterpret_cast<const char*>(s.begin()), s.size());
+    return true;
   }
   void WritesDone() {
     call_->WritesDone(this);
