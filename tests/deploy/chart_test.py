@@ -50,6 +50,7 @@ ALL_FEATURES = [
     "--set", "server.extraArgs[0]=--metrics_label_values=32",
     "--set", "nodeSelector.pool=cpu",
     "--set", "server.correctnessDb.configMap=cl-correctness-db",
+    "--set", "server.metricsLabelAllow.cluster={us-east,us-west}",
 ]
 # Autoscaling off: the Deployment owns the replica count.
 NO_AUTOSCALING = ["--set", "autoscaling.enabled=false,replicaCount=3"]
@@ -196,6 +197,9 @@ class ChartTest(unittest.TestCase):
                                   ("--tls_client_ca", "client-ca", "ca.crt"), ("--token_file", "token", "token")):
             self.assertIn(f"{flag}={mounts[mount]['mountPath']}/{file}", args)
         self.assertIn("--metrics_label_values=32", args)
+        self.assertIn("--metrics_label_allow=cluster=us-east|us-west", args)
+        self.assertIn("--idle_timeout=10s", args)
+        self.assertIn("--max_session_memory=536870912", args)
         self.assertEqual(volumes["correctness-db"]["configMap"]["name"], "cl-correctness-db")
         self.assertIn(f"--correctness_db={mounts['correctness-db']['mountPath']}/correctness.toml", args)
         # The kubelet's gRPC probe has no TLS: over TLS the probes run cl-client from the image.
@@ -353,6 +357,9 @@ class ChartTest(unittest.TestCase):
             "server.maxInflights=4": "additional properties 'maxInflights' not allowed",
             "server.grpcPort=70000": "/server/grpcPort",
             "server.maxSessionBytes=0": "/server/maxSessionBytes",
+            "server.maxSessionMemory=0": "/server/maxSessionMemory",
+            "server.idleTimeoutSeconds=0": "/server/idleTimeoutSeconds",
+            "server.metricsLabelAllow.cluster={a|b}": "/server/metricsLabelAllow/cluster/0",
             "autoscaling.targetCPUUtilizationPercentage=0": "/autoscaling/targetCPUUtilizationPercentage",
             "image.pullPolicy=Sometimes": "/image/pullPolicy",
             "tls.enabled=true": "/tls/secretName",
