@@ -14,6 +14,9 @@
 //   overload  cl-server with a small --max_inflight under --overload_streams: refusals must be
 //             RESOURCE_EXHAUSTED, and quick
 //   soak      cl-server under the load for --soak; RSS sampled every --soak_sample
+//   amplify   one str-table amplifier log (hostile.h), then the time until a normal session is
+//             answered again, and the server's peak RSS
+//   idle      --max_inflight streams that send the options and nothing more, the same figures
 #include <signal.h>
 #include <unistd.h>
 
@@ -40,6 +43,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/load/echo_server.h"
+#include "bench/load/hostile.h"
 #include "bench/load/load.h"
 #include "bench/load/proc_stats.h"
 #include "grpcpp/grpcpp.h"
@@ -62,7 +66,10 @@ ABSL_FLAG(absl::Duration, settle, absl::Seconds(5), "idle time before the 'after
 ABSL_FLAG(
     absl::Duration, prime, absl::Seconds(8),
     "load before the 'before' RSS is read: long enough to fill the server's recent-sessions cache");
-ABSL_FLAG(std::string, phases, "echo,analyze,overload", "echo, analyze, overload, soak");
+ABSL_FLAG(std::string, phases, "echo,analyze,overload",
+          "echo, analyze, overload, soak, amplify, idle");
+ABSL_FLAG(int, amplify_name_bytes, 1 << 20, "amplify: the str table's file name, in bytes");
+ABSL_FLAG(int, amplify_frames, 1000, "amplify: the frames that name it");
 ABSL_FLAG(int, server_threads, 0, "cl-server --analysis_threads (0: one per hardware thread)");
 ABSL_FLAG(int, max_inflight, 32, "cl-server --max_inflight for the echo/analyze/soak phases");
 ABSL_FLAG(int, overload_inflight, 4, "cl-server --max_inflight in the overload phase");
@@ -158,6 +165,12 @@ std::string Json(const std::vector<PhaseReport>& phases, const Session& session)
     const PhaseReport& p = phases[i];
     const double ok = static_cast<double>(
         p.load.codes.count(grpc::StatusCode::OK) ? p.load.codes.at(grpc::StatusCode::OK) : 0);
+    if (p.load.calls == 0) {  // a hostile phase: its figures only
+      o << (i ? "," : "") << "\n    {\"phase\": \"" << p.name << "\", \"streams\": " << p.streams;
+      for (const auto& [k, v] : p.extra) o << ", \"" << k << "\": " << v;
+      o << "}";
+      continue;
+    }
     o << (i ? "," : "") << "\n    {\"phase\": \"" << p.name << "\", \"streams\": " << p.streams
       << ", \"seconds\": " << p.load.seconds << ", \"calls\": " << p.load.calls
       << ", \"reports\": " << p.load.reports << ", \"ok_per_second\": " << ok / p.load.seconds
@@ -188,6 +201,12 @@ std::string Json(const std::vector<PhaseReport>& phases, const Session& session)
 }
 
 void Print(const PhaseReport& p) {
+  if (p.load.calls == 0) {  // a hostile phase: its figures only
+    std::cout << absl::StrFormat("%-9s %3d streams ", p.name, p.streams);
+    for (const auto& [k, v] : p.extra) std::cout << absl::StrFormat("  %s=%.2f", k, v);
+    std::cout << std::endl;
+    return;
+  }
   const size_t ok =
       p.load.codes.count(grpc::StatusCode::OK) ? p.load.codes.at(grpc::StatusCode::OK) : 0;
   std::cout << absl::StrFormat(
@@ -314,8 +333,32 @@ int Run() {
       p.extra.push_back({"max_inflight", absl::GetFlag(FLAGS_overload_inflight)});
       p.extra.push_back({"server_peak_rss_mib", ReadProc(server->pid).hwm_mib});
       reports.push_back(std::move(p));
+    } else if (phase == "amplify" || phase == "idle") {
+      const int inflight = absl::GetFlag(FLAGS_max_inflight);
+      absl::StatusOr<Server> server = StartServer(ServerArgv(inflight));
+      if (!server.ok()) {
+        std::cerr << "cl-load: " << server.status().message() << "\n";
+        return 2;
+      }
+      const HostileFigures f =
+          phase == "amplify"
+              ? RunAmplify(server->address, server->pid, *session,
+                           static_cast<size_t>(absl::GetFlag(FLAGS_amplify_name_bytes)),
+                           absl::GetFlag(FLAGS_amplify_frames))
+              : RunIdle(server->address, server->pid, *session, inflight, PacingFlags());
+      PhaseReport p;
+      p.name = std::string(phase);
+      p.streams = phase == "amplify" ? 1 : inflight;
+      std::cout << p.name << ": the hostile call(s) ended " << f.code << "\n";
+      p.extra = {{"hostile_seconds", f.hostile_seconds},
+                 {"normal_answered_after_seconds", f.normal_seconds},
+                 {"normal_attempts", static_cast<double>(f.normal_attempts)},
+                 {"rss_before_mib", f.rss_before_mib},
+                 {"server_peak_rss_mib", f.peak_rss_mib}};
+      reports.push_back(std::move(p));
     } else {
-      std::cerr << "cl-load: unknown phase \"" << phase << "\" (echo, analyze, overload, soak)\n";
+      std::cerr << "cl-load: unknown phase \"" << phase
+                << "\" (echo, analyze, overload, soak, amplify, idle)\n";
       return 2;
     }
     Print(reports.back());
@@ -345,7 +388,8 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "cl-load [--streams=16] [--duration=20s] [--phases=echo,analyze,overload[,soak]] "
+      "cl-load [--streams=16] [--duration=20s] "
+      "[--phases=echo,analyze,overload[,soak][,amplify][,idle]] "
       "[--json=OUT]\n"
       "Loads a cl-server it starts with the hero session over gRPC (and a bare gRPC echo of the "
       "same\n"
