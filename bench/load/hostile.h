@@ -19,12 +19,12 @@
 namespace cl::load {
 
 struct HostileFigures {
-  std::string code;             // how the hostile call ended (OK, RESOURCE_EXHAUSTED, ...)
-  double hostile_seconds = 0;   // from its start until it ended
-  double normal_seconds = 0;    // from the hostile request until a normal session's answer
-  int normal_attempts = 0;      // calls that took (refusals retried)
-  double peak_rss_mib = 0;      // the server's VmHWM at the end
-  double rss_before_mib = 0;    // its VmRSS before the hostile request
+  std::string code;            // how the hostile call ended (OK, RESOURCE_EXHAUSTED, ...)
+  double hostile_seconds = 0;  // from its start until it ended
+  double normal_seconds = 0;   // from the hostile request until a normal session's answer
+  int normal_attempts = 0;     // calls that took (refusals retried)
+  double peak_rss_mib = 0;     // the server's VmHWM at the end
+  double rss_before_mib = 0;   // its VmRSS before the hostile request
 };
 
 // Against a running cl-server at `address` (process `pid`), `normal` the session it must answer.

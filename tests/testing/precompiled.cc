@@ -1,2 +1,3 @@
-// The translation unit that builds tests/testing/precompiled.h for the suite (tests/CMakeLists.txt).
+// The translation unit that builds tests/testing/precompiled.h for the suite
+// (tests/CMakeLists.txt).
 #include "tests/testing/precompiled.h"
