@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "service/analysis.h"
 
 namespace cl {
 namespace {
@@ -37,10 +38,8 @@ std::vector<CommandHelp> MakeCommands() {
        "the log itself is streamed and imported server-side). Either way the report is the same.\n"
        "Session facts a log does not record can be given: --gpu, --label, --torch-version, "
        "--host,\n"
-       "--project-root, --session-id.\n"
-       "A string longer than 16 KiB (a frame name, a recompile reason) is clipped in the report,\n"
-       "saying its full length; lint skips a source file over 4 MiB or 100,000 lines, and the\n"
-       "files past 8 MiB of source, naming each in the diagnostics.",
+       "--project-root, --session-id.\n" +
+           AnalysisLimitsText(),
        Join({"base", "html", "json", "passes", "db", "threads", "color", "quiet", "all_ranks",
              "raw"},
             {&kInputFlags, &kRemoteFlags}),

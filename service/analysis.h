@@ -5,6 +5,7 @@
 #define SERVICE_ANALYSIS_H_
 
 #include <atomic>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "capture/stream/capture_assembler.h"
@@ -12,6 +13,11 @@
 #include "service/engine.h"
 
 namespace cl {
+
+// What one analysis echoes back and reads at most, in words, from the limits themselves: the
+// report's strings (kMaxReportStringBytes) and the lint pass's files (lint::ParseLimits,
+// lint::LintOptions). cl-server's --help and `cl-client help analyze` print it.
+std::string AnalysisLimitsText();
 
 absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRefs captures,
                                                 const v1::AnalyzeOptions& options,

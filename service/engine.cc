@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "analyzers/registry.h"
+#include "common/number_format.h"
 #include "common/proto_utf8.h"
 #include "common/status_macros.h"
 #include "service/summary.h"
@@ -191,8 +192,9 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     v1::Diagnostic* d = report.add_diagnostics();
     d->set_severity(v1::Diagnostic::INFO);
     d->set_where("report");
-    d->set_message(absl::StrCat(clipped, " string(s) longer than ", kMaxReportStringBytes >> 10,
-                                " KiB are clipped here (each says its full length)"));
+    d->set_message(absl::StrCat(clipped, " string(s) longer than ",
+                                FormatBytes(kMaxReportStringBytes),
+                                " are clipped here (each says its full length)"));
   }
   return result;
 }

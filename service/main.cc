@@ -20,6 +20,7 @@
 #include "analyzers/registry.h"
 #include "common/file_io.h"
 #include "common/number_format.h"
+#include "service/analysis.h"
 #include "service/server/server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
@@ -116,13 +117,13 @@ are refused after --drain_delay, calls in flight finish (up to --drain_grace; th
 cancelled), then it exits 0. The grace is a hard bound: work still running 5s past it is cut off
 and the process exits 1.
 Every request is bounded: an upload by --max_session_bytes on the wire and --max_session_memory
-once parsed, a silent stream by --idle_timeout, a slow one by --upload_timeout. What a report
-echoes is bounded too: any string longer than 16 KiB (a frame name, a recompile reason) comes back
-clipped, saying its full length; the lint pass skips a source file over 4 MiB or 100,000 lines,
-and the files past 8 MiB of source in one session, naming each in the report's diagnostics.
+once parsed, a silent stream by --idle_timeout, a slow one by --upload_timeout; and what a report
+echoes, as the next paragraph says.
 With --metrics_listen it serves Prometheus metrics (go-grpc-prometheus RPC metrics and
 compile_lens_*; see README "Metrics") on their own port.
-
+)";
+// After the limits (AnalysisLimitsText, made from the limits themselves).
+constexpr char kUsageExamples[] = R"(
 Examples:
   cl-server --listen 0.0.0.0:50051
   cl-server --listen 127.0.0.1:0 --analysis_threads 4 --max_inflight 16
@@ -136,7 +137,8 @@ Flags:)";
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
+  absl::SetProgramUsageMessage(
+      absl::StrCat(kUsage, "\n", cl::AnalysisLimitsText(), "\n", kUsageExamples));
   // --help lists this file's flags: absl's default looks for <program>.cc, and ours is main.cc.
   absl::FlagsUsageConfig usage_config;
   usage_config.contains_help_flags = [](absl::string_view file) {

@@ -4,9 +4,9 @@
 // Each of --streams client threads loops: stream the session (AnalyzeChunk messages, serialized
 // once) over its own channel, wait for the answer, record the latency and the status code
 // (load.h). Both servers are child processes of this one (the echo, echo_server.h, is this binary
-// with --serve_echo), so their CPU time and memory are read from /proc (proc_stats.h): the cost per
-// session is the server's CPU seconds over the sessions it answered. This file is the run: the
-// flags, the servers it starts, the phases and their report.
+// with --serve_echo), so their CPU time and memory are read from /proc
+// (tests/testing/proc_stats.h): the cost per session is the server's CPU seconds over the sessions
+// it answered. This file is the run: the flags, the servers it starts, the phases and their report.
 //
 // Phases (--phases, comma-separated, in this order):
 //   echo      the echo server under the load
@@ -45,8 +45,8 @@
 #include "bench/load/echo_server.h"
 #include "bench/load/hostile.h"
 #include "bench/load/load.h"
-#include "bench/load/proc_stats.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/testing/proc_stats.h"
 #include "tests/testing/subprocess.h"
 
 ABSL_FLAG(std::string, server, CL_BINARY_DIR "/service/cl-server", "the cl-server binary");
@@ -89,6 +89,10 @@ ABSL_FLAG(std::string, echo_listen, "127.0.0.1:0", "(internal) the echo server's
 
 namespace cl::load {
 namespace {
+
+using ::cl::testing::ProcStats;
+using ::cl::testing::ReadProc;
+using ::cl::testing::SelfCpuSeconds;
 
 SessionOptions SessionFlags() {
   return {absl::GetFlag(FLAGS_head), absl::GetFlag(FLAGS_base), absl::GetFlag(FLAGS_html),

@@ -4,15 +4,17 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "bench/load/proc_stats.h"
 #include "capture/schema.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
 #include "tests/testing/hostile_inputs.h"
+#include "tests/testing/proc_stats.h"
 #include "tests/testing/raw_call.h"
 
 namespace cl::load {
 namespace {
+
+using ::cl::testing::ReadProc;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();

@@ -14,7 +14,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <thread>
 
@@ -77,8 +76,6 @@ class UploadWatch {
   // caller: true when it did.
   bool Evict();
 
-  // How often the thread looks: a tenth of the shorter timeout, within [10 ms, 1 s].
-  absl::Duration tick() const { return tick_; }
   const UploadWatchOptions& options() const { return options_; }
 
  private:
@@ -87,7 +84,8 @@ class UploadWatch {
   void Sweep(absl::Time now);
 
   const UploadWatchOptions options_;
-  const absl::Duration tick_;
+  const absl::Duration
+      tick_;  // how often the thread looks: a tenth of the shorter timeout, 10 ms-1 s
   absl::Mutex mu_;
   absl::flat_hash_map<const WatchedUpload*, std::shared_ptr<WatchedUpload>> uploads_
       ABSL_GUARDED_BY(mu_);

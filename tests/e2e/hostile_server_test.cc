@@ -12,9 +12,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "capture/schema.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
@@ -23,6 +21,7 @@
 #include "tests/testing/binaries.h"
 #include "tests/testing/captures.h"
 #include "tests/testing/hostile_inputs.h"
+#include "tests/testing/proc_stats.h"
 #include "tests/testing/raw_call.h"
 #include "tests/testing/subprocess.h"
 
@@ -34,22 +33,18 @@ using ::cl::testing::kServerBinary;
 using ::cl::testing::LoadHero;
 using ::cl::testing::OptionsOnlyMessage;
 using ::cl::testing::RawCall;
+using ::cl::testing::ReadProc;
 using ::cl::testing::StrTableAmplifier;
 using ::cl::testing::Subprocess;
 using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
 
-// The most memory `pid` has held (VmHWM), in bytes; 0 when /proc does not say.
-uint64_t PeakRss(pid_t pid) {
-  absl::StatusOr<std::string> status = ReadFile(absl::StrCat("/proc/", pid, "/status"));
-  if (!status.ok()) return 0;
-  const size_t at = status->find("VmHWM:");
-  if (at == std::string::npos) return 0;
-  const size_t end = status->find('\n', at);
-  absl::string_view kb(status->data() + at + 6, end - at - 6);
-  absl::ConsumeSuffix(&kb, " kB");
-  uint64_t n = 0;
-  return absl::SimpleAtoi(kb, &n) ? n << 10 : 0;
+// The report's diagnostics, one message a line.
+std::string DiagnosticMessages(const v1::AnalyzeResponse& answer) {
+  std::string out;
+  for (const v1::Diagnostic& d : answer.report().diagnostics())
+    absl::StrAppend(&out, d.message(), "\n");
+  return out;
 }
 
 class HostileServerTest : public ::testing::Test {
@@ -134,14 +129,12 @@ TEST_F(HostileServerTest, AStrTableNameNamedByEveryFrameIsCopiedOnlyAsAPath) {
   header.set_source_name("amplifier.log");
   absl::StatusOr<v1::AnalyzeResponse> answer = AnalyzeRemoteTrace(log, header, {}, remote_);
   ASSERT_TRUE(answer.ok()) << answer.status();
-  std::string diagnostics;
-  for (const v1::Diagnostic& d : answer->report().diagnostics())
-    absl::StrAppend(&diagnostics, d.message(), "\n");
-  EXPECT_THAT(diagnostics, HasSubstr("import: 1 str table name longer than a path can be (clipped "
-                                     "to 4096 bytes)"));
-  const uint64_t peak = PeakRss(server_->pid());
-  ASSERT_GT(peak, 0u) << "no VmHWM in /proc/" << server_->pid() << "/status";
-  EXPECT_LT(peak, uint64_t{400} << 20);  // 2.1 GB before the clip
+  EXPECT_THAT(DiagnosticMessages(*answer),
+              HasSubstr("import: 1 str table name longer than a path can be (clipped "
+                        "to 4096 bytes)"));
+  const double peak_mib = ReadProc(server_->pid()).hwm_mib;
+  ASSERT_GT(peak_mib, 0) << "no VmHWM in /proc/" << server_->pid() << "/status";
+  EXPECT_LT(peak_mib, 400);  // 2.1 GB before the clip
   ExpectServing();
 }
 
@@ -202,10 +195,7 @@ TEST_F(HostileServerTest, LongStringsComeBackClippedWithTheirLength) {
   ASSERT_TRUE(answer.ok()) << answer.status();
   EXPECT_LT(answer->ByteSizeLong(), size_t{4} << 20);
   EXPECT_THAT(answer->html(), HasSubstr("[clipped: 16777216 bytes in all]"));
-  std::string diagnostics;
-  for (const v1::Diagnostic& d : answer->report().diagnostics())
-    absl::StrAppend(&diagnostics, d.message(), "\n");
-  EXPECT_THAT(diagnostics, HasSubstr("longer than 16 KiB are clipped here"));
+  EXPECT_THAT(DiagnosticMessages(*answer), HasSubstr("longer than 16 KiB are clipped here"));
   ExpectServing();
 }
 

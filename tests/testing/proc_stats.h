@@ -1,11 +1,12 @@
 // What /proc says of a process: CPU seconds used and memory held, for cl-load's cost per session
-// (a server's CPU seconds over the sessions it answered) and its RSS figures.
-#ifndef BENCH_LOAD_PROC_STATS_H_
-#define BENCH_LOAD_PROC_STATS_H_
+// (a server's CPU seconds over the sessions it answered) and its RSS figures, and for the tests
+// that bound a server's peak memory (hostile_server_test).
+#ifndef TESTS_TESTING_PROC_STATS_H_
+#define TESTS_TESTING_PROC_STATS_H_
 
 #include <sys/types.h>
 
-namespace cl::load {
+namespace cl::testing {
 
 struct ProcStats {
   double cpu_seconds = 0;
@@ -18,6 +19,6 @@ struct ProcStats {
 ProcStats ReadProc(pid_t pid);
 double SelfCpuSeconds();  // this process's
 
-}  // namespace cl::load
+}  // namespace cl::testing
 
-#endif  // BENCH_LOAD_PROC_STATS_H_
+#endif  // TESTS_TESTING_PROC_STATS_H_

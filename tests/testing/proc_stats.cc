@@ -1,4 +1,4 @@
-#include "bench/load/proc_stats.h"
+#include "tests/testing/proc_stats.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace cl::load {
+namespace cl::testing {
 
 ProcStats ReadProc(pid_t pid) {
   ProcStats p;
@@ -44,4 +44,4 @@ ProcStats ReadProc(pid_t pid) {
 
 double SelfCpuSeconds() { return ReadProc(getpid()).cpu_seconds; }
 
-}  // namespace cl::load
+}  // namespace cl::testing
