@@ -13,6 +13,8 @@ namespace {
 std::string Shape(const v1::FusionOpportunity& opportunity) {
   if (!opportunity.has_shape()) return "—";
   const v1::FusionShape& s = opportunity.shape();
+  // K1 is the second GEMM's; a chain with one GEMM has none (0), and reads M×N×K0.
+  if (s.k1() == 0) return absl::StrCat(s.m(), "×", s.n(), "×", s.k0());
   return absl::StrCat(s.m(), "×", s.n(), "×", s.k0(), "×", s.k1());
 }
 

@@ -229,6 +229,13 @@ TEST(HtmlSectionsTest, FusionShapesAtSizeHintsSaySo) {
   EXPECT_THAT(SectionText(testing::HeroReport(), "fusion"), HasSubstr("16×256×64×64 ↓30%"));
 }
 
+// A chain with one GEMM has no second K: its shape reads M×N×K0, not "…×0".
+TEST(HtmlSectionsTest, AOneGemmFusionShowsNoSecondK) {
+  v1::AnalysisReport report = testing::HeroReport();
+  report.mutable_fusion()->mutable_opportunities(0)->mutable_shape()->set_k1(0);
+  EXPECT_THAT(SectionText(report, "fusion"), HasSubstr("16×256×64 ↓30%"));
+}
+
 TEST(HtmlSectionsTest, CacheStabilityFindingsAreListed) {
   v1::AnalysisReport report = testing::HeroReport();
   v1::CacheStabilityFinding* f = report.mutable_cache_stability()->add_findings();
