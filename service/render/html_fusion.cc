@@ -1,6 +1,7 @@
 // Fusion opportunities: algebraic fusions Inductor left unfused, ranked by an analytical
 // memory-bound upper bound, with what to change and how.
 #include <cstdint>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/number_format.h"
@@ -13,9 +14,10 @@ namespace {
 std::string Shape(const v1::FusionOpportunity& opportunity) {
   if (!opportunity.has_shape()) return "—";
   const v1::FusionShape& s = opportunity.shape();
-  // K1 is the second GEMM's; a chain with one GEMM has none (0), and reads M×N×K0.
-  if (s.k1() == 0) return absl::StrCat(s.m(), "×", s.n(), "×", s.k0());
-  return absl::StrCat(s.m(), "×", s.n(), "×", s.k0(), "×", s.k1());
+  // K0 is the first GEMM's reduction, K1 the last GEMM's width (analyzers/fusion/patterns.h); a
+  // chain without that GEMM has 0 there, which reads "—" so the columns keep their places.
+  const auto dim = [](uint64_t k) { return k == 0 ? std::string("—") : absl::StrCat(k); };
+  return absl::StrCat(s.m(), "×", s.n(), "×", dim(s.k0()), "×", dim(s.k1()));
 }
 
 // "↓30% (264 KiB → 184 KiB)"; an "opportunity" that moves more bytes says so with "↑".

@@ -229,11 +229,13 @@ TEST(HtmlSectionsTest, FusionShapesAtSizeHintsSaySo) {
   EXPECT_THAT(SectionText(testing::HeroReport(), "fusion"), HasSubstr("16×256×64×64 ↓30%"));
 }
 
-// A chain with one GEMM has no second K: its shape reads M×N×K0, not "…×0".
-TEST(HtmlSectionsTest, AOneGemmFusionShowsNoSecondK) {
+// A chain without a first or a last GEMM has no K0 or K1 (0): it reads "—", not "0".
+TEST(HtmlSectionsTest, AFusionShapeMarksTheKItDoesNotHave) {
   v1::AnalysisReport report = testing::HeroReport();
   report.mutable_fusion()->mutable_opportunities(0)->mutable_shape()->set_k1(0);
-  EXPECT_THAT(SectionText(report, "fusion"), HasSubstr("16×256×64 ↓30%"));
+  EXPECT_THAT(SectionText(report, "fusion"), HasSubstr("16×256×64×— ↓30%"));
+  report.mutable_fusion()->mutable_opportunities(0)->mutable_shape()->set_k0(0);
+  EXPECT_THAT(SectionText(report, "fusion"), HasSubstr("16×256×—×— ↓30%"));
 }
 
 TEST(HtmlSectionsTest, CacheStabilityFindingsAreListed) {
