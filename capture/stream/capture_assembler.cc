@@ -212,6 +212,9 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     case v1::CapturePart::kRankDigest:
       *c.add_ranks() = std::move(*part.mutable_rank_digest());
       return absl::OkStatus();
+    case v1::CapturePart::kRecord:
+      *c.add_records() = std::move(*part.mutable_record());
+      return absl::OkStatus();
     case v1::CapturePart::PART_NOT_SET:
       return absl::InvalidArgumentError("the part carries nothing");
     default:

@@ -125,6 +125,7 @@ absl::Status SplitCapture(const v1::SessionCapture& capture, v1::Side side, size
   CL_RETURN_IF_ERROR(send_each(capture.extras(), &v1::CapturePart::mutable_extra));
   CL_RETURN_IF_ERROR(send_each(capture.diagnostics(), &v1::CapturePart::mutable_diagnostic));
   CL_RETURN_IF_ERROR(send_each(capture.ranks(), &v1::CapturePart::mutable_rank_digest));
+  CL_RETURN_IF_ERROR(send_each(capture.records(), &v1::CapturePart::mutable_record));
   return absl::OkStatus();
 }
 

@@ -139,6 +139,7 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
                                              bool* rank_in_log) {
   TraceParseOptions parse;
   parse.source_name = fs::path(path).filename().string();
+  parse.keep_record_texts = options.keep_record_texts;
   TraceImporter importer(parse);
   const auto progress = [&](uint64_t read, uint64_t size) {
     if (options.progress) options.progress(path, read, size, importer.records());

@@ -58,6 +58,9 @@ struct ImportOptions {
   std::string project_root;  // sets session.project_root
   bool latest = false;       // a directory without rank logs: take the newest log
   size_t max_source_bytes = 4 << 20;
+  // Keep each record's text in `records` (TraceParseOptions::keep_record_texts): for the HTML
+  // site and capture packages, which show the log itself.
+  bool keep_record_texts = false;
   // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
   // size on disk, and the records read so far. For a progress display; may be empty.
   std::function<void(const std::string& path, uint64_t read, uint64_t size, uint64_t records)>

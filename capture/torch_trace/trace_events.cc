@@ -67,6 +67,12 @@ std::optional<std::pair<std::string, std::string>> CacheArtifact(absl::string_vi
   return std::nullopt;
 }
 
+// dynamo's own frames, which wrap the compiled one at the end of a dynamo_start stack.
+bool IsDynamoWrapperFrame(const v1::StackFrame& frame) {
+  return absl::StrContains(frame.file(), "torch/_dynamo/convert_frame.py") ||
+         absl::StrContains(frame.file(), "torch/_dynamo/eval_frame.py");
+}
+
 // The user frames of a graph-break payload's "User code traceback:" block.
 void ReadUserStack(absl::string_view payload, v1::GraphBreak* out) {
   const size_t at = payload.find("User code traceback:");
@@ -148,6 +154,10 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   if (e == "create_symbol" || e == "create_unbacked_symbol") {
     return OnSymbol(env, value, e == "create_unbacked_symbol");
   }
+  if (e == "symbolic_shape_specialization") return OnSpecialization(env, value);
+  if (e == "guard_added_fast" || e == "guard_added") {
+    return OnShapeGuard(env, value, e == "guard_added_fast");
+  }
   if (e == "chromium_event" && !year_ && r.has_payload) {
     // A trace event: "ts" is microseconds since the epoch.
     element event;
@@ -186,22 +196,49 @@ void TraceParser::ReadJsonStack(element stack,
 
 void TraceParser::OnDynamoStart(const Envelope& env, element stack) {
   v1::Compile* c = CompileFor(env);
-  if (c == nullptr || !stack.is_array()) return;
+  if (c == nullptr || !stack.is_array() || !c->stack().empty()) return;
+  ReadJsonStack(stack, c->mutable_stack());
+  // The compiled frame is the last user frame: dynamo's own wrapper frames at the end go.
+  while (!c->stack().empty() && IsDynamoWrapperFrame(*c->stack().rbegin()))
+    c->mutable_stack()->RemoveLast();
   v1::Frame* frame = capture_.mutable_frames(frame_index_[c->frame_id()]);
-  if (!frame->name().empty()) return;
-  google::protobuf::RepeatedPtrField<v1::StackFrame> frames;
-  ReadJsonStack(stack, &frames);
-  // The compiled frame is the last user frame: skip dynamo's own wrapper frames at the end.
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    if (absl::StrContains(it->file(), "torch/_dynamo/convert_frame.py") ||
-        absl::StrContains(it->file(), "torch/_dynamo/eval_frame.py")) {
-      continue;
+  if (!frame->name().empty() || c->stack().empty()) return;
+  const v1::StackFrame& last = *c->stack().rbegin();
+  frame->set_name(last.name());
+  frame->set_file(last.file());
+  frame->set_line(last.line());
+}
+
+void TraceParser::OnSpecialization(const Envelope& env, element value) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr || !value.is_object()) return;
+  v1::Specialization* s = c->add_specializations();
+  s->set_symbol(json::String(value, "symbol").value_or(""));
+  if (std::optional<element> sources = json::Field(value, "sources");
+      sources && sources->is_array()) {
+    for (element item : json::AsArray(*sources)) {
+      std::string_view source;
+      if (item.get_string().get(source) == simdjson::SUCCESS) s->add_sources(std::string(source));
     }
-    frame->set_name(it->name());
-    frame->set_file(it->file());
-    frame->set_line(it->line());
-    return;
   }
+  s->set_value(json::String(value, "value").value_or(""));
+  s->set_reason(json::String(value, "reason").value_or(""));
+  if (std::optional<element> stack = json::Field(value, "user_stack"))
+    ReadJsonStack(*stack, s->mutable_user_stack());
+  if (std::optional<element> stack = json::Field(value, "stack"))
+    ReadJsonStack(*stack, s->mutable_stack());
+}
+
+void TraceParser::OnShapeGuard(const Envelope& env, element value, bool fast) {
+  v1::Compile* c = CompileFor(env);
+  if (c == nullptr || !value.is_object()) return;
+  v1::ShapeGuard* g = c->add_shape_guards();
+  g->set_expr(json::String(value, "expr").value_or(""));
+  g->set_fast(fast);
+  if (std::optional<element> stack = json::Field(value, "user_stack"))
+    ReadJsonStack(*stack, g->mutable_user_stack());
+  if (std::optional<element> stack = json::Field(value, "stack"))
+    ReadJsonStack(*stack, g->mutable_stack());
 }
 
 void TraceParser::OnSymbol(const Envelope& env, element value, bool unbacked) {
@@ -405,6 +442,7 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
     if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_"))
       lowered_graph_[c->id()] = id;
   }
+  last_graph_id_ = id;
   *capture_.add_graphs() = std::move(graph);
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/json_value.h"
+#include "capture/torch_trace/lens_records.h"
 #include "capture/validate.h"
 #include "common/digest.h"
 #include "common/utf8.h"
@@ -154,7 +155,15 @@ void TraceParser::Add(TraceRecord&& r) {
     }
   }
   if (!first_) first_ = r;
+  const uint32_t no_frame_before = no_frame_compiles_;
+  last_graph_id_.clear();
   Dispatch(r, env, event_value);
+  if (env.event == "str" || env.event == "chromium_event") return;
+  // A compile logged with no id is named by its metrics record, which Dispatch just turned into
+  // "-/N".
+  ListRecord(r, env, event_value,
+             no_frame_compiles_ > no_frame_before ? absl::StrCat("-/", no_frame_compiles_ - 1)
+                                                  : env.compile_id);
 }
 
 v1::Compile* TraceParser::CompileFor(const Envelope& env) {
@@ -279,6 +288,34 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
   }
   x->set_truncated(truncated);
   extras_bytes_ += text->size();
+}
+
+void TraceParser::ListRecord(const TraceRecord& r, const Envelope& env, element value,
+                             const std::string& compile_id) {
+  v1::Record* record = capture_.add_records();
+  record->set_kind(env.event);
+  std::optional<std::string> name;
+  if (value.is_object()) {
+    name = json::String(value, "name");
+    if (!name) name = json::String(value, "filename");
+  }
+  if (name) record->set_name(std::string(Utf8Prefix(*name, kMaxStrNameBytes)));
+  record->set_compile_id(compile_id);
+  record->set_line(r.line);
+  record->set_bytes(r.has_payload ? r.payload.size() : r.metadata.size());
+  record->set_graph_id(last_graph_id_);
+  if (!options_.keep_record_texts || (name && LensRecordOf(*name))) return;
+  // The payload; or, for a record whose content is its metadata (compilation_metrics,
+  // create_symbol, ...), that JSON.
+  const absl::string_view text = r.has_payload ? absl::string_view(r.payload) : r.metadata;
+  if (record_texts_bytes_ >= options_.record_texts_budget) {
+    record->set_truncated(!text.empty());
+    return;
+  }
+  const absl::string_view kept = Utf8Prefix(text, options_.record_text_cap);
+  record->set_text(std::string(kept));
+  record->set_truncated(kept.size() < text.size() || r.payload_truncated);
+  record_texts_bytes_ += kept.size();
 }
 
 v1::SessionCapture TraceParser::Finish(const TokenizerCounters& t) {

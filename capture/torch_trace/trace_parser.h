@@ -45,6 +45,12 @@ struct TraceParseOptions {
   // into the `str` table copy in (the one place a log's records expand past their own size); past
   // it the import stops and over_budget() says so. 0: no limit.
   uint64_t memory_budget = 0;
+  // Whether `records` keep their text (the payload, or the metadata of a record without one), for
+  // a reader to view (the HTML site, a capture package): up to record_text_cap bytes each, and
+  // record_texts_budget all together; past the budget records are listed without it.
+  bool keep_record_texts = false;
+  size_t record_text_cap = 4 << 20;
+  size_t record_texts_budget = 64 << 20;
 };
 
 class TraceParser {
@@ -84,6 +90,9 @@ class TraceParser {
   // what follows is reset round N+1, its frames new ones.
   void StartResetRound(uint64_t line, absl::string_view compile_id);
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
+  // Lists the record in `records` (with its text, when kept), as part of `compile_id`.
+  void ListRecord(const TraceRecord& r, const Envelope& env, simdjson::dom::element value,
+                  const std::string& compile_id);
   void DropDanglingIterations();
   void Count(ImportCounter counter) { counts_.Add(counter); }
   // Counts `bytes` as taken in: false (and over_budget() from now on) once past the budget.
@@ -109,6 +118,9 @@ class TraceParser {
                v1::Graph::Stage stage);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGuards(const TraceRecord& r, const Envelope& env);
+  // symbolic_shape_specialization; guard_added_fast and guard_added.
+  void OnSpecialization(const Envelope& env, simdjson::dom::element value);
+  void OnShapeGuard(const Envelope& env, simdjson::dom::element value, bool fast);
   void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
 
   const TraceParseOptions options_;
@@ -134,6 +146,8 @@ class TraceParser {
   std::optional<int64_t> rank_;                         // the rank this log is about
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;
+  size_t record_texts_bytes_ = 0;
+  std::string last_graph_id_;           // the graph the record being dispatched became, if one
   uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_
   uint64_t copied_from_str_table_ = 0;  // bytes of names copied into frames from `str`
   bool over_budget_ = false;

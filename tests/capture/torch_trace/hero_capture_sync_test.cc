@@ -15,6 +15,7 @@ InputOptions HeroOptions(const std::string& variant) {
   // Keep in step with scripts/hero_captures.sh.
   InputOptions in;
   in.import.project_root = "/mnt/project";
+  in.import.keep_record_texts = true;  // import-trace keeps every record's text, for the site
   in.import.path_map = {{"/mnt/project/examples", CL_SOURCE_DIR "/examples/hero"}};
   in.overrides.project_root = "/mnt/project";
   in.overrides.gpu = "A100-SXM-80GB";
