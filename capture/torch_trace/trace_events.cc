@@ -455,10 +455,20 @@ void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::str
   }
   if (name == "triton_kernel_info") {
     if (!payload.is_object()) return;
+    // {"triton_poi_fused_relu_1": {"autotune_cache_state": "miss", "num_configs": 2, ...}}: each
+    // kernel's autotune cache lookup ("only 1 config" is no lookup: nothing to tune).
+    v1::Compile* c = CompileFor(env);
     for (simdjson::dom::key_value_pair kv : json::AsObject(payload)) {
       const std::string kernel(kv.key);
       if (kernel_index_.try_emplace(kernel, capture_.kernels_size()).second) {
         capture_.add_kernels()->set_name(kernel);
+      }
+      const std::optional<std::string> state = json::String(kv.value, "autotune_cache_state");
+      if (c != nullptr && state && (*state == "hit" || *state == "miss" || *state == "bypass")) {
+        v1::CacheEvent* ev = c->add_cache_events();
+        ev->set_cache("triton");
+        ev->set_status(*state);
+        ev->set_key(kernel);
       }
     }
     return;

@@ -3,7 +3,8 @@
 
 A deliberately simple reader (standard library only): it splits header lines from tab-prefixed
 payload lines, applies tlparse's rank rule, and counts what the importer must find — compiles,
-failed compiles, recompile reasons, graph breaks, cache hits/misses/bypasses, and each graph with
+failed and restarted compiles, recompile reasons, graph breaks, cache hits/misses/bypasses (FX
+graph and AOT autograd artifacts; each kernel's Triton autotune state apart), and each graph with
 its number of nodes. tests/capture/torch_trace/import_fixtures_test.cc compares the importer against the
 files this writes into tests/golden/torch_trace/.
 
@@ -122,6 +123,8 @@ def expect(path):
     metric_reason = {}    # compile id -> 1 when compilation_metrics names a recompile_reason
     graph_breaks = 0
     cache = {"hit": 0, "miss": 0, "bypass": 0}
+    autotune = {"hit": 0, "miss": 0, "bypass": 0}  # triton_kernel_info's autotune_cache_state
+    attempts = {}  # (round, "frame/compile") -> the attempts seen, for plain compile ids
     graphs, graph_seen = [], {}
     # torch._dynamo.reset() starts compile ids over: a second dynamo_start of an id whose frame
     # compile has had its compilation_metrics opens a new round, whose ids end in "@N"; a
@@ -165,6 +168,9 @@ def expect(path):
             if event == "compilation_metrics":
                 finished.add(frame_compile)
             compiles.setdefault(cid, True)
+            if not isinstance(meta.get("compiled_autograd_id"), int):
+                a = att if isinstance(att, int) and att > 0 else 0
+                attempts.setdefault((round_, frame_compile), set()).add((a, cid))
         value = meta[event]
         if (event == "compilation_metrics" and fid is None and isinstance(value, dict)
                 and value.get("compile_id") is None and value.get("is_runtime") is not True):
@@ -197,6 +203,15 @@ def expect(path):
             graph_breaks += 1
         elif kind and cid and re.fullmatch(r"(fx_graph|aotautograd)_cache_(hit|miss|bypass)", kind):
             cache[kind.rsplit("_", 1)[1]] += 1
+        elif kind == "triton_kernel_info" and cid:
+            try:
+                p = json.loads(payload)
+            except ValueError:
+                p = None
+            for info in (p.values() if isinstance(p, dict) else []):
+                state = info.get("autotune_cache_state") if isinstance(info, dict) else None
+                if state in autotune:
+                    autotune[state] += 1
         elif kind in GRAPH_EVENTS:
             gid = f"{cid or '-'}/{kind}"
             graph_seen[gid] = graph_seen.get(gid, 0) + 1
@@ -204,8 +219,14 @@ def expect(path):
                 gid += f"#{graph_seen[gid]}"
             graphs.append({"id": gid, "nodes": count_nodes(payload)})
     total_reasons = sum(reasons.values()) + sum(v for k, v in metric_reason.items() if k not in reasons)
-    return {"compiles": len(compiles), "failed": len(failed), "recompile_reasons": total_reasons,
-            "graph_breaks": graph_breaks, "cache": cache, "graphs": graphs,
+    # A restart: an attempt with no compilation_metrics of its own that a later attempt followed.
+    restarts = 0
+    for seen in attempts.values():
+        last = max(a for a, _ in seen)
+        restarts += sum(1 for a, cid in seen if a < last and cid not in metrics_seen)
+    return {"compiles": len(compiles), "failed": len(failed), "restarts": restarts,
+            "recompile_reasons": total_reasons, "graph_breaks": graph_breaks, "cache": cache,
+            "autotune": autotune, "graphs": graphs,
             "symbols": len(symbols), "symbol_hints": sum(symbols.values())}
 
 

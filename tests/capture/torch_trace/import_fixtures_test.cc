@@ -65,18 +65,21 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
 
-    int failed = 0, reasons = 0, breaks = 0, symbols = 0, hints = 0;
-    std::map<std::string, int> cache;
+    int failed = 0, restarts = 0, reasons = 0, breaks = 0, symbols = 0, hints = 0;
+    std::map<std::string, int> cache, autotune;
     for (const v1::Compile& cp : c->compiles()) {
       symbols += cp.symbols_size();
       for (const v1::Symbol& s : cp.symbols()) hints += !s.hint().empty();
       failed += cp.status() == v1::Compile::FAILED;
+      restarts += cp.status() == v1::Compile::RESTARTED;
       reasons += cp.recompile_reasons_size();
       breaks += cp.graph_breaks_size();
-      for (const v1::CacheEvent& e : cp.cache_events()) ++cache[e.status()];
+      for (const v1::CacheEvent& e : cp.cache_events())
+        ++(e.cache() == "triton" ? autotune : cache)[e.status()];
     }
     EXPECT_EQ(c->compiles_size(), Num(expected, "compiles"));
     EXPECT_EQ(failed, Num(expected, "failed"));
+    EXPECT_EQ(restarts, Num(expected, "restarts"));
     EXPECT_EQ(reasons, Num(expected, "recompile_reasons"));
     EXPECT_EQ(breaks, Num(expected, "graph_breaks"));
     EXPECT_EQ(symbols, Num(expected, "symbols"));
@@ -85,6 +88,10 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     EXPECT_EQ(cache["hit"], Num(ec, "hit"));
     EXPECT_EQ(cache["miss"], Num(ec, "miss"));
     EXPECT_EQ(cache["bypass"], Num(ec, "bypass"));
+    const Value& ea = expected.struct_value().fields().at("autotune");
+    EXPECT_EQ(autotune["hit"], Num(ea, "hit"));
+    EXPECT_EQ(autotune["miss"], Num(ea, "miss"));
+    EXPECT_EQ(autotune["bypass"], Num(ea, "bypass"));
 
     const auto& eg = expected.struct_value().fields().at("graphs").list_value().values();
     ASSERT_EQ(c->graphs_size(), eg.size());
