@@ -4,25 +4,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/number_format.h"
 #include "service/render/html.h"
+#include "service/render/html_page.h"
 #include "service/render/html_sections.h"
 #include "service/render/html_writer.h"
 #include "service/render/report_css.h"
 
 namespace cl {
 namespace {
-
-// The page's <head>. The CSP is the second line of defence after escaping: even markup that
-// slipped through could neither run a script nor load anything.
-void WriteHead(HtmlWriter& w) {
-  w.Tag(
-       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-       "'unsafe-inline'\">\n"
-       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-       "<title>compile-lens session report</title>\n<style>\n")
-      .Tag(ReportCss())
-      .Tag("</style>\n</head>\n");
-}
 
 void WriteHeader(const v1::AnalysisReport& report, HtmlWriter& w) {
   const v1::Metadata& metadata = report.metadata();
@@ -38,13 +26,6 @@ void WriteHeader(const v1::AnalysisReport& report, HtmlWriter& w) {
   }
   w.Tag("</header>\n");
 }
-
-void OpenSection(Markup id, Markup title, HtmlWriter& w) {
-  w.Tag("<details open id=\"").Tag(id).Tag("\">\n<summary><h2>").Tag(title);
-  w.Tag("</h2></summary>\n<div class=\"body\">");
-}
-
-void CloseSection(HtmlWriter& w) { w.Tag("</div>\n</details>\n"); }
 
 // A section written by a pass: its body when the pass ran, else why not.
 template <typename Section>
@@ -94,9 +75,39 @@ void WriteVerdict(const v1::Verdict& verdict, HtmlWriter& w) {
 
 }  // namespace
 
+void WritePageHead(absl::string_view title, HtmlWriter& w) {
+  w.Tag(
+       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+       "<title>")
+      .Text(title)
+      .Tag("</title>\n<style>\n")
+      .Tag(ReportCss())
+      .Tag("</style>\n</head>\n");
+}
+
+void OpenSection(Markup id, Markup title, HtmlWriter& w) {
+  w.Tag("<details open id=\"").Tag(id).Tag("\">\n<summary><h2>").Tag(title);
+  w.Tag("</h2></summary>\n<div class=\"body\">");
+}
+
+void OpenFoldedSection(Markup id, Markup title, HtmlWriter& w) {
+  w.Tag("<details id=\"").Tag(id).Tag("\">\n<summary><h2>").Tag(title);
+  w.Tag("</h2></summary>\n<div class=\"body\">");
+}
+
+void CloseSection(HtmlWriter& w) { w.Tag("</div>\n</details>\n"); }
+
 std::string RenderHtml(const v1::AnalysisReport& report) {
+  return RenderHtmlWith(report, [](HtmlWriter&) {});
+}
+
+std::string RenderHtmlWith(const v1::AnalysisReport& report,
+                           absl::FunctionRef<void(HtmlWriter&)> more) {
   HtmlWriter w;
-  WriteHead(w);
+  WritePageHead("compile-lens session report", w);
   w.Tag("<body>\n");
   WriteHeader(report, w);
   w.Tag("<main>\n");
@@ -125,6 +136,7 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
   WritePassSection("lint", "Lint (Tool 4)", report.lint(), &WriteLintBody, w);
   WritePassSection("fusion", "Fusion opportunities (CODA)", report.fusion(), &WriteFusionBody, w);
   WritePassSection("roofline", "Roofline (Tool 5)", report.roofline(), &WriteRooflineBody, w);
+  more(w);
   OpenSection("raw", "Raw artifacts", w);
   WriteRawBody(report.raw(), w);
   CloseSection(w);
@@ -138,9 +150,7 @@ std::string RenderHtml(const v1::AnalysisReport& report) {
     if (serious) {
       OpenSection("diagnostics", "Diagnostics", w);
     } else {
-      w.Tag(
-          "<details id=\"diagnostics\">\n<summary><h2>Diagnostics</h2></summary>\n<div "
-          "class=\"body\">");
+      OpenFoldedSection("diagnostics", "Diagnostics", w);
     }
     WriteDiagnosticsBody(report.diagnostics(), w);
     CloseSection(w);
