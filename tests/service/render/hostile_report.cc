@@ -1,5 +1,7 @@
 #include "tests/service/render/hostile_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -72,6 +74,14 @@ void FillField(Message& message, const FieldDescriptor* field, const std::string
 
 void Fill(Message& message, const std::string& path, v1::SectionStatus status) {
   const auto* descriptor = message.GetDescriptor();
+  // google.protobuf.Value nests itself (a Struct of Values): a hostile string ends it.
+  if (descriptor->full_name() == "google.protobuf.Value") {
+    message.GetReflection()->SetString(&message, descriptor->FindFieldByName("string_value"),
+                                       Payload(path));
+    return;
+  }
+  // A message that nests itself (a guard tree's children) is filled a few levels deep.
+  if (std::count(path.begin(), path.end(), '.') > 8) return;
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     std::string field_path = path.empty() ? field->name() : absl::StrCat(path, ".", field->name());
@@ -93,6 +103,12 @@ v1::AnalysisReport HostileReport(v1::SectionStatus status) {
   v1::AnalysisReport report;
   Fill(report, "", status);
   return report;
+}
+
+v1::SessionCapture HostileCapture() {
+  v1::SessionCapture capture;
+  Fill(capture, "", v1::OK);
+  return capture;
 }
 
 }  // namespace cl::testing

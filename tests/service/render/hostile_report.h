@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/report.pb.h"
 
 namespace cl::testing {
@@ -29,6 +30,10 @@ inline constexpr absl::string_view kHostileTerminal =
 // numbers are small non-zero values and the bools are true.
 ::compile_lens::v1::AnalysisReport HostileReport(
     ::compile_lens::v1::SectionStatus status = ::compile_lens::v1::OK);
+
+// A capture whose every string field is hostile the same way (google.protobuf.Value: its string
+// form), one element in each repeated field.
+::compile_lens::v1::SessionCapture HostileCapture();
 
 // "#path#" markers found in `text`, e.g. "recompile.clusters[0].axis".
 std::string Marker(absl::string_view path);

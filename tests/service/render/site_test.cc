@@ -1,0 +1,276 @@
+// The HTML site (--html-dir) on every real log: a page per compile attempt, the failures, restarts
+// and cache outcomes the log records (counted by expect_counts.py, not by the importer), every
+// link landing on a file and an id of the site, the CSP on every page, hostile strings inert.
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "capture/torch_trace/importer.h"
+#include "client/analyze_client.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "service/render/html_site.h"
+#include "tests/service/render/hostile_report.h"
+#include "tests/testing/fixtures.h"
+
+namespace cl {
+namespace {
+
+namespace fs = std::filesystem;
+using google::protobuf::Value;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const fs::path kFixtures = testing::FixturePath("torch_trace");
+const fs::path kExpected = fs::path(CL_SOURCE_DIR) / "tests" / "golden" / "torch_trace";
+
+// The site in memory, in the order it was written.
+class MemorySink : public SiteSink {
+ public:
+  absl::Status Write(const std::string& path, absl::string_view content) override {
+    if (files.contains(path)) return absl::AlreadyExistsError(path);
+    order.push_back(path);
+    files[path] = std::string(content);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> order;
+  std::map<std::string, std::string> files;
+};
+
+MemorySink Render(const v1::SessionCapture& capture) {
+  absl::StatusOr<v1::AnalyzeResponse> response = AnalyzeInProcess({capture, std::nullopt}, {}, 2);
+  EXPECT_TRUE(response.ok()) << response.status();
+  MemorySink sink;
+  const absl::Status s = RenderHtmlSite(capture, response.ok() ? response->report() : v1::AnalysisReport(), sink);
+  EXPECT_TRUE(s.ok()) << s;
+  return sink;
+}
+
+v1::SessionCapture Import(const fs::path& log) {
+  ImportOptions options;
+  options.read_sources = false;
+  options.keep_record_texts = true;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(log.string(), options);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *std::move(c) : v1::SessionCapture();
+}
+
+int Count(const std::string& text, const std::regex& re) {
+  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                                        std::sregex_iterator()));
+}
+
+bool IsCompilePage(const std::string& path) {
+  return absl::StartsWith(path, "compiles/") && absl::EndsWith(path, ".html") &&
+         path.find('/', 9) == std::string::npos;
+}
+
+// Every page: the CSP, no script, no resource; every href a file of the site (and its #id there).
+void CheckPages(const MemorySink& site) {
+  const std::regex attr(R"re(\b(href|src)="([^"]*)")re");
+  for (const auto& [path, text] : site.files) {
+    if (!absl::EndsWith(path, ".html")) continue;
+    SCOPED_TRACE(path);
+    EXPECT_THAT(text, HasSubstr("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
+    EXPECT_THAT(text, Not(HasSubstr("<script")));
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), attr); m != std::sregex_iterator();
+         ++m) {
+      ASSERT_EQ((*m)[1].str(), "href") << "a resource: " << (*m)[0].str();
+      const std::string href = absl::StrReplaceAll((*m)[2].str(), {{"&amp;", "&"}});
+      ASSERT_FALSE(absl::StrContains(href, ":")) << "not a relative link: " << href;
+      const size_t hash = href.find('#');
+      const std::string file = href.substr(0, hash);
+      std::string target = path;
+      if (!file.empty()) {
+        target = fs::path(fs::path(path).parent_path() / file).lexically_normal().string();
+      }
+      auto it = site.files.find(target);
+      ASSERT_NE(it, site.files.end()) << "a link to nothing: " << href;
+      if (hash != std::string::npos && absl::EndsWith(target, ".html")) {
+        EXPECT_THAT(it->second, HasSubstr(absl::StrCat("id=\"", href.substr(hash + 1), "\"")))
+            << "a link to no id: " << href;
+      }
+    }
+  }
+}
+
+std::vector<fs::path> Logs() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(kFixtures)) {
+    const std::string ext =
+        fs::path(std::string(testing::WrittenName(e.path().string()))).extension().string();
+    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt"))
+      out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double Num(const Value& v, const std::string& key) {
+  return v.struct_value().fields().at(key).number_value();
+}
+
+TEST(SiteTest, EveryLogGivesAPagePerCompileAndTheCountsItRecords) {
+  const std::vector<fs::path> logs = Logs();
+  ASSERT_GE(logs.size(), 50u);
+  const std::regex failed(R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-failed">)re");
+  const std::regex restarted(
+      R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-restarted">)re");
+  const std::regex cache(R"re(<tr><td>(fx_graph|aot_autograd)</td><td class="cache-(hit|miss|bypass)">)re");
+  const std::regex tuned(R"re(<tr><td>triton</td><td class="cache-(hit|miss|bypass)">)re");
+  for (const fs::path& log : logs) {
+    SCOPED_TRACE(log.string());
+    const std::string name = absl::StrCat(
+        absl::StrReplaceAll(testing::WrittenName(fs::relative(log, kFixtures).string()),
+                            {{"/", "__"}}),
+        ".json");
+    absl::StatusOr<std::string> text = ReadFile((kExpected / name).string());
+    ASSERT_TRUE(text.ok()) << text.status();
+    Value expected;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &expected).ok());
+
+    const MemorySink site = Render(Import(log));
+    ASSERT_FALSE(site.order.empty());
+    EXPECT_EQ(site.order.front(), "index.html");
+    int pages = 0, failures = 0, restarts = 0;
+    std::map<std::string, int> caches, autotune;
+    for (const auto& [path, page] : site.files) {
+      if (!IsCompilePage(path)) continue;
+      ++pages;
+      failures += Count(page, failed);
+      restarts += Count(page, restarted);
+      for (auto m = std::sregex_iterator(page.begin(), page.end(), cache);
+           m != std::sregex_iterator(); ++m)
+        ++caches[(*m)[2].str()];
+      for (auto m = std::sregex_iterator(page.begin(), page.end(), tuned);
+           m != std::sregex_iterator(); ++m)
+        ++autotune[(*m)[1].str()];
+    }
+    EXPECT_EQ(pages, Num(expected, "compiles"));
+    EXPECT_EQ(failures, Num(expected, "failed"));
+    EXPECT_EQ(restarts, Num(expected, "restarts"));
+    const Value& ec = expected.struct_value().fields().at("cache");
+    const Value& ea = expected.struct_value().fields().at("autotune");
+    for (const char* outcome : {"hit", "miss", "bypass"}) {
+      EXPECT_EQ(caches[outcome], Num(ec, outcome)) << outcome;
+      EXPECT_EQ(autotune[outcome], Num(ea, outcome)) << "autotune " << outcome;
+    }
+    CheckPages(site);
+  }
+}
+
+// The question users ask: where did my dynamic dim get specialized? The scene's user lines.
+TEST(SiteTest, ASpecializationNamesTheUserLineThatMadeIt) {
+  const MemorySink site = Render(Import(kFixtures / "torch-2.6" / "specialize" / "trace.log.gz"));
+  const std::string& decode = site.files.at("compiles/0_0_0.html");
+  EXPECT_THAT(decode, HasSubstr("<tr><td><code>s0</code></td><td><code>L[&#39;x&#39;].size()[1]"
+                                "</code></td><td><code>24</code></td><td><code>"
+                                "/mnt/project/specialize.py:44</code> in <code>decode</code>"));
+  const std::string& checked = site.files.at("compiles/1_0_0.html");
+  EXPECT_THAT(checked, HasSubstr("<tr><td><code>s0 &lt;= 16</code></td><td><code>"
+                                 "/mnt/project/specialize.py:51</code> in <code>decode_checked"));
+  const std::string& strict = site.files.at("compiles/2_0_0.html");
+  EXPECT_THAT(strict, HasSubstr("<span class=\"st-failed\">failed</span>"));
+  EXPECT_THAT(strict, HasSubstr("ConstraintViolationError"));
+  EXPECT_THAT(strict, HasSubstr("/mnt/project/specialize.py:58</code> in <code>decode_strict"));
+}
+
+// gpt_recompiles: 0/1 ran because 0/0's size guard failed; each page links to the other.
+TEST(SiteTest, ARecompileAndTheGuardThatFailedLinkBothWays) {
+  const MemorySink site =
+      Render(Import(kFixtures / "torch-2.6" / "gpt_recompiles" / "trace.log.gz"));
+  EXPECT_THAT(site.files.at("compiles/0_1_0.html"),
+              HasSubstr("href=\"../compiles/0_0_0.html#guards\""));
+  EXPECT_THAT(site.files.at("compiles/0_0_0.html"),
+              HasSubstr("href=\"../compiles/0_1_0.html#recompiles\""));
+  EXPECT_THAT(site.files.at("index.html"), HasSubstr("href=\"compiles/0_3_0.html\""));
+}
+
+TEST(SiteTest, HostileStringsAreInert) {
+  const v1::SessionCapture capture = testing::HostileCapture();
+  MemorySink site;
+  ASSERT_TRUE(RenderHtmlSite(capture, testing::HostileReport(), site).ok());
+  ASSERT_GE(site.files.size(), 3u);  // the index, the compile's page, the record of no compile
+  bool escaped = false;
+  for (const auto& [path, text] : site.files) {
+    SCOPED_TRACE(path);
+    for (char c : path) ASSERT_TRUE(absl::ascii_isalnum(c) || absl::StrContains("_.-/", c));
+    if (!absl::EndsWith(path, ".html")) continue;
+    EXPECT_THAT(text, Not(HasSubstr("<script>alert")));
+    EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+    escaped |= absl::StrContains(text, testing::kHostileEscapedHtml);
+  }
+  EXPECT_TRUE(escaped);
+  CheckPages(site);
+}
+
+// 10,000 compiles: 10,000 small pages, and an index that folds each frame's rows.
+TEST(SiteTest, TenThousandCompilesGiveSmallPagesAndAFoldedIndex) {
+  v1::SessionCapture capture;
+  capture.set_schema("0.5.0");
+  for (int f = 0; f < 100; ++f) {
+    v1::Frame* frame = capture.add_frames();
+    frame->set_id(f);
+    frame->set_name(absl::StrCat("fn", f));
+    frame->set_file("/w/model.py");
+    frame->set_line(10 + f);
+    for (int k = 0; k < 100; ++k) {
+      v1::Compile* c = capture.add_compiles();
+      c->set_id(absl::StrCat(f, "/", k));
+      c->set_frame_id(f);
+      c->set_frame_compile_id(k);
+      c->set_status(v1::Compile::OK);
+      c->set_duration_us(1000 + k);
+      if (k > 0) c->add_recompile_reasons(absl::StrCat(f, "/", k - 1, ": L['x'] == ", k - 1));
+      v1::StackFrame* s = c->add_stack();
+      s->set_file("/w/train.py");
+      s->set_line(5);
+      s->set_name("main");
+      *c->add_stack() = v1::StackFrame();
+      c->mutable_stack(1)->set_file("/w/model.py");
+      c->mutable_stack(1)->set_line(10 + f);
+      c->mutable_stack(1)->set_name(frame->name());
+    }
+  }
+  MemorySink site;
+  ASSERT_TRUE(RenderHtmlSite(capture, v1::AnalysisReport(), site).ok());
+  int pages = 0;
+  size_t largest = 0;
+  for (const auto& [path, text] : site.files) {
+    if (!IsCompilePage(path)) continue;
+    ++pages;
+    largest = std::max(largest, text.size());
+  }
+  EXPECT_EQ(pages, 10000);
+  EXPECT_LT(largest, 64u << 10);
+  const std::string& index = site.files.at("index.html");
+  EXPECT_LT(index.size(), 16u << 20);
+  // Each frame's compiles are a group of their own, folded.
+  EXPECT_GE(Count(index, std::regex("<details class=\"frame\">")), 100);
+}
+
+TEST(SiteTest, ADirectorySinkKeepsEveryFileInsideItsFolder) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "site_sink";
+  fs::remove_all(dir);
+  DirectorySink sink(dir.string());
+  EXPECT_TRUE(sink.Write("compiles/0_0_0/1_dynamo_start.txt", "x").ok());
+  EXPECT_TRUE(fs::exists(dir / "compiles" / "0_0_0" / "1_dynamo_start.txt"));
+  for (const std::string bad : {"../escape.html", "/etc/passwd", "a/../../b", "a/./b", "",
+                                "a b.html", "a\\b"}) {
+    const absl::Status s = sink.Write(bad, "x");
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad << ": " << s;
+  }
+  EXPECT_FALSE(fs::exists(dir.parent_path() / "escape.html"));
+  EXPECT_EQ(sink.files(), 1u);
+}
+
+}  // namespace
+}  // namespace cl
