@@ -19,6 +19,11 @@ namespace cl {
 // lint::LintOptions). cl-server's --help and `cl-client help analyze` print it.
 std::string AnalysisLimitsText();
 
+// The most a site returned in AnalyzeResponse.site may weigh (AnalyzeOptions.render_site): past
+// it the response carries `site_error` instead, and the client is told to render the site itself
+// from the capture (cl-client --html-dir, without --raw). Half the client's response cap.
+inline constexpr uint64_t kMaxSiteBytes = 256ull << 20;
+
 absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRefs captures,
                                                 const v1::AnalyzeOptions& options,
                                                 const std::atomic<bool>* cancelled);

@@ -121,6 +121,7 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
                                 ? std::string(SideName(&side == &base_ ? v1::BASE : v1::HEAD))
                                 : side.source_name;
       options.memory_budget = max_memory_;
+      options.keep_record_texts = keep_record_texts_;
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());

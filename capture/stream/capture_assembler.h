@@ -77,6 +77,9 @@ class CaptureAssembler {
 
   uint64_t bytes() const { return bytes_; }
   uint64_t parts() const { return parts_; }
+  // A raw log arriving after this is imported keeping each record's text (for the site,
+  // AnalyzeOptions.render_site), within the parser's own cap on those texts.
+  void KeepRecordTexts() { keep_record_texts_ = true; }
 
  private:
   struct SideState {
@@ -102,6 +105,7 @@ class CaptureAssembler {
   const uint64_t max_memory_;
   uint64_t bytes_ = 0;
   uint64_t parts_ = 0;
+  bool keep_record_texts_ = false;
   SideState head_;
   SideState base_;
 };

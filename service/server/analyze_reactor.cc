@@ -138,6 +138,7 @@ absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
   }
   has_options_ = true;
   upload_.options = std::move(*chunk.mutable_options());
+  if (upload_.options.render_site()) upload_.assembler.KeepRecordTexts();
   return absl::OkStatus();
 }
 

@@ -2,15 +2,20 @@
 // AnalyzeChunks at all, framing broken on arrival, a string that is not UTF-8 inside a message that
 // frames well, a raw log that does not decompress. Each is refused naming the message, and the
 // server serves on.
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "capture/schema.h"
+#include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "service/render/html_site.h"
 #include "tests/service/server_test_fixture.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl::testing {
@@ -82,6 +87,59 @@ TEST_F(ServerTest, ALogThatDoesNotReadIsReportedAsSuchNotAsACutShortStream) {
       AnalyzeRemoteTrace(path, header, {}, Remote(server_->address(), absl::Seconds(30)));
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)));
   EXPECT_THAT(r.status().message(), ::testing::Not(HasSubstr("end marker")));
+  ExpectStillServing();
+}
+
+// AnalyzeOptions.render_site on a raw log: the server imports it keeping the record texts and
+// returns the site, file by file, the same files cl-client renders in-process from the log.
+TEST_F(ServerTest, ARawLogComesBackAsTheSameSiteTheClientRenders) {
+  const std::string log = FixturePath("torch_trace/torch-2.6/specialize/trace.log");
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_source_name("trace.log.gz");
+  v1::AnalyzeOptions options;
+  options.set_render_site(true);
+  ASSERT_OK_AND_ASSIGN(
+      v1::AnalyzeResponse remote,
+      AnalyzeRemoteTrace(log, header, options, Remote(server_->address(), absl::Seconds(60))));
+  EXPECT_TRUE(remote.site_error().empty()) << remote.site_error();
+  ASSERT_FALSE(remote.site().empty());
+  EXPECT_EQ(remote.site(0).path(), "index.html");
+  std::map<std::string, std::string> files;
+  for (const v1::SiteFile& f : remote.site()) files[f.path()] = f.content();
+  ASSERT_TRUE(files.contains("compiles/0_0_0.html"));
+  EXPECT_THAT(files["compiles/0_0_0.html"], HasSubstr("specialize.py:44</code> in <code>decode"));
+  // The log itself is there: its first compile's output code, as a file.
+  bool output_code = false;
+  for (const auto& [path, content] : files)
+    output_code |= absl::StrContains(path, "inductor_output_code") && !content.empty();
+  EXPECT_TRUE(output_code);
+  // What cl-client renders in-process from the same log: the same files, the same compile pages.
+  ImportOptions import;
+  import.keep_record_texts = true;
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture capture, ImportTraceFile(log, import));
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse local, AnalyzeInProcess({capture, std::nullopt}, {}, 2));
+  struct Collect : SiteSink {
+    absl::Status Write(const std::string& path, absl::string_view content) override {
+      files[path] = std::string(content);
+      return absl::OkStatus();
+    }
+    std::map<std::string, std::string> files;
+  } here;
+  ASSERT_THAT(RenderHtmlSite(capture, local.report(), here), IsOk());
+  ASSERT_EQ(here.files.size(), files.size());
+  for (const auto& [path, content] : here.files) {
+    ASSERT_TRUE(files.contains(path)) << path;
+    if (absl::StartsWith(path, "compiles/")) {
+      const std::string& there = files[path];
+      const size_t at =
+          std::mismatch(there.begin(), there.end(), content.begin(), content.end()).first -
+          there.begin();
+      EXPECT_EQ(there, content) << path << " differs at " << at << ": \""
+                                << there.substr(at > 80 ? at - 80 : 0, 200) << "\" here \""
+                                << content.substr(at > 80 ? at - 80 : 0, 200) << "\"";
+    }
+  }
   ExpectStillServing();
 }
 
