@@ -28,24 +28,32 @@ std::vector<std::string> Join(std::vector<std::string> own,
 std::vector<CommandHelp> MakeCommands() {
   return {
       {"analyze",
-       "cl-client analyze HEAD [--base BASE] [--html F] [--json F] [--server HOST:PORT [--raw]]\n"
-       "                  [--all-ranks | --rank N] [--passes recompile,...] [--gpu NAME] [--db DB]",
+       "cl-client analyze HEAD [--base BASE] [--html F] [--html-dir DIR] [--json F]\n"
+       "                  [--server HOST:PORT [--raw]] [--all-ranks | --rank N]\n"
+       "                  [--passes recompile,...] [--gpu NAME] [--db DB]",
        "Explains a torch.compile session: recompilations, graph breaks, failures, the IR diff\n"
        "against BASE, fusions, the roofline, divergence, lint. HEAD and BASE are captures\n"
        "(.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory: its rank logs\n"
        "dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no --server\n"
        "the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw\n"
        "the log itself is streamed and imported server-side). Either way the report is the same.\n"
+       "--html writes the report as one page; --html-dir writes it as a site: DIR/index.html\n"
+       "(the report, the stack trie, every compile in order, failures and restarts, the\n"
+       "records of no compile) and a page per compile attempt in DIR/compiles/ (its stack,\n"
+       "times, guards, dynamic shapes, graphs, output code, kernels, metrics, caches); with\n"
+       "--raw the server renders the site and returns it. With --all-ranks, rank N's site is\n"
+       "DIR/rankN/.\n"
        "Session facts a log does not record can be given: --gpu, --label, --torch-version, "
        "--host,\n"
        "--project-root, --session-id.\n" +
            AnalysisLimitsText(),
-       Join({"base", "html", "json", "passes", "db", "threads", "color", "quiet", "all_ranks",
-             "raw"},
+       Join({"base", "html", "html_dir", "json", "passes", "db", "threads", "color", "quiet",
+             "all_ranks", "raw"},
             {&kInputFlags, &kRemoteFlags}),
        "  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \\\n"
        "      --html hero.html --json hero.report.json\n"
        "  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama\n"
+       "  cl-client analyze /tmp/trace_dir --html-dir out/site\n"
        "  cl-client analyze /tmp/trace_dir --all-ranks --json out/report.json\n"
        "  cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile\n"
        "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"

@@ -29,6 +29,7 @@
 #include "client/upload.h"
 #include "common/file_io.h"
 #include "common/number_format.h"
+#include "service/render/html_site.h"
 #include "service/render/render.h"
 
 ABSL_FLAG(std::string, base, "",
@@ -36,6 +37,8 @@ ABSL_FLAG(std::string, base, "",
 ABSL_FLAG(std::string, server, "",
           "analyze on this cl-server (HOST:PORT or a gRPC target) instead of in-process");
 ABSL_FLAG(std::string, html, "", "write the self-contained HTML report here");
+ABSL_FLAG(std::string, html_dir, "",
+          "write the report as a site here: index.html and a page per compile (compiles/)");
 ABSL_FLAG(std::string, json, "", "write the JSON report here");
 ABSL_FLAG(std::vector<std::string>, passes, {},
           "run only these passes (comma-separated); default: all");
@@ -126,6 +129,24 @@ int CheckOutput(absl::string_view flag, const std::string& path) {
   return cl::kExitOk;
 }
 
+// --html-dir names a folder that exists and can be written, or one that can be made in one that
+// does.
+int CheckSiteDir(const std::string& dir) {
+  if (dir.empty()) return cl::kExitOk;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    return Usage(absl::StrCat("--html-dir ", dir, ": is a file (give a folder)"));
+  }
+  fs::path existing = fs::absolute(dir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+  if (access(existing.c_str(), W_OK) != 0) {
+    return Usage(absl::StrCat("--html-dir ", dir, ": cannot be written (", existing.string(),
+                              ": permission denied)"));
+  }
+  return cl::kExitOk;
+}
+
 bool UseColor() {
   const std::string mode = absl::GetFlag(FLAGS_color);
   if (mode == "always") return true;
@@ -208,6 +229,8 @@ int ImportTrace(const std::string& path) {
   if (const int code = CheckOutput("o", out); code != cl::kExitOk) return code;
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
   if (!in.ok()) return Usage(in.status().message());
+  // A capture package carries the log's record texts, so that a site can be made from it alone.
+  in->import.keep_record_texts = true;
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   Progress().Clear();
   if (!capture.ok()) return Fail(capture.status());
@@ -232,10 +255,38 @@ std::string ForRank(const std::string& path, std::optional<int> rank) {
       .string();
 }
 
-// Writes what the flags ask for: the HTML and JSON reports and the summary.
-int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank) {
+// "out/site" for rank 3 -> "out/site/rank3".
+std::string SiteDirForRank(const std::string& dir, std::optional<int> rank) {
+  if (!rank || dir.empty()) return dir;
+  return (std::filesystem::path(dir) / ("rank" + std::to_string(*rank))).string();
+}
+
+// Writes what the flags ask for: the HTML and JSON reports, the site (of `capture`, the head the
+// report is about) and the summary.
+int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
+            const cl::v1::SessionCapture* capture) {
   if (const std::string html = ForRank(absl::GetFlag(FLAGS_html), rank); !html.empty()) {
     if (absl::Status s = cl::WriteFile(html, response.html()); !s.ok()) return Fail(s);
+  }
+  // The site: rendered here from the capture, or (--raw) the server's, written as it came.
+  const std::string site = SiteDirForRank(absl::GetFlag(FLAGS_html_dir), rank);
+  uint64_t site_pages = 0;
+  if (!site.empty()) {
+    cl::DirectorySink sink(site);
+    if (capture != nullptr) {
+      if (absl::Status s = cl::RenderHtmlSite(*capture, response.report(), sink); !s.ok())
+        return Fail(s);
+      site_pages = capture->compiles_size();
+    } else if (!response.site_error().empty()) {
+      return Fail(absl::ResourceExhaustedError(
+          absl::StrCat("the server returned no site: ", response.site_error())));
+    } else {
+      for (const cl::v1::SiteFile& file : response.site()) {
+        if (absl::Status s = sink.Write(file.path(), file.content()); !s.ok()) return Fail(s);
+        site_pages +=
+            absl::StartsWith(file.path(), "compiles/") && absl::EndsWith(file.path(), ".html");
+      }
+    }
   }
   if (const std::string json = ForRank(absl::GetFlag(FLAGS_json), rank); !json.empty()) {
     absl::StatusOr<std::string> text = cl::RenderJson(response.report());
@@ -248,6 +299,10 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank) {
     // Where the reports went: the last thing a reader looks for.
     if (const std::string html = ForRank(absl::GetFlag(FLAGS_html), rank); !html.empty())
       std::cout << "wrote " << html << "\n";
+    if (!site.empty()) {
+      std::cout << "wrote " << (std::filesystem::path(site) / "index.html").string() << " and "
+                << cl::FormatCount(site_pages, "compile page", "compile pages") << "\n";
+    }
     if (const std::string json = ForRank(absl::GetFlag(FLAGS_json), rank); !json.empty())
       std::cout << "wrote " << json << "\n";
   }
@@ -273,9 +328,9 @@ int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in,
     cl::ApplyOverrides(in.overrides, &capture);
     const int rank = capture.session().rank();
     absl::StatusOr<cl::v1::AnalyzeResponse> response =
-        Run({std::move(capture), std::nullopt}, options);
+        Run({capture, std::nullopt}, options);  // a copy: the site is rendered from it after
     if (!response.ok()) return Fail(response.status());
-    if (const int code = Deliver(*response, rank); code != cl::kExitOk) return code;
+    if (const int code = Deliver(*response, rank, &capture); code != cl::kExitOk) return code;
   }
   return cl::kExitOk;
 }
@@ -287,6 +342,10 @@ int Analyze(const std::string& head_path) {
     return code;
   if (const int code = CheckOutput("json", absl::GetFlag(FLAGS_json)); code != cl::kExitOk)
     return code;
+  if (const int code = CheckSiteDir(absl::GetFlag(FLAGS_html_dir)); code != cl::kExitOk)
+    return code;
+  // The site shows the log itself: the import keeps each record's text.
+  in->import.keep_record_texts = !absl::GetFlag(FLAGS_html_dir).empty();
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());
@@ -308,6 +367,8 @@ int Analyze(const std::string& head_path) {
 
   if (raw) {
     if (server.empty()) return Usage("--raw needs --server");
+    // The log goes up as it is: the server imports it and returns the site it renders.
+    options.set_render_site(!absl::GetFlag(FLAGS_html_dir).empty());
     if (!base_path.empty()) return Usage("--raw streams one log; it takes no --base");
     if (!cl::IsTraceInput(head_path) || std::filesystem::is_directory(head_path)) {
       return Usage("--raw streams one TORCH_TRACE log file (.log or .log.gz)");
@@ -326,7 +387,7 @@ int Analyze(const std::string& head_path) {
         head_path, header, options, RemoteWithProgress(head_path, size_error ? 0 : size));
     Progress().Clear();
     if (!response.ok()) return Fail(response.status());
-    return Deliver(*response, std::nullopt);
+    return Deliver(*response, std::nullopt, nullptr);
   }
 
   cl::AssembledCaptures captures;
@@ -340,7 +401,7 @@ int Analyze(const std::string& head_path) {
   }
   absl::StatusOr<cl::v1::AnalyzeResponse> response = Run(captures, options);
   if (!response.ok()) return Fail(response.status());
-  return Deliver(*response, std::nullopt);
+  return Deliver(*response, std::nullopt, &captures.head);
 }
 
 cl::RetryPolicy UploadPolicy() {
