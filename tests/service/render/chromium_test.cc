@@ -16,10 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/render/html.h"
+#include "service/render/html_site.h"
 #include "tests/service/render/hero_report.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/service/render/page_text.h"
@@ -183,6 +185,45 @@ TEST(ChromiumTest, HostileStringsAreTextAndNothingIsInjected) {
     }
     for (const char* id : kSectionIds) {
       EXPECT_THAT(run.out, HasSubstr(absl::StrCat(" id=\"", id, "\">"))) << id;
+    }
+  }
+}
+
+// The site (--html-dir) in the browser: a real log's index and compile pages, and a hostile
+// capture's, load with no console message or CSP report, and capture strings stay text.
+TEST(ChromiumTest, SitePagesLoadCleanlyAndHostileStringsStayText) {
+  ASSERT_EQ(access(kChromium, X_OK), 0);
+  const fs::path dir = WorkDir() / "site";
+  fs::remove_all(dir);
+  {
+    ImportOptions options;
+    options.keep_record_texts = true;
+    absl::StatusOr<v1::SessionCapture> capture = ImportTraceFile(
+        testing::FixturePath("torch_trace/tlparse-corpus/tlparse/comp_failure.log"), options);
+    ASSERT_TRUE(capture.ok()) << capture.status();
+    DirectorySink sink((dir / "real").string());
+    ASSERT_TRUE(RenderHtmlSite(*capture, testing::HeroReport(), sink).ok());
+    DirectorySink hostile((dir / "hostile").string());
+    ASSERT_TRUE(RenderHtmlSite(testing::HostileCapture(), testing::HostileReport(), hostile).ok());
+  }
+  std::vector<std::string> pages = {"real/index.html", "real/compiles/0_0_0.html",
+                                    "hostile/index.html"};
+  for (const auto& e : fs::directory_iterator(dir / "hostile" / "compiles")) {
+    if (e.path().extension() == ".html")
+      pages.push_back("hostile/compiles/" + e.path().filename().string());
+  }
+  ASSERT_EQ(pages.size(), 4u);  // the hostile capture has one compile
+  for (const std::string& page : pages) {
+    SCOPED_TRACE(page);
+    ASSERT_TRUE(fs::exists(dir / page));
+    const BrowserRun run = DumpDom(dir / page);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_THAT(ConsoleProblems(run.err), IsEmpty());
+    EXPECT_THAT(run.out, Not(HasSubstr("<script")));
+    if (absl::StartsWith(page, "hostile/")) {
+      EXPECT_THAT(run.out, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    } else {
+      EXPECT_THAT(run.out, HasSubstr("BackendCompilerFailed"));
     }
   }
 }
