@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,6 +164,50 @@ TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {
     for (int rank : d.ranks()) rank1_diverges |= rank == 1;
   }
   EXPECT_TRUE(rank1_diverges);
+}
+
+// --html-dir: here, from the server (--raw), and one site per rank; a file in its place is a usage
+// error naming the flag.
+TEST_F(E2eTest, TheSiteIsWrittenHereFromTheServerAndPerRank) {
+  namespace fs = std::filesystem;
+  const std::string log = testing::FixturePath("torch_trace/torch-2.6/specialize/trace.log");
+  const std::string here = TmpPath("site-here"), there = TmpPath("site-raw");
+  fs::remove_all(here);
+  fs::remove_all(there);
+  const RunResult local = RunCommand({kClientBinary, "analyze", log, "--html-dir", here});
+  ASSERT_EQ(local.exit_code, 0) << local.stderr_text;
+  EXPECT_THAT(local.stdout_text, HasSubstr("and 3 compile pages"));
+  const RunResult raw = RunCommand(
+      {kClientBinary, "analyze", log, "--server", address_, "--raw", "--html-dir", there});
+  ASSERT_EQ(raw.exit_code, 0) << raw.stderr_text;
+  EXPECT_THAT(raw.stdout_text, HasSubstr("and 3 compile pages"));
+  for (const char* page :
+       {"index.html", "compiles/0_0_0.html", "compiles/1_0_0.html", "compiles/2_0_0.html"}) {
+    ASSERT_TRUE(fs::exists(fs::path(here) / page)) << page;
+    ASSERT_TRUE(fs::exists(fs::path(there) / page)) << page;
+    if (absl::StartsWith(page, "compiles/")) {
+      EXPECT_EQ(*ReadFile((fs::path(here) / page).string()),
+                *ReadFile((fs::path(there) / page).string()))
+          << page;
+    }
+  }
+  const std::string ranks = TmpPath("site-ranks");
+  fs::remove_all(ranks);
+  const RunResult all =
+      RunCommand({kClientBinary, "analyze",
+                  testing::FixturePath("torch_trace/tlparse-corpus/tlparse/multi_rank_logs"),
+                  "--all-ranks", "--no-sources", "--html-dir", ranks, "--quiet"});
+  ASSERT_EQ(all.exit_code, 0) << all.stderr_text;
+  for (int rank = 0; rank < 4; ++rank) {
+    const fs::path compiles = fs::path(ranks) / absl::StrCat("rank", rank) / "compiles";
+    ASSERT_TRUE(fs::is_directory(compiles)) << rank;
+    EXPECT_TRUE(fs::exists(compiles / "0_0_0.html")) << rank;  // each rank's own capture
+  }
+  ASSERT_TRUE(WriteFile(TmpPath("site-file"), "x").ok());
+  const RunResult bad =
+      RunCommand({kClientBinary, "analyze", log, "--html-dir", TmpPath("site-file")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.stderr_text, HasSubstr("--html-dir"));
 }
 
 TEST_F(E2eTest, HealthCheck) {
