@@ -158,16 +158,49 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   if (e == "guard_added_fast" || e == "guard_added") {
     return OnShapeGuard(env, value, e == "guard_added_fast");
   }
-  if (e == "chromium_event" && !year_ && r.has_payload) {
-    // A trace event: "ts" is microseconds since the epoch.
-    element event;
-    if (json_->parse(r.payload).get(event) == simdjson::SUCCESS) {
-      if (auto ts = json::Number(event, "ts")) NoteYear(*ts / 1e6);
-    }
-  }
+  if (e == "chromium_event" && r.has_payload) return OnChromiumEvent(r);
   if (std::optional<v1::Graph::Stage> stage = GraphStage(e)) return OnGraph(r, env, e, *stage);
   if (e == "dynamo_graph_break_reason") return OnArtifact(r, env, e);  // the 2024 top-level form
   KeepExtra(r, env, e);
+}
+
+// A trace event: {"name", "ts" (microseconds since the epoch), "args": {"compile_id"}, "ph"}.
+// A "B" and the next "E" of the same name and compile make one phase of that compile.
+void TraceParser::OnChromiumEvent(const TraceRecord& r) {
+  element event;
+  if (json_->parse(r.payload).get(event) != simdjson::SUCCESS) return;
+  const std::optional<double> ts = json::Number(event, "ts");
+  if (ts && !year_) NoteYear(*ts / 1e6);
+  const std::optional<std::string> name = json::String(event, "name");
+  const std::optional<std::string> ph = json::String(event, "ph");
+  std::optional<element> args = json::Field(event, "args");
+  if (!ts || !name || !ph || !args) return;
+  std::optional<std::string> torch_id = json::String(*args, "compile_id");
+  if (!torch_id) return;
+  const std::string id = reset_round_ == 0 ? *torch_id : absl::StrCat(*torch_id, "@", reset_round_);
+  const std::pair<std::string, std::string> key{id, *name};
+  if (*ph == "B") {  // a compile's first events begin before its dynamo_start is logged
+    open_phases_[key].push_back(*ts);
+    return;
+  }
+  if (*ph != "E") return;
+  auto compile = compile_index_.find(id);
+  auto open = open_phases_.find(key);
+  if (open == open_phases_.end() || open->second.empty()) return;
+  const double begun = open->second.back();
+  open->second.pop_back();
+  if (open->second.empty()) open_phases_.erase(open);
+  if (*ts < begun || compile == compile_index_.end()) return;
+  v1::Compile& c = *capture_.mutable_compiles(compile->second);
+  v1::Phase* phase = nullptr;
+  for (v1::Phase& p : *c.mutable_phases()) {
+    if (p.name() == *name) phase = &p;
+  }
+  if (phase == nullptr) {
+    phase = c.add_phases();
+    phase->set_name(*name);
+  }
+  phase->set_duration_us(phase->duration_us() + static_cast<int64_t>(*ts - begun));
 }
 
 void TraceParser::ReadJsonStack(element stack,

@@ -82,6 +82,7 @@ class TraceParser {
   };
   // trace_parser.cc: the compile a record belongs to, extras, diagnostics and Finish's checks.
   v1::Compile* CompileFor(const Envelope& env);
+  void OnChromiumEvent(const TraceRecord& r);
   // A compile torch logged with no compile id ("-/N", under the one no_frame frame).
   v1::Compile* AddNoFrameCompile();
   // The capture's id for torch's frame `torch_id` in the current reset round.
@@ -131,6 +132,8 @@ class TraceParser {
   absl::flat_hash_map<uint32_t, int> frame_index_;       // frame id -> index in frames
   uint32_t next_frame_id_ = 0;                           // past every frame id so far
   uint32_t reset_round_ = 0;
+  // Chromium "B" events not yet ended: (compile id, event name) -> the begin times, a stack.
+  absl::flat_hash_map<std::pair<std::string, std::string>, std::vector<double>> open_phases_;
   absl::flat_hash_map<uint32_t, uint32_t> round_frames_;  // torch's frame id -> ours, this round
   absl::flat_hash_set<std::string> started_;   // compile ids with a dynamo_start, this round
   absl::flat_hash_set<std::string> finished_;  // "F/C" with a compilation_metrics, this round

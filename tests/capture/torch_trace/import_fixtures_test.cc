@@ -329,5 +329,28 @@ TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
   EXPECT_EQ(latest->size(), 1u);
 }
 
+// Time by phase from the chromium trace events: the "entire_frame_compile" B/E pair of each
+// compile spans what its compilation_metrics says the whole frame compile took.
+TEST(ImportFixturesTest, ChromiumEventsGiveEachCompileItsPhases) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c =
+      ImportTraceFile((kFixtures / "torch-2.6" / "specialize" / "trace.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->compiles_size(), 3);
+  for (const v1::Compile& cp : c->compiles()) {
+    SCOPED_TRACE(cp.id());
+    int64_t frame_us = -1;
+    for (const v1::Phase& p : cp.phases()) {
+      if (p.name() == "entire_frame_compile") frame_us = p.duration_us();
+    }
+    const auto& m = cp.metrics().fields();
+    ASSERT_TRUE(m.contains("entire_frame_compile_time_s"));
+    const double metric_us = m.at("entire_frame_compile_time_s").number_value() * 1e6;
+    EXPECT_NEAR(static_cast<double>(frame_us), metric_us, metric_us * 0.01 + 1000);
+    EXPECT_GE(cp.phases_size(), 3);
+  }
+}
+
 }  // namespace
 }  // namespace cl
