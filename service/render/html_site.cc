@@ -36,8 +36,8 @@ absl::Status DirectorySink::Write(const std::string& path, absl::string_view con
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(file.parent_path().string(), ": cannot create the folder (", ec.message(), ")"));
+    return absl::PermissionDeniedError(absl::StrCat(
+        file.parent_path().string(), ": cannot create the folder (", ec.message(), ")"));
   }
   if (absl::Status s = WriteFile(file.string(), content); !s.ok()) return s;
   ++files_;
@@ -80,12 +80,14 @@ std::string CacheOutcome(const v1::Compile& c, absl::string_view cache) {
     if (e.cache() != cache) continue;
     auto it = std::find_if(outcomes.begin(), outcomes.end(),
                            [&](const auto& o) { return o.first == e.status(); });
-    if (it == outcomes.end()) outcomes.emplace_back(e.status(), 1);
-    else ++it->second;
+    if (it == outcomes.end())
+      outcomes.emplace_back(e.status(), 1);
+    else
+      ++it->second;
   }
   if (outcomes.empty()) return "—";
-  const bool counted = std::any_of(outcomes.begin(), outcomes.end(),
-                                   [](const auto& o) { return o.second > 1; });
+  const bool counted =
+      std::any_of(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.second > 1; });
   return absl::StrJoin(outcomes, ", ", [&](std::string* out, const auto& o) {
     if (counted) absl::StrAppend(out, o.second, " ");
     absl::StrAppend(out, o.first);
@@ -123,8 +125,9 @@ absl::Status WriteRecordPage(const v1::SessionCapture& capture, int index, SiteS
   const std::string title = absl::StrCat(r.kind(), r.name().empty() ? "" : " ", r.name());
   HtmlWriter w;
   WritePageHead(absl::StrCat(title, " · compile-lens"), w);
-  w.Tag("<body>\n<header>\n<p class=\"sub\"><a href=\"../index.html#other-records\">← the "
-        "session</a></p>\n<h1>")
+  w.Tag(
+       "<body>\n<header>\n<p class=\"sub\"><a href=\"../index.html#other-records\">← the "
+       "session</a></p>\n<h1>")
       .Text(title)
       .Tag("</h1>\n<p class=\"sub\">line ")
       .Text(absl::StrCat(r.line()))
@@ -147,8 +150,8 @@ absl::Status RenderHtmlSite(const v1::SessionCapture& capture, const v1::Analysi
                             SiteSink& sink) {
   const SiteModel model = BuildSiteModel(capture, report);
   {
-    const std::string index = RenderHtmlWith(
-        report, [&](HtmlWriter& w) { WriteSiteIndex(capture, model, w); });
+    const std::string index =
+        RenderHtmlWith(report, [&](HtmlWriter& w) { WriteSiteIndex(capture, model, w); });
     if (absl::Status s = sink.Write("index.html", index); !s.ok()) return s;
   }
   for (int i = 0; i < capture.compiles_size(); ++i) {

@@ -59,7 +59,8 @@ std::string ValueText(const google::protobuf::Value& v) {
       return v.string_value();
     case google::protobuf::Value::kNumberValue: {
       const double n = v.number_value();
-      if (n == static_cast<double>(static_cast<int64_t>(n))) return absl::StrCat(static_cast<int64_t>(n));
+      if (n == static_cast<double>(static_cast<int64_t>(n)))
+        return absl::StrCat(static_cast<int64_t>(n));
       return absl::StrCat(n);
     }
     case google::protobuf::Value::kBoolValue:
@@ -170,18 +171,30 @@ void WriteTimes(const v1::Compile& c, HtmlWriter& w) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : c.metrics().fields()) {
     if (value.kind_case() != google::protobuf::Value::kNumberValue) continue;
+    // start_time_us and end_time_us are instants, not times spent.
+    if (absl::StartsWith(key, "start_time") || absl::StartsWith(key, "end_time")) continue;
     if (absl::EndsWith(key, "_time_s") || absl::EndsWith(key, "_time_us")) keys.push_back(key);
   }
   std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) {
     const double v = Metric(c, key)->number_value();
-    const int64_t us = absl::EndsWith(key, "_s") ? static_cast<int64_t>(v * 1e6) : static_cast<int64_t>(v);
+    const int64_t us =
+        absl::EndsWith(key, "_s") ? static_cast<int64_t>(v * 1e6) : static_cast<int64_t>(v);
     w.Tag("<tr><td><code>").Text(key).Tag("</code></td><td>").Text(FormatDuration(us));
     w.Tag("</td></tr>\n");
     ++rows;
   }
   w.EndTable();
   if (rows == 0) w.Tag("<p class=\"muted\">The compile's metrics record no phase times.</p>\n");
+  if (!c.phases().empty()) {
+    w.Tag("<h3>From torch's trace events</h3>\n");
+    w.BeginTable({"Event", "Time"});
+    for (const v1::Phase& p : c.phases()) {
+      w.Tag("<tr><td><code>").Text(p.name()).Tag("</code></td><td>");
+      w.Text(FormatDuration(p.duration_us())).Tag("</td></tr>\n");
+    }
+    w.EndTable();
+  }
   CloseSection(w);
 }
 
@@ -391,7 +404,8 @@ void WriteRecordBody(const v1::Record& record, const std::string& file, bool ope
     w.Tag(".</p>\n");
   } else {
     WriteGraphText(record.text(), changed, w);
-    if (record.truncated()) w.Tag("<p class=\"warn\">Cut: the capture kept only its beginning.</p>\n");
+    if (record.truncated())
+      w.Tag("<p class=\"warn\">Cut: the capture kept only its beginning.</p>\n");
   }
   w.Tag("</details>\n");
 }
@@ -421,11 +435,12 @@ void WriteKernels(const v1::SessionCapture& capture, const v1::AnalysisReport& r
     }
     w.Tag("<td><code>").Text(OrDash(row->op())).Tag("</code></td><td>");
     w.Text(FormatSi(row->flops(), "FLOP")).Tag("</td><td>").Text(FormatBytes(row->bytes()));
-    w.Tag("</td><td>").Text(row->time_us() > 0 ? absl::StrCat(FormatFixed(row->time_us(), 1), " µs")
-                                                : "—");
-    w.Tag("</td><td>").Text(row->bound() == v1::RooflineKernel::MEMORY    ? "memory"
-                            : row->bound() == v1::RooflineKernel::COMPUTE ? "compute"
-                                                                          : "—");
+    w.Tag("</td><td>")
+        .Text(row->time_us() > 0 ? absl::StrCat(FormatFixed(row->time_us(), 1), " µs") : "—");
+    w.Tag("</td><td>")
+        .Text(row->bound() == v1::RooflineKernel::MEMORY    ? "memory"
+              : row->bound() == v1::RooflineKernel::COMPUTE ? "compute"
+                                                            : "—");
     w.Tag("</td><td>");
     if (row->attainable() > 0 && row->achieved() > 0) {
       w.Text(FormatPercent(row->achieved() / row->attainable()));
@@ -435,8 +450,9 @@ void WriteKernels(const v1::SessionCapture& capture, const v1::AnalysisReport& r
     w.Tag("</td></tr>\n");
   }
   w.EndTable();
-  w.Tag("<p class=\"muted\">The roofline rows of the session are in <a "
-        "href=\"../index.html#roofline\">Roofline</a>.</p>\n");
+  w.Tag(
+      "<p class=\"muted\">The roofline rows of the session are in <a "
+      "href=\"../index.html#roofline\">Roofline</a>.</p>\n");
   CloseSection(w);
 }
 
@@ -562,8 +578,9 @@ absl::Status WriteCompilePage(const v1::SessionCapture& capture, const v1::Analy
   }
   if (graphs) {
     if (!changed.empty())
-      w.Tag("<p class=\"muted\">Marked: the nodes the <a href=\"../index.html#ir-diff\">IR "
-            "diff</a> found added or changed against the base.</p>\n");
+      w.Tag(
+          "<p class=\"muted\">Marked: the nodes the <a href=\"../index.html#ir-diff\">IR "
+          "diff</a> found added or changed against the base.</p>\n");
     CloseSection(w);
   }
   for (size_t k = 0; k < entry.records.size(); ++k) {

@@ -81,11 +81,12 @@ void WriteStackTrie(const v1::SessionCapture& capture, const SiteModel& model, H
   std::vector<int> unstacked;
   const std::vector<TrieNode> nodes = BuildTrie(capture, &unstacked);
   OpenSection("stack-trie", "Stack trie", w);
-  w.Tag("<p class=\"muted\">The user frames that led to each compiled frame, merged; each leaf "
-        "is that frame's compiles, coloured by outcome: <span class=\"st-ok\">ok</span>, "
-        "<span class=\"st-hit\">cache hit</span>, <span class=\"st-restarted\">restarted</span>, "
-        "<span class=\"st-empty\">empty graph</span>, <span class=\"st-failed\">failed</span>, "
-        "<span class=\"st-missing\">no metrics</span>.</p>\n");
+  w.Tag(
+      "<p class=\"muted\">The user frames that led to each compiled frame, merged; each leaf "
+      "is that frame's compiles, coloured by outcome: <span class=\"st-ok\">ok</span>, "
+      "<span class=\"st-hit\">cache hit</span>, <span class=\"st-restarted\">restarted</span>, "
+      "<span class=\"st-empty\">empty graph</span>, <span class=\"st-failed\">failed</span>, "
+      "<span class=\"st-missing\">no metrics</span>.</p>\n");
   if (nodes.size() > 1) {
     w.Tag("<ul class=\"trie\">\n");
     // (node, next child to visit)
@@ -132,9 +133,10 @@ void WriteCompilesInOrder(const v1::SessionCapture& capture, const SiteModel& mo
     CloseSection(w);
     return;
   }
-  w.Tag("<p class=\"muted\">Every compile attempt, by frame, in log order. Ops, nodes, inputs and "
-        "guards are torch's compilation_metrics; a cache column reads hit, miss or bypass per "
-        "lookup, — when the log has none.</p>\n");
+  w.Tag(
+      "<p class=\"muted\">Every compile attempt, by frame, in log order. Ops, nodes, inputs and "
+      "guards are torch's compilation_metrics; a cache column reads hit, miss or bypass per "
+      "lookup, — when the log has none.</p>\n");
   // Frames in order of their first compile; a frame's compiles in log order.
   std::vector<uint32_t> frame_order;
   absl::flat_hash_map<uint32_t, std::vector<int>> by_frame;
@@ -227,8 +229,9 @@ void WriteFailuresAndRestarts(const v1::SessionCapture& capture, const SiteModel
 void WriteOtherRecords(const v1::SessionCapture& capture, const SiteModel& model, HtmlWriter& w) {
   OpenSection("other-records", "Other records", w);
   if (capture.records().empty()) {
-    w.Tag("<p class=\"muted\">The capture lists no log records (it was not read from a "
-          "TORCH_TRACE log, or by an older compile-lens).</p>\n");
+    w.Tag(
+        "<p class=\"muted\">The capture lists no log records (it was not read from a "
+        "TORCH_TRACE log, or by an older compile-lens).</p>\n");
     CloseSection(w);
     return;
   }
@@ -237,15 +240,16 @@ void WriteOtherRecords(const v1::SessionCapture& capture, const SiteModel& model
     CloseSection(w);
     return;
   }
-  w.Tag("<p class=\"muted\">Records that belong to no compile (before the first, or logged "
-        "without a compile id), by kind; the string tables and trace events are left "
-        "out.</p>\n");
+  w.Tag(
+      "<p class=\"muted\">Records that belong to no compile (before the first, or logged "
+      "without a compile id), by kind; the string tables and trace events are left "
+      "out.</p>\n");
   std::vector<std::string> order;
   absl::flat_hash_map<std::string, std::vector<int>> groups;
   for (int r : model.unowned_records) {
     const v1::Record& record = capture.records(r);
-    std::string key = record.name().empty() ? record.kind()
-                                            : absl::StrCat(record.kind(), " ", record.name());
+    std::string key =
+        record.name().empty() ? record.kind() : absl::StrCat(record.kind(), " ", record.name());
     auto [it, inserted] = groups.try_emplace(key);
     if (inserted) order.push_back(key);
     it->second.push_back(r);

@@ -26,8 +26,8 @@ std::string CacheOutcome(const v1::Compile& compile, absl::string_view cache);
 // "1.42 s", "35 ms", "—" for 0.
 std::string FormatDuration(int64_t micros);
 // "<a class="st-ok" href="PREFIX compiles/0_1_0.html#FRAGMENT">0/1</a>" (FRAGMENT: "guards").
-void WriteCompileLink(const v1::Compile& compile, const SiteModel& model, int index,
-                      Markup prefix, HtmlWriter& w, Markup fragment = "");
+void WriteCompileLink(const v1::Compile& compile, const SiteModel& model, int index, Markup prefix,
+                      HtmlWriter& w, Markup fragment = "");
 // "file:line in name" and, when the capture embeds the file, the line's code.
 void WriteStackFrame(const v1::StackFrame& frame, const SiteModel& model, HtmlWriter& w);
 

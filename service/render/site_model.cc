@@ -84,17 +84,20 @@ void FindMentions(const v1::SessionCapture& capture, const v1::AnalysisReport& r
 
 std::string CompilePageStem(const v1::Compile& compile, const v1::Frame* frame) {
   const absl::string_view id = compile.id();
-  if (frame != nullptr && frame->no_frame()) return absl::StrCat("noid_", compile.frame_compile_id());
+  if (frame != nullptr && frame->no_frame())
+    return absl::StrCat("noid_", compile.frame_compile_id());
   std::string stem;
   // "!3/0/1": compiled autograd graph 3.
   if (id.size() > 1 && id[0] == '!') {
     uint32_t ca = 0;
-    if (absl::SimpleAtoi(id.substr(1, id.find('/') - 1), &ca)) absl::StrAppend(&stem, "ca", ca, "_");
+    if (absl::SimpleAtoi(id.substr(1, id.find('/') - 1), &ca))
+      absl::StrAppend(&stem, "ca", ca, "_");
   }
   const uint32_t torch_frame =
       frame != nullptr && frame->reset_round() > 0 ? frame->torch_id() : compile.frame_id();
   absl::StrAppend(&stem, torch_frame, "_", compile.frame_compile_id(), "_", compile.attempt());
-  if (frame != nullptr && frame->reset_round() > 0) absl::StrAppend(&stem, ".r", frame->reset_round());
+  if (frame != nullptr && frame->reset_round() > 0)
+    absl::StrAppend(&stem, ".r", frame->reset_round());
   return stem;
 }
 
@@ -109,10 +112,10 @@ SiteModel BuildSiteModel(const v1::SessionCapture& capture, const v1::AnalysisRe
     const v1::Compile& c = capture.compiles(i);
     model.by_id.emplace(c.id(), i);
     auto frame = frames.find(c.frame_id());
-    const std::string stem =
-        CompilePageStem(c, frame == frames.end() ? nullptr : frame->second);
+    const std::string stem = CompilePageStem(c, frame == frames.end() ? nullptr : frame->second);
     std::string page = absl::StrCat("compiles/", stem, ".html");
-    for (int n = 2; !pages.insert(page).second; ++n) page = absl::StrCat("compiles/", stem, "-", n, ".html");
+    for (int n = 2; !pages.insert(page).second; ++n)
+      page = absl::StrCat("compiles/", stem, "-", n, ".html");
     model.compiles[i].page = std::move(page);
     // A later compile of the frame with recompile reasons is the one the previous entry's guards
     // sent there.
