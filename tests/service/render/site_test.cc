@@ -49,7 +49,8 @@ MemorySink Render(const v1::SessionCapture& capture) {
   absl::StatusOr<v1::AnalyzeResponse> response = AnalyzeInProcess({capture, std::nullopt}, {}, 2);
   EXPECT_TRUE(response.ok()) << response.status();
   MemorySink sink;
-  const absl::Status s = RenderHtmlSite(capture, response.ok() ? response->report() : v1::AnalysisReport(), sink);
+  const absl::Status s =
+      RenderHtmlSite(capture, response.ok() ? response->report() : v1::AnalysisReport(), sink);
   EXPECT_TRUE(s.ok()) << s;
   return sink;
 }
@@ -64,8 +65,8 @@ v1::SessionCapture Import(const fs::path& log) {
 }
 
 int Count(const std::string& text, const std::regex& re) {
-  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), re),
-                                        std::sregex_iterator()));
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
 bool IsCompilePage(const std::string& path) {
@@ -121,10 +122,12 @@ double Num(const Value& v, const std::string& key) {
 TEST(SiteTest, EveryLogGivesAPagePerCompileAndTheCountsItRecords) {
   const std::vector<fs::path> logs = Logs();
   ASSERT_GE(logs.size(), 50u);
-  const std::regex failed(R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-failed">)re");
+  const std::regex failed(
+      R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-failed">)re");
   const std::regex restarted(
       R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-restarted">)re");
-  const std::regex cache(R"re(<tr><td>(fx_graph|aot_autograd)</td><td class="cache-(hit|miss|bypass)">)re");
+  const std::regex cache(
+      R"re(<tr><td>(fx_graph|aot_autograd)</td><td class="cache-(hit|miss|bypass)">)re");
   const std::regex tuned(R"re(<tr><td>triton</td><td class="cache-(hit|miss|bypass)">)re");
   for (const fs::path& log : logs) {
     SCOPED_TRACE(log.string());
@@ -263,8 +266,8 @@ TEST(SiteTest, ADirectorySinkKeepsEveryFileInsideItsFolder) {
   DirectorySink sink(dir.string());
   EXPECT_TRUE(sink.Write("compiles/0_0_0/1_dynamo_start.txt", "x").ok());
   EXPECT_TRUE(fs::exists(dir / "compiles" / "0_0_0" / "1_dynamo_start.txt"));
-  for (const std::string bad : {"../escape.html", "/etc/passwd", "a/../../b", "a/./b", "",
-                                "a b.html", "a\\b"}) {
+  for (const std::string bad :
+       {"../escape.html", "/etc/passwd", "a/../../b", "a/./b", "", "a b.html", "a\\b"}) {
     const absl::Status s = sink.Write(bad, "x");
     EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad << ": " << s;
   }
