@@ -256,10 +256,16 @@ void TraceParser::OnSpecialization(const Envelope& env, element value) {
   }
   s->set_value(json::String(value, "value").value_or(""));
   s->set_reason(json::String(value, "reason").value_or(""));
-  if (std::optional<element> stack = json::Field(value, "user_stack"))
-    ReadJsonStack(*stack, s->mutable_user_stack());
-  if (std::optional<element> stack = json::Field(value, "stack"))
-    ReadJsonStack(*stack, s->mutable_stack());
+  ReadStacks(value, s->mutable_user_stack(), s->mutable_stack());
+}
+
+// A shape-env record's "user_stack" (the user frames) and "stack" (torch's own), when present.
+void TraceParser::ReadStacks(element value,
+                             google::protobuf::RepeatedPtrField<v1::StackFrame>* user_stack,
+                             google::protobuf::RepeatedPtrField<v1::StackFrame>* stack) {
+  if (std::optional<element> user = json::Field(value, "user_stack"))
+    ReadJsonStack(*user, user_stack);
+  if (std::optional<element> own = json::Field(value, "stack")) ReadJsonStack(*own, stack);
 }
 
 void TraceParser::OnShapeGuard(const Envelope& env, element value, bool fast) {
@@ -268,10 +274,7 @@ void TraceParser::OnShapeGuard(const Envelope& env, element value, bool fast) {
   v1::ShapeGuard* g = c->add_shape_guards();
   g->set_expr(json::String(value, "expr").value_or(""));
   g->set_fast(fast);
-  if (std::optional<element> stack = json::Field(value, "user_stack"))
-    ReadJsonStack(*stack, g->mutable_user_stack());
-  if (std::optional<element> stack = json::Field(value, "stack"))
-    ReadJsonStack(*stack, g->mutable_stack());
+  ReadStacks(value, g->mutable_user_stack(), g->mutable_stack());
 }
 
 void TraceParser::OnSymbol(const Envelope& env, element value, bool unbacked) {

@@ -109,6 +109,9 @@ class TraceParser {
   // create_symbol / create_unbacked_symbol: a size symbol of the record's compile.
   void OnSymbol(const Envelope& env, simdjson::dom::element value, bool unbacked);
   // A JSON stack ([{"line", "name", "filename"}], filename a path or an index into `str`).
+  void ReadStacks(simdjson::dom::element value,
+                  google::protobuf::RepeatedPtrField<v1::StackFrame>* user_stack,
+                  google::protobuf::RepeatedPtrField<v1::StackFrame>* stack);
   void ReadJsonStack(simdjson::dom::element stack,
                      google::protobuf::RepeatedPtrField<v1::StackFrame>* out);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);

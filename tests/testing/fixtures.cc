@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,18 @@ std::string FixturePath(absl::string_view path) {
   // Neither there: the plain name, so that the failure names the fixture the test wanted.
   return !std::filesystem::exists(plain, ec) && std::filesystem::exists(gzipped, ec) ? gzipped
                                                                                      : plain;
+}
+
+std::vector<std::string> FixtureTraceLogs() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(FixturePath("torch_trace"))) {
+    const std::string ext =
+        std::filesystem::path(std::string(WrittenName(e.path().string()))).extension().string();
+    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt"))
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 absl::StatusOr<std::string> ReadFixture(const std::string& path) {

@@ -5,6 +5,7 @@
 #define TESTS_TESTING_FIXTURES_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -17,6 +18,10 @@ std::string FixturePath(absl::string_view path);
 
 // A fixture's bytes as they were written: a gzipped file is inflated, a plain one read as it is.
 absl::StatusOr<std::string> ReadFixture(const std::string& path);
+
+// Every non-empty TORCH_TRACE log under tests/fixtures/torch_trace (written as .log or .txt,
+// stored plain or gzipped), sorted.
+std::vector<std::string> FixtureTraceLogs();
 
 // `path` without the ".gz" it may be stored under: the name expectations and seeds are named after.
 absl::string_view WrittenName(absl::string_view path);

@@ -103,24 +103,12 @@ void CheckPages(const MemorySink& site) {
   }
 }
 
-std::vector<fs::path> Logs() {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(kFixtures)) {
-    const std::string ext =
-        fs::path(std::string(testing::WrittenName(e.path().string()))).extension().string();
-    if (e.is_regular_file() && e.file_size() > 0 && (ext == ".log" || ext == ".txt"))
-      out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 double Num(const Value& v, const std::string& key) {
   return v.struct_value().fields().at(key).number_value();
 }
 
 TEST(SiteTest, EveryLogGivesAPagePerCompileAndTheCountsItRecords) {
-  const std::vector<fs::path> logs = Logs();
+  const std::vector<std::string> logs = testing::FixtureTraceLogs();
   ASSERT_GE(logs.size(), 50u);
   const std::regex failed(
       R"re(<h1>Compile [^<]*</h1>\n<p class="sub">[^\n]*<span class="st-failed">)re");
@@ -129,8 +117,8 @@ TEST(SiteTest, EveryLogGivesAPagePerCompileAndTheCountsItRecords) {
   const std::regex cache(
       R"re(<tr><td>(fx_graph|aot_autograd)</td><td class="cache-(hit|miss|bypass)">)re");
   const std::regex tuned(R"re(<tr><td>triton</td><td class="cache-(hit|miss|bypass)">)re");
-  for (const fs::path& log : logs) {
-    SCOPED_TRACE(log.string());
+  for (const std::string& log : logs) {
+    SCOPED_TRACE(log);
     const std::string name = absl::StrCat(
         absl::StrReplaceAll(testing::WrittenName(fs::relative(log, kFixtures).string()),
                             {{"/", "__"}}),
