@@ -184,7 +184,18 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
     return;
   }
   if (*ph != "E") return;
+  // torch names the frame compile, not the attempt ("0/0" through a restart's 0/0_1): the time
+  // goes to the attempt running when the event ended, the latest one.
   auto compile = compile_index_.find(id);
+  if (torch_id->find('_') == std::string::npos) {
+    for (int attempt = 1;; ++attempt) {
+      std::string later = absl::StrCat(*torch_id, "_", attempt);
+      if (reset_round_ != 0) absl::StrAppend(&later, "@", reset_round_);
+      auto it = compile_index_.find(later);
+      if (it == compile_index_.end()) break;
+      compile = it;
+    }
+  }
   auto open = open_phases_.find(key);
   if (open == open_phases_.end() || open->second.empty()) return;
   const double begun = open->second.back();

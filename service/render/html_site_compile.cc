@@ -201,8 +201,31 @@ void WriteTimes(const v1::Compile& c, HtmlWriter& w) {
 void WriteOutcome(const v1::SessionCapture& capture, const v1::Compile& c, const SiteModel& model,
                   const SiteModel::CompileEntry& entry, HtmlWriter& w) {
   const bool failed = !c.fail_type().empty();
-  if (!failed && c.restart_reasons().empty()) return;
+  const bool restarted = c.status() == v1::Compile::RESTARTED;
+  if (!failed && c.restart_reasons().empty() && !restarted) return;
   OpenSection("outcome", "Failure and restarts", w);
+  if (restarted) {
+    // The attempt that followed: this id's next attempt, "1/0" or "1/0_1" -> "1/0_2" (a reset
+    // round's "@N" kept).
+    std::string id = c.id(), round;
+    if (const size_t at = id.find('@'); at != std::string::npos) {
+      round = id.substr(at);
+      id.resize(at);
+    }
+    if (const size_t under = id.find('_'); under != std::string::npos) id.resize(under);
+    w.Tag("<p>torch gave this attempt up and traced the frame again");
+    if (auto next = model.by_id.find(absl::StrCat(id, "_", c.attempt() + 1, round));
+        next != model.by_id.end()) {
+      w.Tag(" as ");
+      WriteCompileLink(capture.compiles(next->second), model, next->second, "../", w);
+    }
+    w.Tag(c.graph_breaks().empty() ? Markup(".</p>\n")
+                                   : Markup(", at its graph break:</p>\n<ul>\n"));
+    for (const v1::GraphBreak& gb : c.graph_breaks()) {
+      w.Tag("<li><code>").Text(gb.reason()).Tag("</code></li>\n");
+    }
+    if (!c.graph_breaks().empty()) w.Tag("</ul>\n");
+  }
   if (failed) {
     w.Tag("<div class=\"failure\"><p><strong>").Text(c.fail_type()).Tag("</strong>: ");
     w.Text(c.fail_reason()).Tag("</p>\n");

@@ -185,6 +185,18 @@ TEST(SiteTest, ARecompileAndTheGuardThatFailedLinkBothWays) {
   EXPECT_THAT(site.files.at("index.html"), HasSubstr("href=\"compiles/0_3_0.html\""));
 }
 
+// adamw_step: 0/0 restarts at `loss.backward()`; its page says so and links the attempt after.
+TEST(SiteTest, ARestartedAttemptLinksTheAttemptThatFollowed) {
+  const MemorySink site = Render(Import(kFixtures / "torch-2.6" / "adamw_step" / "trace.log.gz"));
+  const std::string& page = site.files.at("compiles/0_0_0.html");
+  EXPECT_THAT(page, HasSubstr("traced the frame again as <a class=\""));
+  EXPECT_THAT(page, HasSubstr("href=\"../compiles/0_0_1.html\""));
+  EXPECT_THAT(page, HasSubstr("Reason: Unsupported: Tensor.backward</code></li>"));
+  // The inductor work came in the attempt after: its trace events are that page's.
+  EXPECT_THAT(page, Not(HasSubstr("<code>inductor_compile</code>")));
+  EXPECT_THAT(site.files.at("compiles/0_0_1.html"), HasSubstr("<code>inductor_compile</code>"));
+}
+
 TEST(SiteTest, HostileStringsAreInert) {
   const v1::SessionCapture capture = testing::HostileCapture();
   MemorySink site;
