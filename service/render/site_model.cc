@@ -72,10 +72,12 @@ void FindMentions(const v1::SessionCapture& capture, const v1::AnalysisReport& r
     const FieldDescriptor* f = d->FindFieldByName(std::string(field_name));
     if (f == nullptr || !report.GetReflection()->HasField(report, f)) continue;
     absl::flat_hash_set<int> seen;
+    // clang 14 cannot capture a structured binding; name the section for the lambda.
+    const auto& mention = section;
     VisitStrings(report.GetReflection()->GetMessage(report, f), [&](const std::string& s) {
       auto it = named.find(s);
       if (it != named.end() && seen.insert(it->second).second)
-        model.compiles[it->second].mentioned_in.push_back(section);
+        model.compiles[it->second].mentioned_in.push_back(mention);
     });
   }
 }
