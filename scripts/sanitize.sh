@@ -3,6 +3,7 @@
 # -Wthread-safety, which checks every absl::Mutex use against its annotations), into build-san/;
 # the same tree holds the libFuzzer targets, whose short runs are tests there (label `fuzz`).
 # scripts/test.sh runs it after the release suite; run it alone after scripts/setup.sh.
+# `scripts/sanitize.sh build` configures and builds the tree, and runs nothing.
 #
 # Left out here, and run by the release suite only: the tests whose subject is not our C++
 # (`python`: PyTorch in the sandbox and Debian's grpcio; `deploy`: Helm and the image's chroot;
@@ -15,6 +16,9 @@ if [[ ! -f build-san/build.ninja ]]; then
     -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" -DCL_SANITIZE=ON -DCL_FUZZ=ON
 fi
 ninja -C build-san
+if [[ "${1:-}" == build ]]; then
+  exit 0
+fi
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0

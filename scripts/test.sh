@@ -9,13 +9,13 @@ scripts/setup.sh
 scripts/check_format.sh
 # Real PyTorch for the capture package's tests: the torch sandbox, scripts/torch-sandbox (about 10
 # minutes the first time, mostly downloading and unpacking; then reused). TORCH_SANDBOX names
-# another copy of the tool. It is set up while the build keeps the CPUs busy, and waited for before
-# the tests.
+# another copy of the tool. It is set up while both builds keep the CPUs busy (the release tree,
+# then the sanitizer tree), and waited for before the tests.
 mkdir -p build
 sandbox_log=build/torch-sandbox-setup.log
 "${TORCH_SANDBOX:-scripts/torch-sandbox}" setup >"$sandbox_log" 2>&1 &
 sandbox_pid=$!
-if ! scripts/build.sh; then
+if ! scripts/build.sh || ! scripts/sanitize.sh build; then
   wait "$sandbox_pid" || true
   exit 1
 fi
