@@ -13,6 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "capture/torch_trace/fx_graph.h"
 #include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/json_value.h"
@@ -52,19 +53,44 @@ std::optional<v1::Graph::Stage> GraphStage(absl::string_view name) {
   return std::nullopt;
 }
 
+bool IsCacheOutcome(absl::string_view status) {
+  return status == "hit" || status == "miss" || status == "bypass";
+}
+
 // "fx_graph_cache_miss" -> {"fx_graph", "miss"}; "aotautograd_cache_hit" -> {"aot_autograd",
-// "hit"}.
+// "hit"}; torch 2.6's "aotautograd_cache_hash" -> {"aot_autograd", ""}: its payload's
+// cache_state says which.
 std::optional<std::pair<std::string, std::string>> CacheArtifact(absl::string_view name) {
   for (const auto& [prefix, cache] :
        {std::pair<absl::string_view, absl::string_view>{"fx_graph_cache_", "fx_graph"},
         {"aotautograd_cache_", "aot_autograd"}}) {
     if (!absl::StartsWith(name, prefix)) continue;
     const absl::string_view status = name.substr(prefix.size());
-    if (status == "hit" || status == "miss" || status == "bypass") {
-      return std::make_pair(std::string(cache), std::string(status));
-    }
+    if (IsCacheOutcome(status)) return std::make_pair(std::string(cache), std::string(status));
+    if (status == "hash") return std::make_pair(std::string(cache), std::string());
   }
   return std::nullopt;
+}
+
+// One "[hash] name: value" element of a cache payload's `components`.
+std::optional<v1::CacheKeyComponent> ReadKeyComponent(absl::string_view text) {
+  constexpr size_t kHashChars = 16, kValueBytes = 160;
+  if (!absl::ConsumePrefix(&text, "[")) return std::nullopt;
+  const size_t close = text.find("] ");
+  const size_t colon = text.find(": ", close);
+  if (close == absl::string_view::npos || colon == absl::string_view::npos) return std::nullopt;
+  v1::CacheKeyComponent c;
+  c.set_hash(std::string(text.substr(0, std::min(close, kHashChars))));
+  c.set_name(std::string(text.substr(close + 2, colon - close - 2)));
+  absl::string_view value = text.substr(colon + 2);
+  if (value.size() > kValueBytes) {  // cut on a character boundary, marked
+    size_t cut = kValueBytes;
+    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+    c.set_value(absl::StrCat(value.substr(0, cut), "…"));
+  } else {
+    c.set_value(std::string(value));
+  }
+  return c;
 }
 
 // dynamo's own frames, which wrap the compiled one at the end of a dynamo_start stack.
@@ -210,8 +236,13 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   if (phase == nullptr) {
     phase = c.add_phases();
     phase->set_name(*name);
+    phase->set_start_us(static_cast<int64_t>(begun));
   }
   phase->set_duration_us(phase->duration_us() + static_cast<int64_t>(*ts - begun));
+  if (constexpr int kMaxSpans = 64; phase->spans_us_size() < 2 * kMaxSpans) {
+    phase->add_spans_us(static_cast<int64_t>(begun));
+    phase->add_spans_us(static_cast<int64_t>(*ts));
+  }
 }
 
 void TraceParser::ReadJsonStack(element stack,
@@ -444,16 +475,48 @@ void TraceParser::OnArtifact(const TraceRecord& r, const Envelope& env, absl::st
   }
   if (std::optional<std::pair<std::string, std::string>> cache = CacheArtifact(name);
       cache && c != nullptr) {
-    v1::CacheEvent* ev = c->add_cache_events();
-    ev->set_cache(cache->first);
-    ev->set_status(cache->second);
-    element payload;
-    if (json_->parse(r.payload).get(payload) == simdjson::SUCCESS) {
-      if (auto key = json::String(payload, "key")) ev->set_key(*key);
-    }
+    OnCacheLookup(r, c, cache->first, cache->second);
     return;
   }
   KeepExtra(r, env, absl::StrCat("artifact:", name));
+}
+
+void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std::string& cache,
+                                std::string status) {
+  element payload;
+  const bool parsed = json_->parse(r.payload).get(payload) == simdjson::SUCCESS;
+  if (status.empty() && parsed) status = json::String(payload, "cache_state").value_or("");
+  if (!IsCacheOutcome(status)) {
+    Problem(ImportCounter::kBadArtifactJson, r.line,
+            absl::StrCat(cache, " cache record names no hit, miss or bypass (skipped)"));
+    return;
+  }
+  v1::CacheEvent* ev = c->add_cache_events();
+  ev->set_cache(cache);
+  ev->set_status(std::move(status));
+  if (!parsed) return;
+  if (auto key = json::String(payload, "key")) ev->set_key(*key);
+  if (auto reason = json::String(payload, "cache_bypass_reason")) ev->set_reason(*reason);
+  const char* time_field = ev->status() == "hit" ? "time_saved_ns" : "time_taken_ns";
+  if (std::optional<int64_t> ns = json::Int(payload, time_field); ns && *ns > 0)
+    ev->set_time_us(*ns / 1000);
+  std::optional<element> components = json::Field(payload, "components");
+  if (ev->status() != "miss" || !components || !components->is_array()) return;
+  for (element item : json::AsArray(*components)) {
+    std::string_view text;
+    if (item.get_string().get(text) != simdjson::SUCCESS) continue;
+    std::optional<v1::CacheKeyComponent> component =
+        ReadKeyComponent(absl::string_view(text.data(), text.size()));
+    if (!component) continue;
+    const size_t bytes =
+        component->name().size() + component->hash().size() + component->value().size();
+    if (cache_components_bytes_ + bytes > options_.cache_components_budget) {
+      ev->clear_components();  // all of a key or none: a half key would diff as removed parts
+      return;
+    }
+    cache_components_bytes_ += bytes;
+    *ev->add_components() = std::move(*component);
+  }
 }
 
 void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,

@@ -51,6 +51,9 @@ struct TraceParseOptions {
   bool keep_record_texts = false;
   size_t record_text_cap = 4 << 20;
   size_t record_texts_budget = 64 << 20;
+  // The cache-key components kept with cache misses (CacheEvent.components), all together; past
+  // it misses keep their key only.
+  size_t cache_components_budget = 16 << 20;
 };
 
 class TraceParser {
@@ -118,6 +121,10 @@ class TraceParser {
   // The glog header has no year: the first epoch timestamp a record carries gives it.
   void NoteYear(double epoch_seconds);
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
+  // A cache lookup record: its outcome (`status`, or the payload's cache_state when empty), key,
+  // bypass reason, time and, for a miss, the key's components.
+  void OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std::string& cache,
+                     std::string status);
   void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
                v1::Graph::Stage stage);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
@@ -153,6 +160,7 @@ class TraceParser {
   bool seen_ranked_ = false;
   size_t extras_bytes_ = 0;
   size_t record_texts_bytes_ = 0;
+  size_t cache_components_bytes_ = 0;
   std::string last_graph_id_;           // the graph the record being dispatched became, if one
   uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_
   uint64_t copied_from_str_table_ = 0;  // bytes of names copied into frames from `str`

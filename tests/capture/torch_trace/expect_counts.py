@@ -123,6 +123,7 @@ def expect(path):
     metric_reason = {}    # compile id -> 1 when compilation_metrics names a recompile_reason
     graph_breaks = 0
     cache = {"hit": 0, "miss": 0, "bypass": 0}
+    compile_seconds = {}  # compile id -> its compilation_metrics' whole-frame seconds (the last)
     autotune = {"hit": 0, "miss": 0, "bypass": 0}  # triton_kernel_info's autotune_cache_state
     attempts = {}  # (round, "frame/compile") -> the attempts seen, for plain compile ids
     graphs, graph_seen = [], {}
@@ -184,6 +185,14 @@ def expect(path):
         if event == "compilation_metrics" and cid:
             metrics_seen.add(cid)
         if event == "compilation_metrics" and cid and isinstance(value, dict):
+            # Torch's whole-frame compile time: seconds (older torch) or microseconds (2.6 on).
+            secs = value.get("entire_frame_compile_time_s")
+            if not isinstance(secs, (int, float)) or isinstance(secs, bool) or secs < 0:
+                us = value.get("dynamo_cumulative_compile_time_us")
+                secs = us / 1e6 if isinstance(us, (int, float)) and not isinstance(us, bool) \
+                    and us >= 0 else None
+            if secs is not None:
+                compile_seconds[cid] = secs
             if value.get("fail_type"):
                 failed.add(cid)
             if value.get("recompile_reason"):
@@ -203,6 +212,13 @@ def expect(path):
             graph_breaks += 1
         elif kind and cid and re.fullmatch(r"(fx_graph|aotautograd)_cache_(hit|miss|bypass)", kind):
             cache[kind.rsplit("_", 1)[1]] += 1
+        elif kind == "aotautograd_cache_hash" and cid:  # torch 2.6: the outcome is in the payload
+            try:
+                state = json.loads(payload).get("cache_state")
+            except (ValueError, AttributeError):
+                state = None
+            if state in cache:
+                cache[state] += 1
         elif kind == "triton_kernel_info" and cid:
             try:
                 p = json.loads(payload)
@@ -227,6 +243,8 @@ def expect(path):
     return {"compiles": len(compiles), "failed": len(failed), "restarts": restarts,
             "recompile_reasons": total_reasons, "graph_breaks": graph_breaks, "cache": cache,
             "autotune": autotune, "graphs": graphs,
+            "compile_seconds": round(sum(compile_seconds.values()), 6),
+            "timed_compiles": len(compile_seconds),
             "symbols": len(symbols), "symbol_hints": sum(symbols.values())}
 
 
