@@ -1,5 +1,6 @@
 #include "analyzers/registry.h"
 
+#include "analyzers/compile_time/compile_time.h"
 #include "analyzers/failures/failures.h"
 #include "analyzers/fusion/fusion.h"
 #include "analyzers/ir_diff/ir_diff.h"
@@ -15,9 +16,9 @@ namespace cl {
 const std::vector<const Pass*>& RegisteredPasses() {
   // The one place passes are registered: add a new pass here, in report order.
   static const auto* const kPasses = new std::vector<const Pass*>{
-      new FailuresPass(),  new CrossRankPass(),      new IrDiffPass(),
-      new RecompilePass(), new CacheStabilityPass(), new DivergencePass(),
-      new LintPass(),      new FusionPass(),         new RooflinePass(),
+      new FailuresPass(),    new CrossRankPass(),      new IrDiffPass(),     new RecompilePass(),
+      new CompileTimePass(), new CacheStabilityPass(), new DivergencePass(), new LintPass(),
+      new FusionPass(),      new RooflinePass(),
   };
   return *kPasses;
 }

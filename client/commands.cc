@@ -29,10 +29,12 @@ std::vector<CommandHelp> MakeCommands() {
   return {
       {"analyze",
        "cl-client analyze HEAD [--base BASE] [--html F] [--html-dir DIR] [--json F]\n"
-       "                  [--server HOST:PORT [--raw]] [--all-ranks | --rank N]\n"
+       "                  [--trace-events F] [--server HOST:PORT [--raw]] [--all-ranks | --rank "
+       "N]\n"
        "                  [--passes recompile,...] [--gpu NAME] [--db DB]",
-       "Explains a torch.compile session: recompilations, graph breaks, failures, the IR diff\n"
-       "against BASE, fusions, the roofline, divergence, lint. HEAD and BASE are captures\n"
+       "Explains a torch.compile session: recompilations, graph breaks, failures, compile time\n"
+       "and caches, the IR diff against BASE, fusions, the roofline, divergence, lint. HEAD and\n"
+       "BASE are captures\n"
        "(.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a directory: its rank logs\n"
        "dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or --latest). With no --server\n"
        "the analysis runs in-process; with one, the capture is streamed to cl-server (with --raw\n"
@@ -43,17 +45,22 @@ std::vector<CommandHelp> MakeCommands() {
        "times, guards, dynamic shapes, graphs, output code, kernels, metrics, caches); with\n"
        "--raw the server renders the site and returns it. With --all-ranks, rank N's site is\n"
        "DIR/rankN/.\n"
+       "--trace-events writes every compile and its phases (torch's chromium events) as Chrome\n"
+       "Trace Event JSON for ui.perfetto.dev or chrome://tracing; with --all-ranks, one process\n"
+       "per rank. With --base, the Compile time section diffs each missed graph's cache key\n"
+       "against the base's (yesterday's run, or a cold run beside a warm one).\n"
        "Session facts a log does not record can be given: --gpu, --label, --torch-version, "
        "--host,\n"
        "--project-root, --session-id.\n" +
            AnalysisLimitsText(),
-       Join({"base", "html", "html_dir", "json", "passes", "db", "threads", "color", "quiet",
-             "all_ranks", "raw"},
+       Join({"base", "html", "html_dir", "json", "trace_events", "passes", "db", "threads", "color",
+             "quiet", "all_ranks", "raw"},
             {&kInputFlags, &kRemoteFlags}),
        "  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \\\n"
        "      --html hero.html --json hero.report.json\n"
        "  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama\n"
        "  cl-client analyze /tmp/trace_dir --html-dir out/site\n"
+       "  cl-client analyze warm.log --base cold.log --trace-events warm.trace.json\n"
        "  cl-client analyze /tmp/trace_dir --all-ranks --json out/report.json\n"
        "  cl-client analyze s.cls.json --server 127.0.0.1:50051 --passes recompile\n"
        "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"

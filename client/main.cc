@@ -31,6 +31,7 @@
 #include "common/number_format.h"
 #include "service/render/html_site.h"
 #include "service/render/render.h"
+#include "service/render/trace_events.h"
 
 ABSL_FLAG(std::string, base, "",
           "a base capture (the same model at an earlier commit or torch version) to diff against");
@@ -40,6 +41,9 @@ ABSL_FLAG(std::string, html, "", "write the self-contained HTML report here");
 ABSL_FLAG(std::string, html_dir, "",
           "write the report as a site here: index.html and a page per compile (compiles/)");
 ABSL_FLAG(std::string, json, "", "write the JSON report here");
+ABSL_FLAG(std::string, trace_events, "",
+          "write the compiles' phases here as Chrome Trace Event JSON (ui.perfetto.dev, "
+          "chrome://tracing); every rank's with --all-ranks");
 ABSL_FLAG(std::vector<std::string>, passes, {},
           "run only these passes (comma-separated); default: all");
 ABSL_FLAG(std::string, gpu, "",
@@ -261,6 +265,17 @@ std::string SiteDirForRank(const std::string& dir, std::optional<int> rank) {
   return (std::filesystem::path(dir) / ("rank" + std::to_string(*rank))).string();
 }
 
+// --trace-events: the captures' compile phases on a timeline.
+int WriteTraceEvents(const std::vector<const cl::v1::SessionCapture*>& captures) {
+  const std::string path = absl::GetFlag(FLAGS_trace_events);
+  if (path.empty()) return cl::kExitOk;
+  absl::StatusOr<std::string> json = cl::RenderTraceEvents(captures);
+  if (!json.ok()) return Fail(json.status());
+  if (absl::Status s = cl::WriteFile(path, *json); !s.ok()) return Fail(s);
+  if (!absl::GetFlag(FLAGS_quiet)) std::cout << "wrote " << path << "\n";
+  return cl::kExitOk;
+}
+
 // Writes what the flags ask for: the HTML and JSON reports, the site (of `capture`, the head the
 // report is about) and the summary.
 int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
@@ -332,7 +347,9 @@ int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in,
     if (!response.ok()) return Fail(response.status());
     if (const int code = Deliver(*response, rank, &capture); code != cl::kExitOk) return code;
   }
-  return cl::kExitOk;
+  std::vector<const cl::v1::SessionCapture*> all;
+  for (const cl::v1::SessionCapture& capture : *ranks) all.push_back(&capture);
+  return WriteTraceEvents(all);
 }
 
 int Analyze(const std::string& head_path) {
@@ -344,6 +361,11 @@ int Analyze(const std::string& head_path) {
     return code;
   if (const int code = CheckSiteDir(absl::GetFlag(FLAGS_html_dir)); code != cl::kExitOk)
     return code;
+  if (const int code = CheckOutput("trace-events", absl::GetFlag(FLAGS_trace_events));
+      code != cl::kExitOk)
+    return code;
+  if (absl::GetFlag(FLAGS_raw) && !absl::GetFlag(FLAGS_trace_events).empty())
+    return Usage("--trace-events reads the capture here: it takes no --raw");
   // The site shows the log itself: the import keeps each record's text.
   in->import.keep_record_texts = !absl::GetFlag(FLAGS_html_dir).empty();
   cl::v1::AnalyzeOptions options;
@@ -401,7 +423,9 @@ int Analyze(const std::string& head_path) {
   }
   absl::StatusOr<cl::v1::AnalyzeResponse> response = Run(captures, options);
   if (!response.ok()) return Fail(response.status());
-  return Deliver(*response, std::nullopt, &captures.head);
+  if (const int code = Deliver(*response, std::nullopt, &captures.head); code != cl::kExitOk)
+    return code;
+  return WriteTraceEvents({&captures.head});
 }
 
 cl::RetryPolicy UploadPolicy() {

@@ -15,6 +15,7 @@
 #include "analyzers/common/location.h"
 #include "analyzers/recompile/advice.h"
 #include "analyzers/recompile/cache_limits.h"
+#include "analyzers/recompile/cause.h"
 #include "analyzers/recompile/frames.h"
 #include "analyzers/recompile/graph_breaks.h"
 #include "analyzers/recompile/reason.h"
@@ -43,46 +44,6 @@ size_t PrimaryBullet(const std::vector<std::vector<GuardFailure>>& bullets, uint
     }
   }
   return 0;
-}
-
-// What a recompile is filed under. Torch reports, per cache entry, the first guard that failed
-// against it; what the call brought that no entry had fails against every entry whose check got
-// that far, so the (category, axis) named against the most entries is the cause. On a tie (a
-// GPT called with batch 2→4, then sequence 16→32: idx[0] against 0/0, idx[1] against 0/1), it is
-// what changed since the newest entry, the last compile. Newest means the highest compile id
-// torch names, whatever the order of the bullets.
-std::vector<const GuardFailure*> CauseFailures(
-    const std::vector<std::vector<GuardFailure>>& bullets) {
-  std::map<std::pair<Category::Value, std::string>, int> entries;  // key -> entries failing on it
-  for (const std::vector<GuardFailure>& bullet : bullets) {
-    std::set<std::pair<Category::Value, std::string>> keys;
-    for (const GuardFailure& f : bullet) keys.emplace(f.category, f.Axis());
-    for (const auto& key : keys) ++entries[key];
-  }
-  int most = 0;
-  for (const auto& [key, n] : entries) most = std::max(most, n);
-  // The bullets newest entry first, each entry's number parsed once.
-  std::vector<std::pair<int64_t, size_t>> order;  // (entry number or -1, bullet)
-  for (size_t i = 0; i < bullets.size(); ++i) {
-    int64_t number = -1;
-    for (const GuardFailure& f : bullets[i]) {
-      if (auto parts = ParseCompileId(f.entry_id)) {
-        number = parts->frame_compile_id;
-        break;
-      }
-    }
-    order.emplace_back(number, i);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<const GuardFailure*> out;
-  for (const auto& [number, i] : order) {
-    for (const GuardFailure& f : bullets[i]) {
-      if (entries[{f.category, f.Axis()}] == most) out.push_back(&f);
-    }
-    if (!out.empty()) break;
-  }
-  return out;
 }
 
 }  // namespace

@@ -23,4 +23,18 @@ void WriteOmittedRows(int total, HtmlWriter& w) {
       .Tag(" in the JSON report.</p>\n");
 }
 
+void WriteSuggestions(const google::protobuf::RepeatedPtrField<v1::Suggestion>& suggestions,
+                      HtmlWriter& w) {
+  if (suggestions.empty()) return;
+  w.Tag("<h3>Top suggestions</h3>\n<ol>\n");
+  for (const v1::Suggestion& suggestion : suggestions) {
+    w.Tag("<li>").Text(suggestion.text());
+    if (!suggestion.evidence().empty()) {
+      w.Tag("<br><span class=\"muted\">evidence: ").Text(suggestion.evidence()).Tag("</span>");
+    }
+    w.Tag("</li>\n");
+  }
+  w.Tag("</ol>\n");
+}
+
 }  // namespace cl

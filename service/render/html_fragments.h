@@ -28,6 +28,10 @@ void WriteMetaRow(Markup term, absl::string_view value, HtmlWriter& w);
 // report.</p>". Writes nothing when `total` fits.
 void WriteOmittedRows(int total, HtmlWriter& w);
 
+// "Top suggestions": each suggestion's text and, under it, its evidence. Nothing when empty.
+void WriteSuggestions(const google::protobuf::RepeatedPtrField<v1::Suggestion>& suggestions,
+                      HtmlWriter& w);
+
 // The number of rows a table shows.
 inline int ShownRows(int total) { return total < kMaxTableRows ? total : kMaxTableRows; }
 

@@ -109,19 +109,6 @@ void WriteFrames(const v1::RecompileSection& section, HtmlWriter& w) {
   WriteOmittedRows(section.frames().size(), w);
 }
 
-void WriteSuggestions(const v1::RecompileSection& section, HtmlWriter& w) {
-  if (section.suggestions().empty()) return;
-  w.Tag("<h3>Top suggestions</h3>\n<ol>\n");
-  for (const v1::Suggestion& suggestion : section.suggestions()) {
-    w.Tag("<li>").Text(suggestion.text());
-    if (!suggestion.evidence().empty()) {
-      w.Tag("<br><span class=\"muted\">evidence: ").Text(suggestion.evidence()).Tag("</span>");
-    }
-    w.Tag("</li>\n");
-  }
-  w.Tag("</ol>\n");
-}
-
 void WriteCacheLimitHits(const v1::RecompileSection& section, HtmlWriter& w) {
   if (section.cache_limit_hits().empty()) return;
   w.Tag("<h3>Cache-size limit hits (")
@@ -165,7 +152,7 @@ void WriteRecompileBody(const v1::RecompileSection& section, HtmlWriter& w) {
   WriteHeadline(section, w);
   WriteClusters(section, w);
   WriteFrames(section, w);
-  WriteSuggestions(section, w);
+  WriteSuggestions(section.suggestions(), w);
   WriteCacheLimitHits(section, w);
   WriteGraphBreaks(section, w);
 }

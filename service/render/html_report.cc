@@ -129,6 +129,11 @@ std::string RenderHtmlWith(const v1::AnalysisReport& report,
   }
   WritePassSection("ir-diff", "IR Diff (base → head)", report.ir_diff(), &WriteIrDiffBody, w);
   WritePassSection("recompile", "Recompile summary", report.recompile(), &WriteRecompileBody, w);
+  // Not a seed section; absent from an older engine's report, as failures is.
+  if (report.compile_time().status() != v1::SECTION_STATUS_UNSPECIFIED) {
+    WritePassSection("compile-time", "Compile time", report.compile_time(), &WriteCompileTimeBody,
+                     w);
+  }
   WritePassSection("cache-stability", "Cache stability", report.cache_stability(),
                    &WriteCacheStabilityBody, w);
   WritePassSection("divergence", "Divergence (eager vs compiled)", report.divergence(),

@@ -20,6 +20,8 @@ void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w);    //
 void WriteRanksBody(const v1::CrossRankSection& section, HtmlWriter& w);      // html_ranks.cc
 void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w);        // html_ir_diff.cc
 void WriteRecompileBody(const v1::RecompileSection& section, HtmlWriter& w);  // html_recompile.cc
+void WriteCompileTimeBody(const v1::CompileTimeSection& section,
+                          HtmlWriter& w);  // html_compile_time.cc
 void WriteCacheStabilityBody(const v1::CacheStabilitySection& section,
                              HtmlWriter& w);  // html_cache_stability.cc
 void WriteDivergenceBody(const v1::DivergenceSection& section,

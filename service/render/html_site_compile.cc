@@ -164,28 +164,51 @@ void WriteHeader(const v1::SessionCapture& capture, const v1::Compile& c,
   w.Tag("</header>\n");
 }
 
-void WriteTimes(const v1::Compile& c, HtmlWriter& w) {
+// The compile-time section's row for this compile (the same seconds the report shows), when the
+// report has that section.
+const v1::CompileTime* CompileTimeRow(const v1::AnalysisReport& report, const v1::Compile& c) {
+  for (const v1::CompileTime& row : report.compile_time().compiles()) {
+    if (row.id() == c.id()) return &row;
+  }
+  return nullptr;
+}
+
+void WriteTimes(const v1::AnalysisReport& report, const v1::Compile& c, HtmlWriter& w) {
   OpenSection("times", "Compile time", w);
-  w.BeginTable({"Phase", "Time"});
-  int rows = 0;
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : c.metrics().fields()) {
-    if (value.kind_case() != google::protobuf::Value::kNumberValue) continue;
-    // start_time_us and end_time_us are instants, not times spent.
-    if (absl::StartsWith(key, "start_time") || absl::StartsWith(key, "end_time")) continue;
-    if (absl::EndsWith(key, "_time_s") || absl::EndsWith(key, "_time_us")) keys.push_back(key);
+  // The phases as the report's Compile time section reads them (compilation_metrics' phases,
+  // then the trace events' that no metric times), longest first: the nested ones follow the
+  // phase they run in. A report without that section: the metrics' time fields as they are.
+  std::vector<std::pair<std::string, int64_t>> rows;
+  if (const v1::CompileTime* row = CompileTimeRow(report, c); row != nullptr) {
+    for (const auto& [name, seconds] : row->phases())
+      rows.emplace_back(name, static_cast<int64_t>(seconds * 1e6));
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    w.Tag("<p>").Text(absl::StrCat("Charged to ", row->cause(), " in the report's "));
+    w.Tag("<a href=\"../index.html#compile-time\">Compile time</a>.</p>\n");
+  } else {
+    for (const auto& [key, value] : c.metrics().fields()) {
+      if (value.kind_case() != google::protobuf::Value::kNumberValue) continue;
+      // start_time_us and end_time_us are instants, not times spent.
+      if (absl::StartsWith(key, "start_time") || absl::StartsWith(key, "end_time")) continue;
+      if (!absl::EndsWith(key, "_time_s") && !absl::EndsWith(key, "_time_us")) continue;
+      const double v = value.number_value();
+      rows.emplace_back(
+          key, absl::EndsWith(key, "_s") ? static_cast<int64_t>(v * 1e6) : static_cast<int64_t>(v));
+    }
+    std::sort(rows.begin(), rows.end());
   }
-  std::sort(keys.begin(), keys.end());
-  for (const std::string& key : keys) {
-    const double v = Metric(c, key)->number_value();
-    const int64_t us =
-        absl::EndsWith(key, "_s") ? static_cast<int64_t>(v * 1e6) : static_cast<int64_t>(v);
-    w.Tag("<tr><td><code>").Text(key).Tag("</code></td><td>").Text(FormatDuration(us));
-    w.Tag("</td></tr>\n");
-    ++rows;
+  if (rows.empty()) {
+    w.Tag("<p class=\"muted\">The compile's metrics record no phase times.</p>\n");
+  } else {
+    w.BeginTable({"Phase", "Time"});
+    for (const auto& [name, us] : rows) {
+      w.Tag("<tr><td><code>").Text(name).Tag("</code></td><td>").Text(FormatDuration(us));
+      w.Tag("</td></tr>\n");
+    }
+    w.EndTable();
   }
-  w.EndTable();
-  if (rows == 0) w.Tag("<p class=\"muted\">The compile's metrics record no phase times.</p>\n");
   if (!c.phases().empty()) {
     w.Tag("<h3>From torch's trace events</h3>\n");
     w.BeginTable({"Event", "Time"});
@@ -486,7 +509,7 @@ void WriteCaches(const v1::SessionCapture& capture, const v1::Compile& c,
   if (c.cache_events().empty()) {
     w.Tag("<p class=\"muted\">The log records no cache lookup for this compile.</p>\n");
   } else {
-    w.BeginTable({"Cache", "Outcome", "Key"});
+    w.BeginTable({"Cache", "Outcome", "Key", "Bypass reason"});
     for (const v1::CacheEvent& e : c.cache_events()) {
       // The outcome's class names it for a reader of the markup (and the corpus test): only
       // torch's three words, never capture text.
@@ -495,7 +518,8 @@ void WriteCaches(const v1::SessionCapture& capture, const v1::Compile& c,
                          : e.status() == "bypass" ? Markup(" class=\"cache-bypass\"")
                                                   : Markup("");
       w.Tag("<tr><td>").Text(e.cache()).Tag("</td><td").Tag(cls).Tag(">").Text(e.status());
-      w.Tag("</td><td><code>").Text(OrDash(e.key())).Tag("</code></td></tr>\n");
+      w.Tag("</td><td><code>").Text(OrDash(e.key())).Tag("</code></td><td>");
+      w.Text(OrDash(e.reason())).Tag("</td></tr>\n");
     }
     w.EndTable();
   }
@@ -584,7 +608,7 @@ absl::Status WriteCompilePage(const v1::SessionCapture& capture, const v1::Analy
   OpenSection("stack", "Stack", w);
   WriteStack(c.stack(), model, w);
   CloseSection(w);
-  WriteTimes(c, w);
+  WriteTimes(report, c, w);
   WriteOutcome(capture, c, model, entry, w);
   WriteRecompiles(capture, c, model, entry, w);
   WriteGuards(capture, c, entry, w);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "common/number_format.h"
@@ -221,6 +222,25 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     }
     WriteMore(s.graph_breaks().size(), t);
   }
+}
+
+void WriteCompileTime(const v1::CompileTimeSection& s, TerminalWriter& t) {
+  if (s.status() == v1::SECTION_STATUS_UNSPECIFIED) return;  // an engine without the pass
+  if (WroteNotRun("compile-time", s, t)) return;
+  WriteName("compile-time", t);
+  t.Text(absl::StrFormat("%.2f s over %s", s.total_s(),
+                         FormatCount(s.compiles().size(), "compile", "compiles")));
+  for (int i = 0; i < std::min(s.ledger().size(), 3); ++i) {
+    const v1::CompileCost& cost = s.ledger(i);
+    t.Text(absl::StrFormat("; %s %.2f s", cost.cause(), cost.seconds()));
+  }
+  for (const v1::CacheOutcomes& c : s.caches()) {
+    if (c.cache() == "triton") continue;
+    t.Text(absl::StrCat("; ", c.cache(), " ", c.hits(), " hit / ", c.misses(), " miss / ",
+                        c.bypasses(), " bypass"));
+  }
+  t.EndLine();
+  if (!s.suggestions().empty()) t.Text("  suggestion: ").Text(s.suggestions(0).text()).EndLine();
 }
 
 void WriteCacheStability(const v1::CacheStabilitySection& s, TerminalWriter& t) {
@@ -447,6 +467,7 @@ std::string RenderText(const v1::AnalysisReport& report, bool color) {
   WriteRanks(report.ranks(), t);
   WriteIrDiff(report.ir_diff(), t);
   WriteRecompile(report.recompile(), t);
+  WriteCompileTime(report.compile_time(), t);
   WriteCacheStability(report.cache_stability(), t);
   WriteDivergence(report.divergence(), t);
   WriteLint(report.lint(), t);

@@ -210,6 +210,34 @@ TEST_F(E2eTest, TheSiteIsWrittenHereFromTheServerAndPerRank) {
   EXPECT_THAT(bad.stderr_text, HasSubstr("--html-dir"));
 }
 
+// --trace-events: one file, one process per rank with --all-ranks; --base explains cache misses.
+TEST_F(E2eTest, TraceEventsAndCacheKeyDiffsFromTheCommandLine) {
+  const std::string cold = testing::FixturePath("torch_trace/torch-2.6/cache-cold/trace.log");
+  const std::string config = testing::FixturePath("torch_trace/torch-2.6/cache-config/trace.log");
+  const std::string events = TmpPath("config.trace.json"), json = TmpPath("config.report.json");
+  const RunResult run = RunCommand(
+      {kClientBinary, "analyze", config, "--base", cold, "--trace-events", events, "--json", json});
+  ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+  EXPECT_THAT(run.stdout_text, HasSubstr("compile-time: "));
+  EXPECT_THAT(run.stdout_text, HasSubstr("wrote " + events));
+  EXPECT_THAT(*ReadFile(json), HasSubstr("inductor_config[unroll_reductions_threshold]"));
+  EXPECT_THAT(*ReadFile(events), HasSubstr("\"compile 0/4 step\""));
+
+  const std::string ranks = TmpPath("ranks.trace.json");
+  const RunResult all =
+      RunCommand({kClientBinary, "analyze",
+                  testing::FixturePath("torch_trace/tlparse-corpus/tlparse/multi_rank_logs"),
+                  "--all-ranks", "--no-sources", "--trace-events", ranks, "--quiet"});
+  ASSERT_EQ(all.exit_code, 0) << all.stderr_text;
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_THAT(*ReadFile(ranks), HasSubstr(absl::StrCat("\"rank ", rank, "\""))) << rank;
+
+  const RunResult raw = RunCommand(
+      {kClientBinary, "analyze", cold, "--server", address_, "--raw", "--trace-events", events});
+  EXPECT_EQ(raw.exit_code, 2);
+  EXPECT_THAT(raw.stderr_text, HasSubstr("--trace-events"));
+}
+
 TEST_F(E2eTest, HealthCheck) {
   const RunResult r = RunCommand({kClientBinary, "health", "--server", address_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;

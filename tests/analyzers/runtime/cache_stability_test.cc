@@ -441,8 +441,8 @@ TEST(CacheStabilityTest, CancelledAndRegisteredInReportOrder) {
               StatusIs(absl::StatusCode::kCancelled, HasSubstr("cache_stability")));
   std::vector<std::string> names;
   for (const Pass* pass : RegisteredPasses()) names.emplace_back(pass->Name());
-  EXPECT_THAT(names, ElementsAre("failures", "ranks", "ir_diff", "recompile", "cache_stability",
-                                 "divergence", "lint", "fusion", "roofline"));
+  EXPECT_THAT(names, ElementsAre("failures", "ranks", "ir_diff", "recompile", "compile_time",
+                                 "cache_stability", "divergence", "lint", "fusion", "roofline"));
   EXPECT_EQ(FindPass("cache_stability")->Section(), "cache_stability");
 }
 

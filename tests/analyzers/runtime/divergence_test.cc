@@ -168,8 +168,8 @@ TEST(DivergenceTest, RegisteredAfterCacheStability) {
   EXPECT_EQ(FindPass("cache_stability")->Section(), "cache_stability");
   std::vector<std::string> sections;
   for (const Pass* p : RegisteredPasses()) sections.emplace_back(p->Section());
-  EXPECT_THAT(sections, ElementsAre("failures", "ranks", "ir_diff", "recompile", "cache_stability",
-                                    "divergence", "lint", "fusion", "roofline"));
+  EXPECT_THAT(sections, ElementsAre("failures", "ranks", "ir_diff", "recompile", "compile_time",
+                                    "cache_stability", "divergence", "lint", "fusion", "roofline"));
 }
 
 }  // namespace

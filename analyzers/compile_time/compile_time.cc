@@ -1,0 +1,598 @@
+#include "analyzers/compile_time/compile_time.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzers/common/location.h"
+#include "analyzers/recompile/cause.h"
+#include "common/number_format.h"
+#include "proto/report_words.h"
+
+namespace cl {
+namespace {
+
+// One phase compilation_metrics times: its name (torch's chromium event name where there is
+// one, so the two can be held to each other), the field older torch wrote in seconds and the one
+// newer torch writes in microseconds.
+struct MetricPhase {
+  absl::string_view name;
+  absl::string_view seconds_field;
+  absl::string_view micros_field;
+};
+
+// Whole frame first, then what runs inside it, outermost first.
+constexpr MetricPhase kMetricPhases[] = {
+    {"entire_frame_compile", "entire_frame_compile_time_s", "dynamo_cumulative_compile_time_us"},
+    {"dynamo_before_restart", "dynamo_time_before_restart_s",
+     "dynamo_compile_time_before_restart_us"},
+    {"backend_compile", "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"},
+    {"inductor_compile", "inductor_compile_time_s", "inductor_cumulative_compile_time_us"},
+    {"code_gen", "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"},
+    {"cpp_triton_compile", "", "triton_compile_time_us"},
+    {"pre_grad_passes", "", "pre_grad_pass_time_us"},
+    {"joint_graph_passes", "", "joint_graph_pass_time_us"},
+    {"post_grad_passes", "", "post_grad_pass_time_us"},
+    {"runtime_triton_autotune", "", "runtime_triton_autotune_time_us"},
+    {"backward_compile", "", "backward_cumulative_compile_time_us"},
+};
+
+// The phases held to each other when both sources time them: beyond both tolerances, a gap.
+constexpr absl::string_view kComparedPhases[] = {"entire_frame_compile", "backend_compile",
+                                                 "inductor_compile", "code_gen"};
+constexpr double kGapFraction = 0.05, kGapSeconds = 0.05;
+
+std::optional<double> MetricNumber(const v1::Compile& compile, absl::string_view field) {
+  if (field.empty()) return std::nullopt;
+  const auto& fields = compile.metrics().fields();
+  auto it = fields.find(std::string(field));
+  if (it == fields.end() || it->second.kind_case() != google::protobuf::Value::kNumberValue)
+    return std::nullopt;
+  const double v = it->second.number_value();
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+std::optional<double> MetricSeconds(const v1::Compile& compile, const MetricPhase& phase) {
+  if (auto s = MetricNumber(compile, phase.seconds_field)) return *s;
+  if (auto us = MetricNumber(compile, phase.micros_field)) return *us / 1e6;
+  return std::nullopt;
+}
+
+std::optional<double> EventSeconds(const v1::Compile& compile, absl::string_view name) {
+  for (const v1::Phase& p : compile.phases()) {
+    if (p.name() == name) return static_cast<double>(p.duration_us()) / 1e6;
+  }
+  return std::nullopt;
+}
+
+bool IsResumeFrame(absl::string_view name) {
+  return absl::StartsWith(name, "torch_dynamo_resume_in_");
+}
+
+std::string Seconds(double s) { return absl::StrFormat("%.2f s", s); }
+
+// What each cache's lookups are called in the report's words.
+absl::string_view CacheWords(absl::string_view cache) {
+  if (cache == "fx_graph") return "FX graph cache";
+  if (cache == "aot_autograd") return "AOT autograd cache";
+  if (cache == "triton") return "Triton autotune cache";
+  return cache;
+}
+
+// The session's frames by id, for names and locations.
+struct FrameInfo {
+  std::string name;
+  std::string file;
+  uint32_t line = 0;
+};
+
+// A key for pairing a head frame with the base's: its code object, not its id (ids are the
+// order frames first compiled, which a code change shifts).
+std::string FrameKey(const FrameInfo& f) { return absl::StrCat(f.file, ":", f.line, ":", f.name); }
+
+absl::flat_hash_map<uint32_t, FrameInfo> Frames(const v1::SessionCapture& capture) {
+  absl::flat_hash_map<uint32_t, FrameInfo> out;
+  for (const v1::Frame& f : capture.frames()) out[f.id()] = {f.name(), f.file(), f.line()};
+  for (const v1::Compile& c : capture.compiles()) {  // a frame named only by its metrics
+    FrameInfo& f = out[c.frame_id()];
+    const auto& fields = c.metrics().fields();
+    if (auto it = fields.find("co_name"); f.name.empty() && it != fields.end())
+      f.name = it->second.string_value();
+  }
+  return out;
+}
+
+// The time a miss cost to compile: torch's own figure for the lookup, else the compile's
+// Inductor phase.
+double MissSeconds(const v1::CacheEvent& e, const v1::Compile& compile) {
+  if (e.time_us() > 0) return static_cast<double>(e.time_us()) / 1e6;
+  for (const PhaseSeconds& p : CompilePhases(compile)) {
+    if (p.name == "inductor_compile") return p.seconds;
+  }
+  return 0;
+}
+
+// Ledger lines as they fill: cause plus a grouping key (a recompile cluster) to one line.
+struct LedgerLine {
+  v1::CompileCost cost;
+  size_t order = 0;
+};
+
+class Ledger {
+ public:
+  void Add(absl::string_view cause, const std::string& group, double seconds,
+           const std::string& compile_id) {
+    if (seconds <= 0 && cause != "first_compile" && cause != "recompile") return;
+    auto [it, inserted] = lines_.try_emplace(absl::StrCat(cause, "\x1f", group));
+    LedgerLine& line = it->second;
+    if (inserted) {
+      line.cost.set_cause(std::string(cause));
+      line.order = lines_.size();
+    }
+    line.cost.set_seconds(line.cost.seconds() + std::max(0.0, seconds));
+    if (line.cost.compile_ids().empty() ||
+        line.cost.compile_ids(line.cost.compile_ids_size() - 1) != compile_id) {
+      line.cost.add_compile_ids(compile_id);
+      line.cost.set_count(line.cost.count() + 1);
+    }
+  }
+  v1::CompileCost& Line(absl::string_view cause, const std::string& group) {
+    return lines_[absl::StrCat(cause, "\x1f", group)].cost;
+  }
+  std::vector<LedgerLine*> Sorted() {
+    std::vector<LedgerLine*> out;
+    for (auto& [key, line] : lines_) out.push_back(&line);
+    std::sort(out.begin(), out.end(), [](const LedgerLine* a, const LedgerLine* b) {
+      if (a->cost.seconds() != b->cost.seconds()) return a->cost.seconds() > b->cost.seconds();
+      return a->order < b->order;
+    });
+    return out;
+  }
+
+ private:
+  std::map<std::string, LedgerLine> lines_;
+};
+
+// The compile's recompile cluster, as the recompile pass files it: its frame and the first
+// cause failure's category and axis.
+struct ClusterKey {
+  std::string group;
+  std::string words;  // "size recompiles of `forward` (x[0])"
+};
+
+ClusterKey RecompileCluster(const v1::Compile& compile, const FrameInfo& frame) {
+  const RecompileCause cause = ParseRecompileCause(compile);
+  if (cause.causes.empty()) {
+    return {absl::StrCat(compile.frame_id(), "/"),
+            absl::StrCat("recompiles of `", frame.name, "`")};
+  }
+  const GuardFailure& f = *cause.causes.front();
+  const std::string axis = f.Axis();
+  const absl::string_view category = Word(f.category);
+  return {absl::StrCat(compile.frame_id(), "/", category, "/", axis),
+          absl::StrCat(category, " recompiles of `", frame.name, "`",
+                       axis.empty() ? "" : absl::StrCat(" (", axis, ")"))};
+}
+
+// The k-th lookup of one cache by one frame, for pairing head and base.
+using LookupKey = std::tuple<std::string, std::string, int>;  // frame key, cache, ordinal
+struct Lookup {
+  const v1::Compile* compile = nullptr;
+  const v1::CacheEvent* event = nullptr;
+};
+
+std::map<LookupKey, Lookup> Lookups(const v1::SessionCapture& capture,
+                                    const absl::flat_hash_map<uint32_t, FrameInfo>& frames) {
+  std::map<LookupKey, Lookup> out;
+  std::map<std::pair<std::string, std::string>, int> seen;
+  for (const v1::Compile& c : capture.compiles()) {
+    auto f = frames.find(c.frame_id());
+    if (f == frames.end()) continue;
+    const std::string frame = FrameKey(f->second);
+    for (const v1::CacheEvent& e : c.cache_events()) {
+      if (e.cache() == "triton") continue;
+      const int k = seen[{frame, e.cache()}]++;
+      out[{frame, e.cache(), k}] = {&c, &e};
+    }
+  }
+  return out;
+}
+
+void DiffKeys(const v1::CacheEvent& base, const v1::CacheEvent& head, v1::CacheKeyDiff* diff) {
+  std::map<std::string, const v1::CacheKeyComponent*> in_base;
+  for (const v1::CacheKeyComponent& c : base.components()) in_base.emplace(c.name(), &c);
+  std::set<std::string> in_head;
+  for (const v1::CacheKeyComponent& c : head.components()) {
+    in_head.insert(c.name());
+    auto it = in_base.find(c.name());
+    if (it != in_base.end() && it->second->hash() == c.hash()) continue;
+    v1::KeyComponentChange* change = diff->add_changed();
+    change->set_name(c.name());
+    change->set_head_value(c.value());
+    if (it == in_base.end()) {
+      change->set_change("added");
+    } else {
+      change->set_change("changed");
+      change->set_base_value(it->second->value());
+    }
+  }
+  for (const v1::CacheKeyComponent& c : base.components()) {
+    if (in_head.count(c.name()) > 0) continue;
+    v1::KeyComponentChange* change = diff->add_changed();
+    change->set_name(c.name());
+    change->set_change("removed");
+    change->set_base_value(c.value());
+  }
+}
+
+}  // namespace
+
+std::vector<PhaseSeconds> CompilePhases(const v1::Compile& compile) {
+  std::vector<PhaseSeconds> out;
+  std::set<std::string> named;
+  for (const MetricPhase& phase : kMetricPhases) {
+    if (std::optional<double> s = MetricSeconds(compile, phase)) {
+      out.push_back({std::string(phase.name), *s});
+      named.insert(std::string(phase.name));
+    }
+  }
+  for (const v1::Phase& p : compile.phases()) {
+    if (named.insert(p.name()).second)
+      out.push_back({p.name(), static_cast<double>(p.duration_us()) / 1e6});
+  }
+  return out;
+}
+
+double CompileSeconds(const v1::Compile& compile) {
+  if (std::optional<double> s = MetricSeconds(compile, kMetricPhases[0])) return *s;
+  if (std::optional<double> s = EventSeconds(compile, "entire_frame_compile")) return *s;
+  return 0;
+}
+
+absl::string_view ClassifyBypassReason(absl::string_view reason) {
+  const std::string r = absl::AsciiStrToLower(reason);
+  if (absl::StrContains(r, "custom pass") || absl::StrContains(r, "uuid") ||
+      absl::StrContains(r, "custom_pass"))
+    return "custom_pass_no_uuid";
+  if (absl::StrContains(r, "autocast")) return "autocast";
+  if (absl::StrContains(r, "freezing")) return "freezing";
+  if (absl::StrContains(r, "user defined triton") || absl::StrContains(r, "triton kernel"))
+    return "user_triton_kernel";
+  if (absl::StrContains(r, "unsupported call_function") ||
+      absl::StrContains(r, "unsupported target") || absl::StrContains(r, "higher_order") ||
+      absl::StrContains(r, "unsupported op"))
+    return "unsupported_op";
+  if (absl::StrContains(r, "pickl")) return "unpicklable";
+  if (absl::StrContains(r, "unbacked") || absl::StrContains(r, "symint") ||
+      absl::StrContains(r, "dynamic shape"))
+    return "dynamic_shapes";
+  if (absl::StrContains(r, "config") || absl::StrContains(r, "cacheable"))
+    return "non_cacheable_config";
+  return "other";
+}
+
+absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) const {
+  const v1::SessionCapture& capture = in.head;
+  v1::CompileTimeSection* section = out->mutable_compile_time();
+  if (capture.compiles().empty()) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason("no compiles in the capture");
+    return absl::OkStatus();
+  }
+  const absl::flat_hash_map<uint32_t, FrameInfo> frames = Frames(capture);
+  bool from_metrics = false, from_events = false;
+  for (const v1::Compile& c : capture.compiles()) {
+    from_metrics |= MetricSeconds(c, kMetricPhases[0]).has_value();
+    from_events |= EventSeconds(c, "entire_frame_compile").has_value();
+  }
+  if (!from_metrics && !from_events) {
+    section->set_status(v1::SKIPPED);
+    section->set_reason(
+        "no compile times in the capture: the log has no compilation_metrics and no chromium "
+        "trace events for its compiles");
+    return absl::OkStatus();
+  }
+  section->set_source(from_metrics && from_events ? "compilation_metrics and chromium events"
+                      : from_metrics              ? "compilation_metrics"
+                                                  : "chromium events");
+
+  // The seconds each fx_graph / aot_autograd key cost where it missed, and where it was first
+  // looked up (a miss on a key looked up before is one the session shows was avoidable).
+  absl::flat_hash_map<std::string, double> cold_seconds;
+  absl::flat_hash_map<std::string, size_t> first_lookup;  // key -> compile index
+  for (int i = 0; i < capture.compiles_size(); ++i) {
+    const v1::Compile& c = capture.compiles(i);
+    for (const v1::CacheEvent& e : c.cache_events()) {
+      if (e.key().empty() || e.cache() == "triton") continue;
+      const std::string key = absl::StrCat(e.cache(), ":", e.key());
+      first_lookup.try_emplace(key, i);
+      if (e.status() == "miss") cold_seconds.try_emplace(key, MissSeconds(e, c));
+    }
+  }
+  // And the base's, for what a head hit saved where the head never compiled the key cold.
+  absl::flat_hash_map<std::string, double> base_cold_seconds;
+  if (in.base != nullptr) {
+    for (const v1::Compile& c : in.base->compiles()) {
+      for (const v1::CacheEvent& e : c.cache_events()) {
+        if (e.status() == "miss" && !e.key().empty())
+          base_cold_seconds.try_emplace(absl::StrCat(e.cache(), ":", e.key()), MissSeconds(e, c));
+      }
+    }
+  }
+
+  Ledger ledger;
+  std::map<std::string, std::string> cluster_words;  // ledger group -> detail
+  std::map<std::string, const FrameInfo*> cluster_frames;
+  std::map<uint32_t, v1::FrameCompileTime> by_frame;
+  std::map<std::string, v1::CacheOutcomes> caches;
+  std::map<std::pair<std::string, std::string>, v1::BypassCount> bypasses;
+  double total = 0;
+  for (int i = 0; i < capture.compiles_size(); ++i) {
+    if (in.Cancelled()) return absl::CancelledError("compile_time pass cancelled");
+    const v1::Compile& c = capture.compiles(i);
+    const FrameInfo& frame = frames.at(c.frame_id());
+    const double seconds = CompileSeconds(c);
+    total += seconds;
+    v1::CompileTime* row = section->add_compiles();
+    row->set_id(c.id());
+    row->set_frame(frame.name);
+    row->set_seconds(seconds);
+    const std::vector<PhaseSeconds> phases = CompilePhases(c);
+    for (const PhaseSeconds& p : phases) (*row->mutable_phases())[p.name] = p.seconds;
+    for (absl::string_view name : kComparedPhases) {
+      const MetricPhase* metric = nullptr;
+      for (const MetricPhase& m : kMetricPhases) {
+        if (m.name == name) metric = &m;
+      }
+      const std::optional<double> a = MetricSeconds(c, *metric);
+      const std::optional<double> b = EventSeconds(c, name);
+      if (!a || !b) continue;
+      const double gap = std::abs(*a - *b);
+      if (gap > kGapSeconds && gap > kGapFraction * std::max(*a, *b)) {
+        v1::Diagnostic* d = out->add_diagnostics();
+        d->set_severity(v1::Diagnostic::WARNING);
+        d->set_where(absl::StrCat("compile ", c.id()));
+        d->set_message(absl::StrCat("compile time disagrees: compilation_metrics times ", name,
+                                    " at ", Seconds(*a), ", the chromium events at ", Seconds(*b),
+                                    " (the section uses compilation_metrics)"));
+      }
+    }
+
+    // The compile's own cause, less what a restart and an avoidable miss took of it.
+    std::string cause = "first_compile", group;
+    if (c.status() == v1::Compile::FAILED) {
+      cause = "failed";
+    } else if (c.frame_compile_id() > 0 || !c.recompile_reasons().empty()) {
+      cause = "recompile";
+      ClusterKey key = RecompileCluster(c, frame);
+      group = key.group;
+      cluster_words.emplace(group, std::move(key.words));
+      cluster_frames.emplace(group, &frame);
+    } else if (IsResumeFrame(frame.name)) {
+      cause = "graph_break_fragment";
+    }
+    double rest = seconds;
+    if (cause != "failed") {
+      for (const PhaseSeconds& p : phases) {
+        if (p.name != "dynamo_before_restart" || p.seconds <= 0) continue;
+        const double restart = std::min(rest, p.seconds);
+        ledger.Add("restart", "", restart, c.id());
+        rest -= restart;
+      }
+    }
+    for (const v1::CacheEvent& e : c.cache_events()) {
+      v1::CompileCacheLookup* lookup = row->add_caches();
+      lookup->set_cache(e.cache());
+      lookup->set_outcome(e.status());
+      lookup->set_key(e.key());
+      const std::string key = absl::StrCat(e.cache(), ":", e.key());
+      v1::CacheOutcomes& totals = caches[e.cache()];
+      totals.set_cache(e.cache());
+      if (e.status() == "hit") {
+        totals.set_hits(totals.hits() + 1);
+        double saved = static_cast<double>(e.time_us()) / 1e6;
+        if (saved <= 0) {
+          if (auto it = cold_seconds.find(key); it != cold_seconds.end()) saved = it->second;
+          if (auto it = base_cold_seconds.find(key); saved <= 0 && it != base_cold_seconds.end())
+            saved = it->second;
+        }
+        lookup->set_saved_s(saved);
+        totals.set_saved_s(totals.saved_s() + saved);
+      } else if (e.status() == "miss") {
+        totals.set_misses(totals.misses() + 1);
+        auto first = first_lookup.find(key);
+        if (cause != "failed" && !e.key().empty() && e.cache() != "triton" &&
+            first != first_lookup.end() && first->second < static_cast<size_t>(i)) {
+          const double lost = std::min(rest, MissSeconds(e, c));
+          ledger.Add("avoidable_cache_miss", "", lost, c.id());
+          rest -= lost;
+        }
+      } else if (e.status() == "bypass") {
+        totals.set_bypasses(totals.bypasses() + 1);
+        lookup->set_reason(e.reason());
+        const absl::string_view cls = ClassifyBypassReason(e.reason());
+        lookup->set_reason_class(std::string(cls));
+        v1::BypassCount& b = bypasses[{e.cache(), std::string(cls)}];
+        if (b.count() == 0) {
+          b.set_reason_class(std::string(cls));
+          b.set_reason(e.reason());
+        }
+        b.set_count(b.count() + 1);
+      }
+    }
+    ledger.Add(cause, group, rest, c.id());
+    row->set_cause(cause);
+
+    v1::FrameCompileTime& f = by_frame[c.frame_id()];
+    if (f.compiles() == 0) {
+      f.set_frame(frame.name);
+      if (!frame.file.empty())
+        *f.mutable_location() = MakeLocation(capture.session(), frame.file, frame.line);
+    }
+    f.set_seconds(f.seconds() + seconds);
+    f.set_compiles(f.compiles() + 1);
+  }
+  section->set_status(v1::OK);
+  section->set_total_s(total);
+
+  for (LedgerLine* line : ledger.Sorted()) {
+    v1::CompileCost& cost = line->cost;
+    const std::string n = FormatCount(cost.count(), "compile", "compiles");
+    const std::string& cause = cost.cause();
+    if (cause == "first_compile") {
+      cost.set_detail(absl::StrCat(n, ": the first of each frame"));
+    } else if (cause == "recompile") {
+      cost.set_detail(n);  // named by its cluster below
+    } else if (cause == "graph_break_fragment") {
+      cost.set_detail(
+          absl::StrCat(n, " of frames a graph break created (torch_dynamo_resume_in_…)"));
+    } else if (cause == "restart") {
+      cost.set_detail(absl::StrCat(n, " traced again after a graph break restarted them"));
+    } else if (cause == "failed") {
+      cost.set_detail(absl::StrCat(n, " that failed: their time bought nothing"));
+    } else if (cause == "avoidable_cache_miss") {
+      cost.set_detail(absl::StrCat(n,
+                                   " missed the cache on a key the session had already "
+                                   "looked up: the entry was not kept"));
+    }
+  }
+  // Recompile lines name their cluster (Ledger groups are cause + cluster).
+  for (const auto& [group, words] : cluster_words) {
+    v1::CompileCost& cost = ledger.Line("recompile", group);
+    cost.set_detail(absl::StrCat(cost.count(), " ", words));
+    if (const FrameInfo* f = cluster_frames[group]; f != nullptr && !f->file.empty())
+      *cost.mutable_location() = MakeLocation(capture.session(), f->file, f->line);
+  }
+  for (LedgerLine* line : ledger.Sorted()) *section->add_ledger() = line->cost;
+
+  std::vector<v1::FrameCompileTime> frame_rows;
+  for (auto& [id, f] : by_frame) frame_rows.push_back(std::move(f));
+  std::stable_sort(frame_rows.begin(), frame_rows.end(),
+                   [](const auto& a, const auto& b) { return a.seconds() > b.seconds(); });
+  for (v1::FrameCompileTime& f : frame_rows) *section->add_frames() = std::move(f);
+  for (auto& [name, totals] : caches) {
+    const uint32_t lookups = totals.hits() + totals.misses() + totals.bypasses();
+    if (lookups > 0) totals.set_hit_ratio(static_cast<double>(totals.hits()) / lookups);
+    for (auto& [key, b] : bypasses) {
+      if (key.first == name) *totals.add_bypass_reasons() = b;
+    }
+    *section->add_caches() = std::move(totals);
+  }
+
+  // Why head graphs missed where the base had the same frame's graph.
+  if (in.base != nullptr) {
+    const absl::flat_hash_map<uint32_t, FrameInfo> base_frames = Frames(*in.base);
+    const std::map<LookupKey, Lookup> base = Lookups(*in.base, base_frames);
+    for (const auto& [key, head] : Lookups(capture, frames)) {
+      if (head.event->status() != "miss") continue;
+      auto it = base.find(key);
+      if (it == base.end()) continue;
+      const Lookup& b = it->second;
+      v1::CacheKeyDiff* diff = section->add_key_diffs();
+      diff->set_compile_id(head.compile->id());
+      diff->set_base_compile_id(b.compile->id());
+      diff->set_frame(std::get<0>(key).substr(std::get<0>(key).rfind(':') + 1));
+      diff->set_cache(head.event->cache());
+      diff->set_seconds_lost(MissSeconds(*head.event, *head.compile));
+      if (!head.event->key().empty() && head.event->key() == b.event->key()) {
+        diff->set_base_hit_or_miss_same_key(true);
+      } else if (!b.event->components().empty() && !head.event->components().empty()) {
+        DiffKeys(*b.event, *head.event, diff);
+      }
+    }
+  }
+
+  // Remedies, each with its evidence.
+  const auto suggest = [&](std::string text, std::string evidence) {
+    v1::Suggestion* s = section->add_suggestions();
+    s->set_text(std::move(text));
+    s->set_evidence(std::move(evidence));
+  };
+  for (const auto& [key, b] : bypasses) {
+    const std::string evidence =
+        absl::StrCat(FormatCount(b.count(), "bypass", "bypasses"), " of the ",
+                     CacheWords(key.first), ": \"", b.reason(), "\"");
+    if (b.reason_class() == "custom_pass_no_uuid") {
+      suggest(
+          "Give the custom pass a uuid(): make it a torch._inductor.custom_graph_pass."
+          "CustomGraphPass whose uuid() changes only when the pass does, and the cache can "
+          "key the graph again",
+          evidence);
+    } else if (b.reason_class() == "autocast") {
+      suggest(
+          "Move the autocast region out of the compiled graph (or compile inside it): a "
+          "graph that enters autocast is not cached",
+          evidence);
+    } else if (b.reason_class() == "unsupported_op") {
+      suggest(
+          "The graph calls an op the cache cannot key: keep that op out of the compiled "
+          "region, or accept a cold compile of this graph every run",
+          evidence);
+    } else if (key.first != "triton") {
+      suggest(absl::StrCat("Every run compiles this graph cold: the ", CacheWords(key.first),
+                           " refuses it"),
+              evidence);
+    }
+  }
+  double recompile_s = 0, autotune_s = 0;
+  for (const v1::CompileCost& cost : section->ledger()) {
+    if (cost.cause() == "recompile") recompile_s += cost.seconds();
+  }
+  for (const v1::Compile& c : capture.compiles()) {
+    for (const PhaseSeconds& p : CompilePhases(c)) {
+      if (p.name == "runtime_triton_autotune") autotune_s += p.seconds;
+    }
+  }
+  if (total > 0 && recompile_s > 0.5 * total) {
+    suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
+            absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
+  }
+  if (total > 0 && autotune_s > 0.3 * total) {
+    suggest(
+        "Autotuning dominates: persist TORCHINDUCTOR_CACHE_DIR (or use a remote autotune "
+        "cache) so that the next run reads the tuned configs",
+        absl::StrCat(Seconds(autotune_s), " of ", Seconds(total), " went to autotuning"));
+  }
+  uint32_t same_key = 0;
+  double same_key_s = 0;
+  std::map<std::string, uint32_t> changed_parts;
+  for (const v1::CacheKeyDiff& d : section->key_diffs()) {
+    if (d.base_hit_or_miss_same_key()) {
+      ++same_key;
+      same_key_s += d.seconds_lost();
+    }
+    for (const v1::KeyComponentChange& ch : d.changed()) {
+      if (!absl::StartsWith(ch.name(), "gm") && !absl::StartsWith(ch.name(), "example_inputs"))
+        ++changed_parts[ch.name()];
+    }
+  }
+  if (same_key > 0) {
+    suggest(
+        "The cache was empty here: these graphs have the base's very keys. Persist "
+        "TORCHINDUCTOR_CACHE_DIR across runs (a volume, not the container's /tmp), or use a "
+        "remote cache",
+        absl::StrCat(FormatCount(same_key, "graph", "graphs"), " missed with the base's key, ",
+                     Seconds(same_key_s), " to compile again"));
+  }
+  for (const auto& [name, n] : changed_parts) {
+    suggest(absl::StrCat("`", name,
+                         "` changed since the base: every graph keyed on it "
+                         "compiles cold; set it the same way in both runs if the change was not "
+                         "meant"),
+            absl::StrCat(FormatCount(n, "missed graph", "missed graphs"), " name it"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cl

@@ -1,0 +1,103 @@
+#include "service/render/trace_events.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "common/proto_json.h"
+#include "google/protobuf/struct.pb.h"
+
+namespace cl {
+namespace {
+
+namespace v1 = ::compile_lens::v1;
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+Value Number(double v) {
+  Value out;
+  out.set_number_value(v);
+  return out;
+}
+
+Value String(std::string v) {
+  Value out;
+  out.set_string_value(std::move(v));
+  return out;
+}
+
+// One complete event on rank `pid`'s compile thread.
+void AddComplete(const std::string& name, const char* category, int64_t begin, int64_t end, int pid,
+                 const Struct& args, google::protobuf::ListValue* events) {
+  Struct* e = events->add_values()->mutable_struct_value();
+  auto& f = *e->mutable_fields();
+  f["name"] = String(name);
+  f["cat"] = String(category);
+  f["ph"] = String("X");
+  f["ts"] = Number(static_cast<double>(begin));
+  f["dur"] = Number(static_cast<double>(std::max<int64_t>(0, end - begin)));
+  f["pid"] = Number(pid);
+  f["tid"] = Number(0);
+  *f["args"].mutable_struct_value() = args;
+}
+
+void AddMetadata(const char* name, int pid, const std::string& value,
+                 google::protobuf::ListValue* events) {
+  Struct* e = events->add_values()->mutable_struct_value();
+  auto& f = *e->mutable_fields();
+  f["name"] = String(name);
+  f["ph"] = String("M");
+  f["ts"] = Number(0);
+  f["pid"] = Number(pid);
+  f["tid"] = Number(0);
+  (*f["args"].mutable_struct_value()->mutable_fields())["name"] = String(value);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderTraceEvents(
+    const std::vector<const v1::SessionCapture*>& captures) {
+  Struct root;
+  google::protobuf::ListValue* events =
+      (*root.mutable_fields())["traceEvents"].mutable_list_value();
+  for (const v1::SessionCapture* capture : captures) {
+    const int pid = capture->session().rank();
+    AddMetadata("process_name", pid, absl::StrCat("rank ", pid), events);
+    AddMetadata("thread_name", pid, "torch.compile", events);
+    std::vector<std::string> frame_names;
+    for (const v1::Frame& f : capture->frames()) {
+      if (f.id() >= frame_names.size()) frame_names.resize(f.id() + 1);
+      frame_names[f.id()] = f.name();
+    }
+    for (const v1::Compile& c : capture->compiles()) {
+      const std::string frame = c.frame_id() < frame_names.size() ? frame_names[c.frame_id()] : "";
+      Struct args;
+      (*args.mutable_fields())["compile_id"] = String(c.id());
+      (*args.mutable_fields())["frame"] = String(frame);
+      // The compile spans its own start and duration and every phase pair inside it.
+      int64_t begin = std::numeric_limits<int64_t>::max(), end = 0;
+      if (c.start_us() > 0) {
+        begin = c.start_us();
+        end = c.start_us() + c.duration_us();
+      }
+      for (const v1::Phase& p : c.phases()) {
+        for (int i = 0; i + 1 < p.spans_us_size(); i += 2) {
+          begin = std::min(begin, p.spans_us(i));
+          end = std::max(end, p.spans_us(i + 1));
+        }
+      }
+      if (end == 0 || begin > end) continue;
+      AddComplete(absl::StrCat("compile ", c.id(), frame.empty() ? "" : " ", frame), "compile",
+                  begin, end, pid, args, events);
+      for (const v1::Phase& p : c.phases()) {
+        for (int i = 0; i + 1 < p.spans_us_size(); i += 2)
+          AddComplete(p.name(), "phase", p.spans_us(i), p.spans_us(i + 1), pid, args, events);
+      }
+    }
+  }
+  (*root.mutable_fields())["displayTimeUnit"] = String("ms");
+  return ToDeterministicJson(root, {});
+}
+
+}  // namespace cl

@@ -1,0 +1,304 @@
+// The compile-time pass on real runs: the torch-2.6 cache scenes (a cold run, a warm run on the
+// cache it filled, a run with one Inductor config entry changed, a run whose custom pass bypasses
+// the FX graph cache; each a 5-size recompile storm), held to what torch itself printed
+// (result.json: the compilation metrics' sum and compile_times()), and every corpus log held to
+// the independent counts of expect_counts.py (tests/golden/torch_trace/).
+#include "analyzers/compile_time/compile_time.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "common/file_io.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/import_fixture.h"
+#include "tests/testing/run_pass.h"
+
+namespace cl {
+namespace {
+
+namespace fs = std::filesystem;
+using google::protobuf::Value;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Property;
+
+constexpr char kScenes[] = "torch_trace/torch-2.6/";
+
+v1::SessionCapture Scene(const std::string& name) {
+  return testing::ImportFixtureLog(absl::StrCat(kScenes, name, "/trace.log"));
+}
+
+Value SceneResult(const std::string& name) {
+  absl::StatusOr<std::string> text =
+      ReadFile(testing::FixturePath(absl::StrCat(kScenes, name, "/result.json")));
+  EXPECT_TRUE(text.ok()) << text.status();
+  Value v;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(text.value_or("{}"), &v).ok());
+  return v;
+}
+
+const Value& At(const Value& v, const std::string& key) {
+  return v.struct_value().fields().at(key);
+}
+
+v1::CompileTimeSection Analyze(const v1::SessionCapture& head,
+                               const v1::SessionCapture* base = nullptr,
+                               v1::AnalysisReport* report = nullptr) {
+  return testing::RunPassOk(CompileTimePass(), head, report, base).compile_time();
+}
+
+double LedgerSum(const v1::CompileTimeSection& s) {
+  double sum = 0;
+  for (const v1::CompileCost& c : s.ledger()) sum += c.seconds();
+  return sum;
+}
+
+const v1::CacheOutcomes* Cache(const v1::CompileTimeSection& s, const std::string& name) {
+  for (const v1::CacheOutcomes& c : s.caches()) {
+    if (c.cache() == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST(CompileTimeTest, TheColdRunAddsUpToTorchsOwnFiguresAndChargesTheStormToItsCluster) {
+  const v1::CompileTimeSection s = Analyze(Scene("cache-cold"));
+  ASSERT_EQ(s.status(), v1::OK) << s.reason();
+  const Value result = SceneResult("cache-cold");
+  const double metrics = At(result, "metrics_entire_frame_s").number_value();
+  const double compile_inner =
+      At(At(result, "compile_times"), "_compile.compile_inner").number_value();
+  EXPECT_NEAR(s.total_s(), metrics, 0.01 * metrics);
+  EXPECT_NEAR(s.total_s(), compile_inner, 0.01 * compile_inner);
+  EXPECT_NEAR(LedgerSum(s), s.total_s(), 1e-9 * s.total_s());
+  EXPECT_EQ(s.source(), "compilation_metrics and chromium events");
+  EXPECT_EQ(s.compiles_size(), 5);
+  ASSERT_EQ(s.frames_size(), 1);
+  EXPECT_EQ(s.frames(0).frame(), "step");
+  EXPECT_EQ(s.frames(0).compiles(), 5u);
+
+  // 0/0 is the first compile; 0/1-0/4 are one cluster of size recompiles on x's batch.
+  std::map<std::string, const v1::CompileCost*> by_cause;
+  for (const v1::CompileCost& c : s.ledger()) by_cause[c.cause()] = &c;
+  ASSERT_TRUE(by_cause.count("first_compile"));
+  ASSERT_TRUE(by_cause.count("recompile"));
+  EXPECT_EQ(by_cause["first_compile"]->count(), 1u);
+  EXPECT_EQ(by_cause["recompile"]->count(), 4u);
+  EXPECT_EQ(by_cause["recompile"]->detail(), "4 size recompiles of `step` (x[0])");
+  EXPECT_THAT(by_cause["recompile"]->location().file(), HasSubstr("cache.py"));
+  EXPECT_EQ(s.compiles(0).cause(), "first_compile");
+  EXPECT_EQ(s.compiles(4).cause(), "recompile");
+
+  // Every lookup missed, and a miss saves nothing.
+  for (const char* name : {"fx_graph", "aot_autograd"}) {
+    const v1::CacheOutcomes* c = Cache(s, name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->misses(), 5u) << name;
+    EXPECT_EQ(c->hits() + c->bypasses(), 0u) << name;
+    EXPECT_EQ(c->saved_s(), 0) << name;
+  }
+  // The phases torch's metrics time, each inside the whole frame's.
+  const v1::CompileTime& first = s.compiles(0);
+  for (const char* phase : {"entire_frame_compile", "backend_compile", "inductor_compile",
+                            "code_gen", "GraphLowering.run"}) {
+    ASSERT_TRUE(first.phases().contains(phase)) << phase;
+    EXPECT_LE(first.phases().at(phase), first.seconds() + 1e-9) << phase;
+  }
+  EXPECT_DOUBLE_EQ(first.phases().at("entire_frame_compile"), first.seconds());
+}
+
+TEST(CompileTimeTest, TheWarmRunHitsBothCachesAndSaysWhatTheHitsSaved) {
+  const v1::CompileTimeSection s = Analyze(Scene("cache-warm"));
+  ASSERT_EQ(s.status(), v1::OK);
+  const Value result = SceneResult("cache-warm");
+  EXPECT_NEAR(s.total_s(), At(result, "metrics_entire_frame_s").number_value(), 0.01 * s.total_s());
+  for (const char* name : {"fx_graph", "aot_autograd"}) {
+    const v1::CacheOutcomes* c = Cache(s, name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->hits(), 5u) << name;
+    EXPECT_EQ(c->misses(), 0u) << name;
+    EXPECT_DOUBLE_EQ(c->hit_ratio(), 1.0) << name;
+  }
+  // torch's own time_saved_ns for each FX graph hit: what the cold run spent in Inductor.
+  EXPECT_GT(Cache(s, "fx_graph")->saved_s(), s.total_s());
+  // No miss, so nothing against a base to explain.
+  const v1::SessionCapture cold = Scene("cache-cold");
+  EXPECT_THAT(Analyze(Scene("cache-warm"), &cold).key_diffs(), IsEmpty());
+}
+
+TEST(CompileTimeTest, AConfigChangeIsNamedAsTheKeyPartThatMadeTheCacheMiss) {
+  const v1::SessionCapture base = Scene("cache-cold");
+  const v1::CompileTimeSection s = Analyze(Scene("cache-config"), &base);
+  ASSERT_EQ(s.status(), v1::OK);
+  int fx_diffs = 0;
+  for (const v1::CacheKeyDiff& d : s.key_diffs()) {
+    if (d.cache() != "fx_graph") continue;
+    ++fx_diffs;
+    EXPECT_FALSE(d.base_hit_or_miss_same_key());
+    EXPECT_EQ(d.frame(), "step");
+    EXPECT_GT(d.seconds_lost(), 0);
+    ASSERT_EQ(d.changed_size(), 1) << d.DebugString();
+    EXPECT_EQ(d.changed(0).name(), "inductor_config[unroll_reductions_threshold]");
+    EXPECT_EQ(d.changed(0).change(), "changed");
+    EXPECT_EQ(d.changed(0).base_value(), "8");
+    EXPECT_EQ(d.changed(0).head_value(), "4");
+  }
+  EXPECT_EQ(fx_diffs, 5);
+  EXPECT_THAT(
+      s.suggestions(),
+      Contains(Property(&v1::Suggestion::text,
+                        HasSubstr("`inductor_config[unroll_reductions_threshold]` changed"))));
+}
+
+TEST(CompileTimeTest, AColdRunAgainstItselfSaysTheCacheWasEmptyNotThatTheKeyChanged) {
+  const v1::SessionCapture cold = Scene("cache-cold");
+  const v1::CompileTimeSection s = Analyze(cold, &cold);
+  ASSERT_EQ(s.key_diffs_size(), 10);  // 5 FX graph + 5 AOT autograd misses
+  for (const v1::CacheKeyDiff& d : s.key_diffs()) {
+    EXPECT_TRUE(d.base_hit_or_miss_same_key()) << d.compile_id();
+    EXPECT_THAT(d.changed(), IsEmpty());
+  }
+  EXPECT_THAT(s.suggestions(), Contains(Property(&v1::Suggestion::text,
+                                                 HasSubstr("Persist TORCHINDUCTOR_CACHE_DIR"))));
+}
+
+TEST(CompileTimeTest, ACustomPassWithoutAUuidIsABypassWithItsRemedy) {
+  const v1::CompileTimeSection s = Analyze(Scene("cache-bypass"));
+  const v1::CacheOutcomes* fx = Cache(s, "fx_graph");
+  ASSERT_NE(fx, nullptr);
+  EXPECT_EQ(fx->bypasses(), 5u);
+  ASSERT_EQ(fx->bypass_reasons_size(), 1);
+  EXPECT_EQ(fx->bypass_reasons(0).reason(), "Unsupported post grad custom pass");
+  EXPECT_EQ(fx->bypass_reasons(0).reason_class(), "custom_pass_no_uuid");
+  EXPECT_EQ(fx->bypass_reasons(0).count(), 5u);
+  EXPECT_THAT(
+      s.compiles(0).caches(),
+      Contains(AllOf(Property(&v1::CompileCacheLookup::cache, "fx_graph"),
+                     Property(&v1::CompileCacheLookup::outcome, "bypass"),
+                     Property(&v1::CompileCacheLookup::reason_class, "custom_pass_no_uuid"))));
+  EXPECT_THAT(s.suggestions(),
+              Contains(AllOf(Property(&v1::Suggestion::text, HasSubstr("uuid()")),
+                             Property(&v1::Suggestion::evidence,
+                                      HasSubstr("Unsupported post grad custom pass")))));
+  const v1::CacheOutcomes* aot = Cache(s, "aot_autograd");
+  ASSERT_NE(aot, nullptr);
+  EXPECT_EQ(aot->bypasses(), 5u);
+}
+
+// Every corpus log: the ledger adds up, and the cache outcomes and torch's compile seconds are
+// what the independent reader counted in the log.
+TEST(CompileTimeTest, EveryLogAddsUpAndMatchesTheIndependentCounts) {
+  const fs::path fixtures = fs::path(CL_SOURCE_DIR) / "tests" / "fixtures";
+  const fs::path expected_dir = fs::path(CL_SOURCE_DIR) / "tests" / "golden" / "torch_trace";
+  const std::vector<std::string> logs = testing::FixtureTraceLogs();
+  ASSERT_GE(logs.size(), 50u);
+  int timed_logs = 0;
+  for (const std::string& log : logs) {
+    SCOPED_TRACE(log);
+    const std::string rel = fs::relative(log, fixtures / "torch_trace").string();
+    const std::string name =
+        absl::StrCat(absl::StrReplaceAll(testing::WrittenName(rel), {{"/", "__"}}), ".json");
+    absl::StatusOr<std::string> text = ReadFile((expected_dir / name).string());
+    ASSERT_TRUE(text.ok()) << text.status();
+    Value expected;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &expected).ok());
+    const v1::SessionCapture capture =
+        testing::ImportFixtureLog(fs::relative(log, fixtures).string());
+    const v1::CompileTimeSection s = Analyze(capture);
+    if (s.status() != v1::OK) {
+      EXPECT_EQ(s.status(), v1::SKIPPED);
+      EXPECT_FALSE(s.reason().empty());
+      EXPECT_EQ(At(expected, "timed_compiles").number_value(), 0);
+      continue;
+    }
+    ++timed_logs;
+    EXPECT_NEAR(LedgerSum(s), s.total_s(), 1e-9 * std::max(1.0, s.total_s()));
+    // The compiles compilation_metrics timed: their seconds are torch's, to the microsecond.
+    double metric_seconds = 0;
+    int metric_timed = 0;
+    ASSERT_EQ(s.compiles_size(), capture.compiles_size());
+    for (int i = 0; i < capture.compiles_size(); ++i) {
+      const auto& fields = capture.compiles(i).metrics().fields();
+      const auto timed = [&](const char* f) {
+        auto it = fields.find(f);
+        return it != fields.end() && it->second.has_number_value();
+      };
+      if (timed("entire_frame_compile_time_s") || timed("dynamo_cumulative_compile_time_us")) {
+        metric_seconds += s.compiles(i).seconds();
+        ++metric_timed;
+      }
+    }
+    EXPECT_EQ(metric_timed, At(expected, "timed_compiles").number_value());
+    EXPECT_NEAR(metric_seconds, At(expected, "compile_seconds").number_value(), 1e-5);
+    std::map<std::string, double> outcomes;
+    for (const v1::CacheOutcomes& c : s.caches()) {
+      if (c.cache() == "triton") continue;
+      outcomes["hit"] += c.hits();
+      outcomes["miss"] += c.misses();
+      outcomes["bypass"] += c.bypasses();
+    }
+    for (const char* outcome : {"hit", "miss", "bypass"})
+      EXPECT_EQ(outcomes[outcome], At(At(expected, "cache"), outcome).number_value()) << outcome;
+  }
+  EXPECT_GE(timed_logs, 20);
+}
+
+TEST(CompileTimeTest, ALogWithNoTimesIsSkippedSayingWhy) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("f");
+  v1::Compile* c = capture.add_compiles();
+  c->set_id("0/0");
+  const v1::CompileTimeSection s = Analyze(capture);
+  EXPECT_EQ(s.status(), v1::SKIPPED);
+  EXPECT_THAT(s.reason(), HasSubstr("no compilation_metrics"));
+  EXPECT_EQ(Analyze(v1::SessionCapture()).status(), v1::SKIPPED);
+}
+
+TEST(CompileTimeTest, MetricsAndEventsThatDisagreeGiveADiagnosticNotASilentPick) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  v1::Compile* c = capture.add_compiles();
+  c->set_id("0/0");
+  (*c->mutable_metrics()->mutable_fields())["entire_frame_compile_time_s"].set_number_value(10);
+  v1::Phase* p = c->add_phases();
+  p->set_name("entire_frame_compile");
+  p->set_duration_us(5'000'000);
+  v1::AnalysisReport report;
+  const v1::CompileTimeSection s = Analyze(capture, nullptr, &report);
+  EXPECT_DOUBLE_EQ(s.total_s(), 10);
+  ASSERT_EQ(report.diagnostics_size(), 1);
+  EXPECT_EQ(report.diagnostics(0).severity(), v1::Diagnostic::WARNING);
+  EXPECT_THAT(report.diagnostics(0).message(),
+              AllOf(HasSubstr("entire_frame_compile"), HasSubstr("10.00 s"), HasSubstr("5.00 s")));
+  // Within 5 % they agree: no diagnostic.
+  p->set_duration_us(9'800'000);
+  v1::AnalysisReport agreeing;
+  Analyze(capture, nullptr, &agreeing);
+  EXPECT_THAT(agreeing.diagnostics(), IsEmpty());
+}
+
+TEST(CompileTimeTest, BypassReasonsAreClassified) {
+  EXPECT_EQ(ClassifyBypassReason("Unsupported post grad custom pass"), "custom_pass_no_uuid");
+  EXPECT_EQ(ClassifyBypassReason("Unsupported call_function target flex_attention. \n Function "
+                                 "module: torch.ops.higher_order"),
+            "unsupported_op");
+  EXPECT_EQ(ClassifyBypassReason("Cannot cache a graph with autocast enabled"), "autocast");
+  EXPECT_EQ(ClassifyBypassReason("Freezing may introduce constants"), "freezing");
+  EXPECT_EQ(ClassifyBypassReason("something new"), "other");
+}
+
+TEST(CompileTimeTest, ACancelledPassStops) {
+  EXPECT_TRUE(absl::IsCancelled(testing::RunPassCancelled(CompileTimePass(), Scene("cache-cold"))));
+}
+
+}  // namespace
+}  // namespace cl
