@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "proto/report_words.h"
 
 namespace cl {
@@ -21,6 +22,25 @@ Labels With(const Labels& fleet, const char* key, absl::string_view value) {
   Labels labels = fleet;
   labels.emplace(key, std::string(value));
   return labels;
+}
+
+// `value`'s index in `names`, or the last one's when it is not there.
+template <size_t N>
+size_t IndexOf(const absl::string_view (&names)[N], absl::string_view value) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == value) return i;
+  }
+  return N - 1;
+}
+
+// A fail_type as torch writes it, "Unsupported" or (older torch)
+// "<class 'torch._dynamo.exc.Unsupported'>": the exception's own name.
+absl::string_view ExceptionName(absl::string_view fail_type) {
+  absl::ConsumePrefix(&fail_type, "<class '");
+  absl::ConsumeSuffix(&fail_type, "'>");
+  if (const size_t dot = fail_type.rfind('.'); dot != absl::string_view::npos)
+    fail_type.remove_prefix(dot + 1);
+  return fail_type;
 }
 
 // A pass failed: some section of the report is ERROR. Sections are the report's message fields
@@ -82,6 +102,22 @@ FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
   for (size_t i = 0; i < kVerdicts; ++i) {
     stale_[i] = &families.stale_cache_findings.Add(With(fleet, "verdict", kVerdictNames[i]));
   }
+  const prometheus::Histogram::BucketBoundaries buckets(std::begin(kCompileSecondsBuckets),
+                                                        std::end(kCompileSecondsBuckets));
+  for (size_t i = 0; i < std::size(kCompileCauses); ++i) {
+    compile_seconds_[i] =
+        &families.compile_seconds.Add(With(fleet, "cause", kCompileCauses[i]), buckets);
+  }
+  for (size_t c = 0; c < std::size(kCaches); ++c) {
+    for (size_t o = 0; o < std::size(kCacheOutcomes); ++o) {
+      Labels labels = With(fleet, "cache", kCaches[c]);
+      labels.emplace("outcome", std::string(kCacheOutcomes[o]));
+      cache_lookups_[c][o] = &families.cache_lookups.Add(labels);
+    }
+  }
+  for (size_t i = 0; i < std::size(kFailTypes); ++i) {
+    compile_failures_[i] = &families.compile_failures.Add(With(fleet, "fail_type", kFailTypes[i]));
+  }
 }
 
 void FleetCounters::CountFailure(absl::StatusCode code) {
@@ -114,6 +150,24 @@ void FleetCounters::CountReport(const v1::AnalysisReport& report) {
   if (report.cache_stability().status() == v1::OK) {
     for (const v1::CacheStabilityFinding& f : report.cache_stability().findings()) {
       stale_[f.verdict() == v1::CacheStabilityFinding::STALE ? kStale : kSuspicious]->Increment();
+    }
+  }
+  const v1::CompileTimeSection& compile_time = report.compile_time();
+  if (compile_time.status() == v1::OK) {
+    for (const v1::CompileCost& cost : compile_time.ledger()) {
+      compile_seconds_[IndexOf(kCompileCauses, cost.cause())]->Observe(cost.seconds());
+    }
+    for (const v1::CacheOutcomes& c : compile_time.caches()) {
+      const size_t cache = IndexOf(kCaches, c.cache());
+      if (cache == std::size(kCaches) - 1 && c.cache() != kCaches[cache]) continue;  // unknown
+      cache_lookups_[cache][0]->Increment(c.hits());
+      cache_lookups_[cache][1]->Increment(c.misses());
+      cache_lookups_[cache][2]->Increment(c.bypasses());
+    }
+  }
+  if (report.failures().status() == v1::OK) {
+    for (const v1::FailedCompile& f : report.failures().failed()) {
+      compile_failures_[IndexOf(kFailTypes, ExceptionName(f.fail_type()))]->Increment();
     }
   }
 }

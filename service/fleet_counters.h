@@ -3,7 +3,8 @@
 // One FleetCounters holds every series of one tuple of fleet labels (FleetLabels: cluster, model,
 // ...) in the compile_lens_* families that ServiceMetrics declares (service/metrics.cc):
 // sessions by outcome, recompiles and graph breaks by category, divergence checks and divergent
-// sessions by severity, cache-stability findings by verdict. They are all made when the tuple is
+// sessions by severity, cache-stability findings by verdict, compile seconds by cause, cache
+// lookups by cache and outcome, failed compiles by type. They are all made when the tuple is
 // first seen, so each reads 0 from then on. The category series are one per value of the report's
 // category enums (report.proto), labeled with the value's word: a category added to the proto gets
 // its series with no change here. ServiceMetrics owns one per tuple it has seen; thread-safe
@@ -20,6 +21,7 @@
 #include "google/protobuf/descriptor.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
+#include "prometheus/histogram.h"
 #include "prometheus/labels.h"
 
 namespace cl {
@@ -34,7 +36,32 @@ struct FleetFamilies {
   prometheus::Family<prometheus::Counter>& divergence_checked;
   prometheus::Family<prometheus::Counter>& divergent_sessions;
   prometheus::Family<prometheus::Counter>& stale_cache_findings;
+  prometheus::Family<prometheus::Histogram>& compile_seconds;
+  prometheus::Family<prometheus::Counter>& cache_lookups;
+  prometheus::Family<prometheus::Counter>& compile_failures;
 };
+
+// compile_lens_compile_seconds{cause}: the compile-time ledger's causes (report.proto
+// CompileCost.cause), in this order; a cause this build does not know counts as the last.
+inline constexpr absl::string_view kCompileCauses[] = {
+    "first_compile", "recompile", "graph_break_fragment",
+    "restart",       "failed",    "avoidable_cache_miss"};
+// compile_lens_cache_lookups_total{cache, outcome}.
+inline constexpr absl::string_view kCaches[] = {"fx_graph", "aot_autograd", "triton"};
+inline constexpr absl::string_view kCacheOutcomes[] = {"hit", "miss", "bypass"};
+// compile_lens_compile_failures_total{fail_type}: the exception types torch fails a compile with
+// most; any other is "other", so the label stays bounded.
+inline constexpr absl::string_view kFailTypes[] = {"Unsupported",
+                                                   "BackendCompilerFailed",
+                                                   "RecompileLimitExceeded",
+                                                   "InternalTorchDynamoError",
+                                                   "TorchRuntimeError",
+                                                   "UserError",
+                                                   "ConstraintViolationError",
+                                                   "AssertionError",
+                                                   "other"};
+// The buckets of compile_lens_compile_seconds: one session's seconds for one cause.
+inline constexpr double kCompileSecondsBuckets[] = {1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600};
 
 // One series per value of a category enum, labeled {category="<word>"}, but for the values a
 // report never counts under; those, and numbers this build does not know (a newer analyzer's),
@@ -78,6 +105,10 @@ class FleetCounters {
   prometheus::Counter* divergence_checked_ = nullptr;
   std::array<prometheus::Counter*, kDivSeverities> divergent_{};
   std::array<prometheus::Counter*, kVerdicts> stale_{};
+  std::array<prometheus::Histogram*, std::size(kCompileCauses)> compile_seconds_{};
+  std::array<std::array<prometheus::Counter*, std::size(kCacheOutcomes)>, std::size(kCaches)>
+      cache_lookups_{};
+  std::array<prometheus::Counter*, std::size(kFailTypes)> compile_failures_{};
 };
 
 }  // namespace cl

@@ -152,6 +152,17 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
                         "Cache-stability findings in analyzed sessions, by verdict: stale (state "
                         "changed, no recompile, output diverged) or suspicious (changed state no "
                         "guard reads)."),
+          HistogramFamily(*registry_, "compile_lens_compile_seconds",
+                          "torch.compile seconds of each analyzed session, by cause (the compile "
+                          "time section's ledger: first_compile, recompile, graph_break_fragment, "
+                          "restart, failed, avoidable_cache_miss); one observation per session "
+                          "and cause it has."),
+          CounterFamily(*registry_, "compile_lens_cache_lookups_total",
+                        "Compile cache lookups in analyzed sessions, by cache (fx_graph, "
+                        "aot_autograd, triton: autotune) and outcome (hit, miss, bypass)."),
+          CounterFamily(*registry_, "compile_lens_compile_failures_total",
+                        "Failed compiles in analyzed sessions, by torch's fail_type (the common "
+                        "ones; any other is \"other\")."),
       },
       lint_findings_(CounterFamily(
           *registry_, "compile_lens_lint_findings_total",

@@ -433,6 +433,34 @@ class PrometheusScrapeTest(unittest.TestCase):
         self.assertEqual({f"{dict(k).get('pattern', '')}/{dict(k).get('severity', '')}": v for k, v in got.items()},
                          {k: float(v) for k, v in lint.items()})
 
+    def test_compile_seconds_cache_lookups_and_failures_are_the_reports_sums(self):
+        p = self.prometheus
+        sections = [r["compile_time"] for r in self.traffic.reports
+                    if r.get("compile_time", {}).get("status") == "OK"]
+        self.assertTrue(sections, "the sessions sent have compile times")
+        lookups = collections.Counter()
+        seconds, observations = collections.Counter(), collections.Counter()
+        for s in sections:
+            for c in s.get("caches", []):
+                for outcome, field in (("hit", "hits"), ("miss", "misses"), ("bypass", "bypasses")):
+                    lookups[f"{c['cache']}/{outcome}"] += int(c.get(field, 0))
+            for cost in s.get("ledger", []):
+                seconds[cost["cause"]] += float(cost.get("seconds", 0))
+                observations[cost["cause"]] += 1
+        got = p.query("sum by (cache, outcome) (compile_lens_cache_lookups_total)")
+        self.assertEqual(nonzero({f"{dict(k)['cache']}/{dict(k)['outcome']}": v for k, v in got.items()}),
+                         {k: float(v) for k, v in lookups.items() if v})
+        # Every cache x outcome series exists from the tuple's first session, 0 or not.
+        self.assertEqual(len(got), 9)
+        self.assertEqual(nonzero(p.by("cause", "compile_lens_compile_seconds_count")),
+                         {k: float(v) for k, v in observations.items()})
+        for cause, total in p.by("cause", "compile_lens_compile_seconds_sum").items():
+            self.assertAlmostEqual(total, seconds[cause], places=3, msg=cause)
+        failed = report_sum(self.traffic.reports, "failures", "failed",
+                            lambda f: f.get("fail_type") or "other")
+        got = nonzero(p.by("fail_type", "compile_lens_compile_failures_total"))
+        self.assertEqual(sum(got.values()), float(sum(failed.values())))
+
     def test_sessions_by_outcome_and_fleet_labels_through_the_allowlist_and_cap(self):
         p = self.prometheus
         partial = sum(1 for r in self.traffic.reports

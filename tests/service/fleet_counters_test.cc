@@ -26,8 +26,16 @@ class FleetCountersTest : public ::testing::Test {
   }
 
   prometheus::Registry registry_;
-  const FleetFamilies families_{Family("sessions"), Family("recompiles"), Family("graph_breaks"),
-                                Family("checked"),  Family("divergent"),  Family("stale")};
+  const FleetFamilies families_{
+      Family("sessions"),
+      Family("recompiles"),
+      Family("graph_breaks"),
+      Family("checked"),
+      Family("divergent"),
+      Family("stale"),
+      prometheus::BuildHistogram().Name("compile_seconds").Help("s").Register(registry_),
+      Family("cache_lookups"),
+      Family("compile_failures")};
   const prometheus::Labels fleet_{{"cluster", "c1"}};
 };
 
@@ -46,6 +54,46 @@ TEST_F(FleetCountersTest, EverySeriesOfTheTupleIsMadeAtOnce) {
   EXPECT_THAT(m.Get("recompiles", With("category", "requires_grad")), Optional(0.0));
   EXPECT_EQ(m.Get("recompiles", With("category", "cache_limit")), std::nullopt);
   EXPECT_THAT(m.Get("graph_breaks", With("category", "nn_module")), Optional(0.0));
+  EXPECT_EQ(m.Series("compile_seconds"), 6u);  // one per ledger cause
+  EXPECT_EQ(m.Series("cache_lookups"), 9u);    // 3 caches x hit, miss, bypass
+  EXPECT_EQ(m.Series("compile_failures"), 9u);
+}
+
+TEST_F(FleetCountersTest, CompileSecondsCacheLookupsAndFailTypesAreCountedBounded) {
+  FleetCounters counters(families_, fleet_);
+  v1::AnalysisReport report;
+  v1::CompileTimeSection& ct = *report.mutable_compile_time();
+  ct.set_status(v1::OK);
+  for (const auto& [cause, seconds] :
+       std::map<std::string, double>{{"recompile", 12.5}, {"first_compile", 3}, {"new", 1}}) {
+    v1::CompileCost* cost = ct.add_ledger();
+    cost->set_cause(cause);
+    cost->set_seconds(seconds);
+  }
+  v1::CacheOutcomes* fx = ct.add_caches();
+  fx->set_cache("fx_graph");
+  fx->set_hits(3);
+  fx->set_misses(2);
+  ct.add_caches()->set_cache("some_new_cache");  // not counted: no series of its own
+  v1::FailuresSection& failures = *report.mutable_failures();
+  failures.set_status(v1::OK);
+  failures.add_failed()->set_fail_type("Unsupported");
+  failures.add_failed()->set_fail_type("<class 'torch._dynamo.exc.Unsupported'>");  // older torch
+  failures.add_failed()->set_fail_type("SomeNewError");
+  counters.CountReport(report);
+  MetricsReader m(registry_.Collect());
+  EXPECT_THAT(m.Get("compile_seconds", With("cause", "recompile")), Optional(1.0));  // samples
+  // A cause this build does not know counts under the last (avoidable_cache_miss), not a new label.
+  EXPECT_THAT(m.Get("compile_seconds", With("cause", "avoidable_cache_miss")), Optional(1.0));
+  EXPECT_EQ(m.Series("compile_seconds"), 6u);
+  std::map<std::string, std::string> hits = With("cache", "fx_graph");
+  hits["outcome"] = "hit";
+  EXPECT_THAT(m.Get("cache_lookups", hits), Optional(3.0));
+  hits["outcome"] = "miss";
+  EXPECT_THAT(m.Get("cache_lookups", hits), Optional(2.0));
+  EXPECT_EQ(m.Series("cache_lookups"), 9u);
+  EXPECT_THAT(m.Get("compile_failures", With("fail_type", "Unsupported")), Optional(2.0));
+  EXPECT_THAT(m.Get("compile_failures", With("fail_type", "other")), Optional(1.0));
 }
 
 TEST_F(FleetCountersTest, CategoriesWithoutASeriesCountAsOther) {
