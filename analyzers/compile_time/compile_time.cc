@@ -147,8 +147,9 @@ class Ledger {
       line.cost.set_count(line.cost.count() + 1);
     }
   }
-  v1::CompileCost& Line(absl::string_view cause, const std::string& group) {
-    return lines_[absl::StrCat(cause, "\x1f", group)].cost;
+  v1::CompileCost* Find(absl::string_view cause, const std::string& group) {
+    auto it = lines_.find(absl::StrCat(cause, "\x1f", group));
+    return it == lines_.end() ? nullptr : &it->second.cost;
   }
   std::vector<LedgerLine*> Sorted() {
     std::vector<LedgerLine*> out;
@@ -431,8 +432,13 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
         b.set_count(b.count() + 1);
       }
     }
-    ledger.Add(cause, group, rest, c.id());
-    row->set_cause(cause);
+    // An attempt torch restarted has no time of its own: it is in the next attempt's.
+    if (c.status() == v1::Compile::RESTARTED && seconds == 0) {
+      row->set_cause("restart");
+    } else {
+      ledger.Add(cause, group, rest, c.id());
+      row->set_cause(cause);
+    }
 
     v1::FrameCompileTime& f = by_frame[c.frame_id()];
     if (f.compiles() == 0) {
@@ -469,10 +475,11 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   }
   // Recompile lines name their cluster (Ledger groups are cause + cluster).
   for (const auto& [group, words] : cluster_words) {
-    v1::CompileCost& cost = ledger.Line("recompile", group);
-    cost.set_detail(absl::StrCat(cost.count(), " ", words));
+    v1::CompileCost* cost = ledger.Find("recompile", group);
+    if (cost == nullptr) continue;  // its only compiles restarted: their time is elsewhere
+    cost->set_detail(absl::StrCat(cost->count(), " ", words));
     if (const FrameInfo* f = cluster_frames[group]; f != nullptr && !f->file.empty())
-      *cost.mutable_location() = MakeLocation(capture.session(), f->file, f->line);
+      *cost->mutable_location() = MakeLocation(capture.session(), f->file, f->line);
   }
   for (LedgerLine* line : ledger.Sorted()) *section->add_ledger() = line->cost;
 
@@ -545,9 +552,11 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
               evidence);
     }
   }
-  double recompile_s = 0, autotune_s = 0;
+  double recompile_s = 0, fragment_s = 0, autotune_s = 0;
   for (const v1::CompileCost& cost : section->ledger()) {
     if (cost.cause() == "recompile") recompile_s += cost.seconds();
+    if (cost.cause() == "graph_break_fragment" || cost.cause() == "restart")
+      fragment_s += cost.seconds();
   }
   for (const v1::Compile& c : capture.compiles()) {
     for (const PhaseSeconds& p : CompilePhases(c)) {
@@ -557,6 +566,13 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   if (total > 0 && recompile_s > 0.5 * total) {
     suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
             absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
+  }
+  if (total > 0 && fragment_s > 0.3 * total) {
+    suggest(
+        "Graph breaks cost compile time of their own (the frames they create and the "
+        "restarts): fix the breaks the recompile section lists, most frequent first",
+        absl::StrCat(Seconds(fragment_s), " of ", Seconds(total),
+                     " went to graph-break fragments and restarts"));
   }
   if (total > 0 && autotune_s > 0.3 * total) {
     suggest(

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -222,6 +223,16 @@ TEST(CompileTimeTest, EveryLogAddsUpAndMatchesTheIndependentCounts) {
     }
     ++timed_logs;
     EXPECT_NEAR(LedgerSum(s), s.total_s(), 1e-9 * std::max(1.0, s.total_s()));
+    // Every line names a cause and the compiles in it, each a compile of the log.
+    std::set<std::string> ids;
+    for (const v1::CompileTime& row : s.compiles()) ids.insert(row.id());
+    for (const v1::CompileCost& cost : s.ledger()) {
+      EXPECT_FALSE(cost.cause().empty());
+      EXPECT_FALSE(cost.detail().empty()) << cost.cause();
+      EXPECT_EQ(cost.count(), static_cast<uint32_t>(cost.compile_ids_size())) << cost.cause();
+      EXPECT_GE(cost.count(), 1u) << cost.cause();
+      for (const std::string& id : cost.compile_ids()) EXPECT_TRUE(ids.count(id)) << id;
+    }
     // The compiles compilation_metrics timed: their seconds are torch's, to the microsecond.
     double metric_seconds = 0;
     int metric_timed = 0;
