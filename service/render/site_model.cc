@@ -65,7 +65,11 @@ void FindMentions(const v1::SessionCapture& capture, const v1::AnalysisReport& r
       named.emplace(g.id(), it->second);
   }
   for (const v1::Kernel& k : capture.kernels()) {
-    if (auto it = named.find(k.graph_id()); it != named.end()) named.emplace(k.name(), it->second);
+    // The index is copied out first: the emplace may grow `named` under the iterator.
+    if (auto it = named.find(k.graph_id()); it != named.end()) {
+      const int index = it->second;
+      named.emplace(k.name(), index);
+    }
   }
   const google::protobuf::Descriptor* d = report.GetDescriptor();
   for (const auto& [field_name, section] : kSections) {
