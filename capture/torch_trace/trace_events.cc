@@ -2,6 +2,7 @@
 // reads which event, and what each takes from its record. The envelope, the extras and the
 // finished capture are trace_parser.cc's.
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -228,6 +229,9 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   open->second.pop_back();
   if (open->second.empty()) open_phases_.erase(open);
   if (*ts < begun || compile == compile_index_.end()) return;
+  // Times past what an int64 of microseconds holds (a hostile or broken log) are no phase.
+  const std::optional<int64_t> begin_us = json::ToInt64(begun), end_us = json::ToInt64(*ts);
+  if (!begin_us || !end_us || *begin_us < 0) return;
   v1::Compile& c = *capture_.mutable_compiles(compile->second);
   v1::Phase* phase = nullptr;
   for (v1::Phase& p : *c.mutable_phases()) {
@@ -236,12 +240,14 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   if (phase == nullptr) {
     phase = c.add_phases();
     phase->set_name(*name);
-    phase->set_start_us(static_cast<int64_t>(begun));
+    phase->set_start_us(*begin_us);
   }
-  phase->set_duration_us(phase->duration_us() + static_cast<int64_t>(*ts - begun));
+  const int64_t spent = *end_us - *begin_us;  // both >= 0: no overflow
+  phase->set_duration_us(phase->duration_us() > INT64_MAX - spent ? INT64_MAX
+                                                                  : phase->duration_us() + spent);
   if (constexpr int kMaxSpans = 64; phase->spans_us_size() < 2 * kMaxSpans) {
-    phase->add_spans_us(static_cast<int64_t>(begun));
-    phase->add_spans_us(static_cast<int64_t>(*ts));
+    phase->add_spans_us(*begin_us);
+    phase->add_spans_us(*end_us);
   }
 }
 

@@ -1,6 +1,7 @@
 // One compile's page of the site (html_site_pages.h): what tlparse's per-compile pages show, and
 // the analysis that names the compile.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,11 @@ void WriteHeader(const v1::SessionCapture& capture, const v1::Compile& c,
   w.Tag("</header>\n");
 }
 
+// Microseconds as an int64, within a million hours, so that a hostile figure converts.
+int64_t ClampedMicros(double us) {
+  return static_cast<int64_t>(std::isfinite(us) ? std::clamp(us, 0.0, 3.6e15) : 0.0);
+}
+
 // The compile-time section's row for this compile (the same seconds the report shows), when the
 // report has that section.
 const v1::CompileTime* CompileTimeRow(const v1::AnalysisReport& report, const v1::Compile& c) {
@@ -181,7 +187,7 @@ void WriteTimes(const v1::AnalysisReport& report, const v1::Compile& c, HtmlWrit
   std::vector<std::pair<std::string, int64_t>> rows;
   if (const v1::CompileTime* row = CompileTimeRow(report, c); row != nullptr) {
     for (const auto& [name, seconds] : row->phases())
-      rows.emplace_back(name, static_cast<int64_t>(seconds * 1e6));
+      rows.emplace_back(name, ClampedMicros(seconds * 1e6));
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
@@ -194,8 +200,7 @@ void WriteTimes(const v1::AnalysisReport& report, const v1::Compile& c, HtmlWrit
       if (absl::StartsWith(key, "start_time") || absl::StartsWith(key, "end_time")) continue;
       if (!absl::EndsWith(key, "_time_s") && !absl::EndsWith(key, "_time_us")) continue;
       const double v = value.number_value();
-      rows.emplace_back(
-          key, absl::EndsWith(key, "_s") ? static_cast<int64_t>(v * 1e6) : static_cast<int64_t>(v));
+      rows.emplace_back(key, ClampedMicros(absl::EndsWith(key, "_s") ? v * 1e6 : v));
     }
     std::sort(rows.begin(), rows.end());
   }

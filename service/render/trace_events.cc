@@ -36,7 +36,8 @@ void AddComplete(const std::string& name, const char* category, int64_t begin, i
   f["cat"] = String(category);
   f["ph"] = String("X");
   f["ts"] = Number(static_cast<double>(begin));
-  f["dur"] = Number(static_cast<double>(std::max<int64_t>(0, end - begin)));
+  // As doubles: end - begin of a hostile capture's times could overflow an int64.
+  f["dur"] = Number(std::max(0.0, static_cast<double>(end) - static_cast<double>(begin)));
   f["pid"] = Number(pid);
   f["tid"] = Number(0);
   *f["args"].mutable_struct_value() = args;
@@ -79,7 +80,11 @@ absl::StatusOr<std::string> RenderTraceEvents(
       int64_t begin = std::numeric_limits<int64_t>::max(), end = 0;
       if (c.start_us() > 0) {
         begin = c.start_us();
-        end = c.start_us() + c.duration_us();
+        // Saturated: a hostile capture's duration must not overflow the end.
+        const int64_t duration = std::max<int64_t>(0, c.duration_us());
+        end = begin > std::numeric_limits<int64_t>::max() - duration
+                  ? std::numeric_limits<int64_t>::max()
+                  : begin + duration;
       }
       for (const v1::Phase& p : c.phases()) {
         for (int i = 0; i + 1 < p.spans_us_size(); i += 2) {
