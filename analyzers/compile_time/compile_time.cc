@@ -563,18 +563,20 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       if (p.name == "runtime_triton_autotune") autotune_s += p.seconds;
     }
   }
-  if (total > 0 && recompile_s > 0.5 * total) {
+  // Shares of a session that compiled in under a second are not worth a remedy.
+  constexpr double kWorthASuggestion = 1.0;
+  if (recompile_s >= kWorthASuggestion && recompile_s > 0.5 * total) {
     suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
             absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
   }
-  if (total > 0 && fragment_s > 0.3 * total) {
+  if (fragment_s >= kWorthASuggestion && fragment_s > 0.3 * total) {
     suggest(
         "Graph breaks cost compile time of their own (the frames they create and the "
         "restarts): fix the breaks the recompile section lists, most frequent first",
         absl::StrCat(Seconds(fragment_s), " of ", Seconds(total),
                      " went to graph-break fragments and restarts"));
   }
-  if (total > 0 && autotune_s > 0.3 * total) {
+  if (autotune_s >= kWorthASuggestion && autotune_s > 0.3 * total) {
     suggest(
         "Autotuning dominates: persist TORCHINDUCTOR_CACHE_DIR (or use a remote autotune "
         "cache) so that the next run reads the tuned configs",

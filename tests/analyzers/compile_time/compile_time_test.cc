@@ -297,6 +297,21 @@ TEST(CompileTimeTest, MetricsAndEventsThatDisagreeGiveADiagnosticNotASilentPick)
   EXPECT_THAT(agreeing.diagnostics(), IsEmpty());
 }
 
+// Graph-break fragments and restarts past 30 % of the time get a remedy, but not in a session
+// that compiled in a fraction of a second (tlparse's comp_metrics.log: 0.02 s).
+TEST(CompileTimeTest, GraphBreakTimeGetsARemedyWhenItIsWorthOne) {
+  const v1::CompileTimeSection families = Analyze(Scene("break_families"));
+  EXPECT_THAT(
+      families.suggestions(),
+      Contains(Property(&v1::Suggestion::text, HasSubstr("Graph breaks cost compile time"))));
+  const v1::CompileTimeSection tiny =
+      Analyze(testing::ImportFixtureLog("torch_trace/tlparse-corpus/tlparse/comp_metrics.log"));
+  ASSERT_EQ(tiny.status(), v1::OK);
+  EXPECT_LT(tiny.total_s(), 1.0);
+  EXPECT_THAT(tiny.ledger(), Contains(Property(&v1::CompileCost::cause, "graph_break_fragment")));
+  EXPECT_THAT(tiny.suggestions(), IsEmpty());
+}
+
 TEST(CompileTimeTest, BypassReasonsAreClassified) {
   EXPECT_EQ(ClassifyBypassReason("Unsupported post grad custom pass"), "custom_pass_no_uuid");
   EXPECT_EQ(ClassifyBypassReason("Unsupported call_function target flex_attention. \n Function "
