@@ -79,6 +79,33 @@ TEST(ImportCorruptTest, CompileTimesPastAnInt64OfMicrosecondsAreIgnored) {
       HasSubstr("compilation_metrics.entire_frame_compile_time_s -1e+300 s is out of range"));
 }
 
+// Chromium trace events whose times do not fit an int64 of microseconds, or begin before the
+// epoch, are no phase; a sound pair beside them is kept, span and all.
+TEST(ImportCorruptTest, TraceEventTimesPastAnInt64OrBeforeTheEpochAreNoPhase) {
+  const std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0)";
+  std::string log =
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, " + ids + "}\n";
+  const auto event = [&](const char* name, const char* ph, const char* ts) {
+    log += "V1129 14:05:13.136000 1 a.py:1] {\"chromium_event\": {}, " + ids +
+           ", \"has_payload\": \"0\"}\n\t{\"name\": \"" + name + "\", \"ph\": \"" + ph +
+           "\", \"ts\": " + ts + ", \"args\": {\"compile_id\": \"0/0\"}}\n";
+  };
+  event("huge", "B", "1e300");
+  event("huge", "E", "2e300");
+  event("before_epoch", "B", "-5e18");
+  event("before_epoch", "E", "9e18");
+  event("sound", "B", "1000");
+  event("sound", "E", "3000");
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.compiles_size(), 1);
+  ASSERT_EQ(c.compiles(0).phases_size(), 1) << c.compiles(0).DebugString();
+  const v1::Phase& p = c.compiles(0).phases(0);
+  EXPECT_EQ(p.name(), "sound");
+  EXPECT_EQ(p.duration_us(), 2000);
+  EXPECT_EQ(p.start_us(), 1000);
+  EXPECT_THAT(p.spans_us(), ::testing::ElementsAre(1000, 3000));
+}
+
 // Found by torch_trace_fuzz (the CI run's fixed seed, once the binary changed): a later attempt
 // marked the earlier ones restarted by listing the id of every attempt below it, so an attempt
 // number near a billion took minutes and gigabytes. Now only the highest attempt is kept.
