@@ -242,7 +242,8 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
     phase->set_name(*name);
     phase->set_start_us(*begin_us);
   }
-  const int64_t spent = *end_us - *begin_us;  // both >= 0: no overflow
+  // The difference of the doubles, as torch's own figures are read (0 <= spent <= end_us).
+  const int64_t spent = json::ToInt64(*ts - begun).value_or(*end_us - *begin_us);
   phase->set_duration_us(phase->duration_us() > INT64_MAX - spent ? INT64_MAX
                                                                   : phase->duration_us() + spent);
   if (constexpr int kMaxSpans = 64; phase->spans_us_size() < 2 * kMaxSpans) {
