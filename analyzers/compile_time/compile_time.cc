@@ -237,6 +237,149 @@ void DiffKeys(const v1::CacheEvent& base, const v1::CacheEvent& head, v1::CacheK
   }
 }
 
+// A diagnostic for each phase compilation_metrics and the chromium events both time, where they
+// disagree past both tolerances. The section uses the metrics; the gap is the reader's to judge.
+void WarnWhereSourcesDisagree(const v1::Compile& c, v1::AnalysisReport* out) {
+  for (const MetricPhase& metric : kMetricPhases) {
+    if (std::find(std::begin(kComparedPhases), std::end(kComparedPhases), metric.name) ==
+        std::end(kComparedPhases))
+      continue;
+    const std::optional<double> a = MetricSeconds(c, metric);
+    const std::optional<double> b = EventSeconds(c, metric.name);
+    if (!a || !b) continue;
+    const double gap = std::abs(*a - *b);
+    if (gap <= kGapSeconds || gap <= kGapFraction * std::max(*a, *b)) continue;
+    v1::Diagnostic* d = out->add_diagnostics();
+    d->set_severity(v1::Diagnostic::WARNING);
+    d->set_where(absl::StrCat("compile ", c.id()));
+    d->set_message(absl::StrCat("compile time disagrees: compilation_metrics times ", metric.name,
+                                " at ", Seconds(*a), ", the chromium events at ", Seconds(*b),
+                                " (the section uses compilation_metrics)"));
+  }
+}
+
+// Why head graphs missed where the base had a lookup of the same frame and cache: the key parts
+// that changed, or that the base had this very key.
+void DiffAgainstBase(const v1::SessionCapture& capture,
+                     const absl::flat_hash_map<uint32_t, FrameInfo>& frames,
+                     const v1::SessionCapture& base_capture, v1::CompileTimeSection* section) {
+  const absl::flat_hash_map<uint32_t, FrameInfo> base_frames = Frames(base_capture);
+  const std::map<LookupKey, Lookup> base = Lookups(base_capture, base_frames);
+  for (const auto& [key, head] : Lookups(capture, frames)) {
+    if (head.event->status() != "miss") continue;
+    auto it = base.find(key);
+    if (it == base.end()) continue;
+    const Lookup& b = it->second;
+    v1::CacheKeyDiff* diff = section->add_key_diffs();
+    diff->set_compile_id(head.compile->id());
+    diff->set_base_compile_id(b.compile->id());
+    diff->set_frame(std::get<0>(key).substr(std::get<0>(key).rfind(':') + 1));
+    diff->set_cache(head.event->cache());
+    diff->set_seconds_lost(MissSeconds(*head.event, *head.compile));
+    if (!head.event->key().empty() && head.event->key() == b.event->key()) {
+      diff->set_base_hit_or_miss_same_key(true);
+    } else if (!b.event->components().empty() && !head.event->components().empty()) {
+      DiffKeys(*b.event, *head.event, diff);
+    }
+  }
+}
+
+// The remedies, each with its evidence: per bypass reason, per dominant cost, per key diff.
+void Suggest(const v1::SessionCapture& capture,
+             const std::map<std::pair<std::string, std::string>, v1::BypassCount>& bypasses,
+             v1::CompileTimeSection* section) {
+  const double total = section->total_s();
+  const auto suggest = [&](std::string text, std::string evidence) {
+    v1::Suggestion* s = section->add_suggestions();
+    s->set_text(std::move(text));
+    s->set_evidence(std::move(evidence));
+  };
+  for (const auto& [key, b] : bypasses) {
+    const std::string evidence =
+        absl::StrCat(FormatCount(b.count(), "bypass", "bypasses"), " of the ",
+                     CacheWords(key.first), ": \"", b.reason(), "\"");
+    if (b.reason_class() == "custom_pass_no_uuid") {
+      suggest(
+          "Give the custom pass a uuid(): make it a torch._inductor.custom_graph_pass."
+          "CustomGraphPass whose uuid() changes only when the pass does, and the cache can "
+          "key the graph again",
+          evidence);
+    } else if (b.reason_class() == "autocast") {
+      suggest(
+          "Move the autocast region out of the compiled graph (or compile inside it): a "
+          "graph that enters autocast is not cached",
+          evidence);
+    } else if (b.reason_class() == "unsupported_op") {
+      suggest(
+          "The graph calls an op the cache cannot key: keep that op out of the compiled "
+          "region, or accept a cold compile of this graph every run",
+          evidence);
+    } else if (key.first != "triton") {
+      suggest(absl::StrCat("Every run compiles this graph cold: the ", CacheWords(key.first),
+                           " refuses it"),
+              evidence);
+    }
+  }
+  double recompile_s = 0, fragment_s = 0, autotune_s = 0;
+  for (const v1::CompileCost& cost : section->ledger()) {
+    if (cost.cause() == "recompile") recompile_s += cost.seconds();
+    if (cost.cause() == "graph_break_fragment" || cost.cause() == "restart")
+      fragment_s += cost.seconds();
+  }
+  for (const v1::Compile& c : capture.compiles()) {
+    for (const PhaseSeconds& p : CompilePhases(c)) {
+      if (p.name == "runtime_triton_autotune") autotune_s += p.seconds;
+    }
+  }
+  // Shares of a session that compiled in under a second are not worth a remedy.
+  constexpr double kWorthASuggestion = 1.0;
+  if (recompile_s >= kWorthASuggestion && recompile_s > 0.5 * total) {
+    suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
+            absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
+  }
+  if (fragment_s >= kWorthASuggestion && fragment_s > 0.3 * total) {
+    suggest(
+        "Graph breaks cost compile time of their own (the frames they create and the "
+        "restarts): fix the breaks the recompile section lists, most frequent first",
+        absl::StrCat(Seconds(fragment_s), " of ", Seconds(total),
+                     " went to graph-break fragments and restarts"));
+  }
+  if (autotune_s >= kWorthASuggestion && autotune_s > 0.3 * total) {
+    suggest(
+        "Autotuning dominates: persist TORCHINDUCTOR_CACHE_DIR (or use a remote autotune "
+        "cache) so that the next run reads the tuned configs",
+        absl::StrCat(Seconds(autotune_s), " of ", Seconds(total), " went to autotuning"));
+  }
+  uint32_t same_key = 0;
+  double same_key_s = 0;
+  std::map<std::string, uint32_t> changed_parts;
+  for (const v1::CacheKeyDiff& d : section->key_diffs()) {
+    if (d.base_hit_or_miss_same_key()) {
+      ++same_key;
+      same_key_s += d.seconds_lost();
+    }
+    for (const v1::KeyComponentChange& ch : d.changed()) {
+      if (!absl::StartsWith(ch.name(), "gm") && !absl::StartsWith(ch.name(), "example_inputs"))
+        ++changed_parts[ch.name()];
+    }
+  }
+  if (same_key > 0) {
+    suggest(
+        "The cache was empty here: these graphs have the base's very keys. Persist "
+        "TORCHINDUCTOR_CACHE_DIR across runs (a volume, not the container's /tmp), or use a "
+        "remote cache",
+        absl::StrCat(FormatCount(same_key, "graph", "graphs"), " missed with the base's key, ",
+                     Seconds(same_key_s), " to compile again"));
+  }
+  for (const auto& [name, n] : changed_parts) {
+    suggest(absl::StrCat("`", name,
+                         "` changed since the base: every graph keyed on it "
+                         "compiles cold; set it the same way in both runs if the change was not "
+                         "meant"),
+            absl::StrCat(FormatCount(n, "missed graph", "missed graphs"), " name it"));
+  }
+}
+
 }  // namespace
 
 std::vector<PhaseSeconds> CompilePhases(const v1::Compile& compile) {
@@ -351,24 +494,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     row->set_seconds(seconds);
     const std::vector<PhaseSeconds> phases = CompilePhases(c);
     for (const PhaseSeconds& p : phases) (*row->mutable_phases())[p.name] = p.seconds;
-    for (absl::string_view name : kComparedPhases) {
-      const MetricPhase* metric = nullptr;
-      for (const MetricPhase& m : kMetricPhases) {
-        if (m.name == name) metric = &m;
-      }
-      const std::optional<double> a = MetricSeconds(c, *metric);
-      const std::optional<double> b = EventSeconds(c, name);
-      if (!a || !b) continue;
-      const double gap = std::abs(*a - *b);
-      if (gap > kGapSeconds && gap > kGapFraction * std::max(*a, *b)) {
-        v1::Diagnostic* d = out->add_diagnostics();
-        d->set_severity(v1::Diagnostic::WARNING);
-        d->set_where(absl::StrCat("compile ", c.id()));
-        d->set_message(absl::StrCat("compile time disagrees: compilation_metrics times ", name,
-                                    " at ", Seconds(*a), ", the chromium events at ", Seconds(*b),
-                                    " (the section uses compilation_metrics)"));
-      }
-    }
+    WarnWhereSourcesDisagree(c, out);
 
     // The compile's own cause, less what a restart and an avoidable miss took of it.
     std::string cause = "first_compile", group;
@@ -392,6 +518,9 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
         rest -= restart;
       }
     }
+    // A compile's FX graph and AOT autograd misses time the same Inductor work: the largest
+    // avoidable one is carved out, once.
+    double avoidable = 0;
     for (const v1::CacheEvent& e : c.cache_events()) {
       v1::CompileCacheLookup* lookup = row->add_caches();
       lookup->set_cache(e.cache());
@@ -414,11 +543,8 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
         totals.set_misses(totals.misses() + 1);
         auto first = first_lookup.find(key);
         if (cause != "failed" && !e.key().empty() && e.cache() != "triton" &&
-            first != first_lookup.end() && first->second < static_cast<size_t>(i)) {
-          const double lost = std::min(rest, MissSeconds(e, c));
-          ledger.Add("avoidable_cache_miss", "", lost, c.id());
-          rest -= lost;
-        }
+            first != first_lookup.end() && first->second < static_cast<size_t>(i))
+          avoidable = std::max(avoidable, MissSeconds(e, c));
       } else if (e.status() == "bypass") {
         totals.set_bypasses(totals.bypasses() + 1);
         lookup->set_reason(e.reason());
@@ -431,6 +557,11 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
         }
         b.set_count(b.count() + 1);
       }
+    }
+    if (avoidable > 0) {
+      const double lost = std::min(rest, avoidable);
+      ledger.Add("avoidable_cache_miss", "", lost, c.id());
+      rest -= lost;
     }
     // An attempt torch restarted has no time of its own: it is in the next attempt's.
     if (c.status() == v1::Compile::RESTARTED && seconds == 0) {
@@ -497,119 +628,8 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     *section->add_caches() = std::move(totals);
   }
 
-  // Why head graphs missed where the base had the same frame's graph.
-  if (in.base != nullptr) {
-    const absl::flat_hash_map<uint32_t, FrameInfo> base_frames = Frames(*in.base);
-    const std::map<LookupKey, Lookup> base = Lookups(*in.base, base_frames);
-    for (const auto& [key, head] : Lookups(capture, frames)) {
-      if (head.event->status() != "miss") continue;
-      auto it = base.find(key);
-      if (it == base.end()) continue;
-      const Lookup& b = it->second;
-      v1::CacheKeyDiff* diff = section->add_key_diffs();
-      diff->set_compile_id(head.compile->id());
-      diff->set_base_compile_id(b.compile->id());
-      diff->set_frame(std::get<0>(key).substr(std::get<0>(key).rfind(':') + 1));
-      diff->set_cache(head.event->cache());
-      diff->set_seconds_lost(MissSeconds(*head.event, *head.compile));
-      if (!head.event->key().empty() && head.event->key() == b.event->key()) {
-        diff->set_base_hit_or_miss_same_key(true);
-      } else if (!b.event->components().empty() && !head.event->components().empty()) {
-        DiffKeys(*b.event, *head.event, diff);
-      }
-    }
-  }
-
-  // Remedies, each with its evidence.
-  const auto suggest = [&](std::string text, std::string evidence) {
-    v1::Suggestion* s = section->add_suggestions();
-    s->set_text(std::move(text));
-    s->set_evidence(std::move(evidence));
-  };
-  for (const auto& [key, b] : bypasses) {
-    const std::string evidence =
-        absl::StrCat(FormatCount(b.count(), "bypass", "bypasses"), " of the ",
-                     CacheWords(key.first), ": \"", b.reason(), "\"");
-    if (b.reason_class() == "custom_pass_no_uuid") {
-      suggest(
-          "Give the custom pass a uuid(): make it a torch._inductor.custom_graph_pass."
-          "CustomGraphPass whose uuid() changes only when the pass does, and the cache can "
-          "key the graph again",
-          evidence);
-    } else if (b.reason_class() == "autocast") {
-      suggest(
-          "Move the autocast region out of the compiled graph (or compile inside it): a "
-          "graph that enters autocast is not cached",
-          evidence);
-    } else if (b.reason_class() == "unsupported_op") {
-      suggest(
-          "The graph calls an op the cache cannot key: keep that op out of the compiled "
-          "region, or accept a cold compile of this graph every run",
-          evidence);
-    } else if (key.first != "triton") {
-      suggest(absl::StrCat("Every run compiles this graph cold: the ", CacheWords(key.first),
-                           " refuses it"),
-              evidence);
-    }
-  }
-  double recompile_s = 0, fragment_s = 0, autotune_s = 0;
-  for (const v1::CompileCost& cost : section->ledger()) {
-    if (cost.cause() == "recompile") recompile_s += cost.seconds();
-    if (cost.cause() == "graph_break_fragment" || cost.cause() == "restart")
-      fragment_s += cost.seconds();
-  }
-  for (const v1::Compile& c : capture.compiles()) {
-    for (const PhaseSeconds& p : CompilePhases(c)) {
-      if (p.name == "runtime_triton_autotune") autotune_s += p.seconds;
-    }
-  }
-  // Shares of a session that compiled in under a second are not worth a remedy.
-  constexpr double kWorthASuggestion = 1.0;
-  if (recompile_s >= kWorthASuggestion && recompile_s > 0.5 * total) {
-    suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
-            absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
-  }
-  if (fragment_s >= kWorthASuggestion && fragment_s > 0.3 * total) {
-    suggest(
-        "Graph breaks cost compile time of their own (the frames they create and the "
-        "restarts): fix the breaks the recompile section lists, most frequent first",
-        absl::StrCat(Seconds(fragment_s), " of ", Seconds(total),
-                     " went to graph-break fragments and restarts"));
-  }
-  if (autotune_s >= kWorthASuggestion && autotune_s > 0.3 * total) {
-    suggest(
-        "Autotuning dominates: persist TORCHINDUCTOR_CACHE_DIR (or use a remote autotune "
-        "cache) so that the next run reads the tuned configs",
-        absl::StrCat(Seconds(autotune_s), " of ", Seconds(total), " went to autotuning"));
-  }
-  uint32_t same_key = 0;
-  double same_key_s = 0;
-  std::map<std::string, uint32_t> changed_parts;
-  for (const v1::CacheKeyDiff& d : section->key_diffs()) {
-    if (d.base_hit_or_miss_same_key()) {
-      ++same_key;
-      same_key_s += d.seconds_lost();
-    }
-    for (const v1::KeyComponentChange& ch : d.changed()) {
-      if (!absl::StartsWith(ch.name(), "gm") && !absl::StartsWith(ch.name(), "example_inputs"))
-        ++changed_parts[ch.name()];
-    }
-  }
-  if (same_key > 0) {
-    suggest(
-        "The cache was empty here: these graphs have the base's very keys. Persist "
-        "TORCHINDUCTOR_CACHE_DIR across runs (a volume, not the container's /tmp), or use a "
-        "remote cache",
-        absl::StrCat(FormatCount(same_key, "graph", "graphs"), " missed with the base's key, ",
-                     Seconds(same_key_s), " to compile again"));
-  }
-  for (const auto& [name, n] : changed_parts) {
-    suggest(absl::StrCat("`", name,
-                         "` changed since the base: every graph keyed on it "
-                         "compiles cold; set it the same way in both runs if the change was not "
-                         "meant"),
-            absl::StrCat(FormatCount(n, "missed graph", "missed graphs"), " name it"));
-  }
+  if (in.base != nullptr) DiffAgainstBase(capture, frames, *in.base, section);
+  Suggest(capture, bypasses, section);
   return absl::OkStatus();
 }
 

@@ -312,6 +312,37 @@ TEST(CompileTimeTest, GraphBreakTimeGetsARemedyWhenItIsWorthOne) {
   EXPECT_THAT(tiny.suggestions(), IsEmpty());
 }
 
+// A miss on a key the session had already looked up is avoidable (the entry was not kept): the
+// largest such miss of a compile is carved out of its cause once, and the ledger still adds up.
+TEST(CompileTimeTest, AMissOnAKeyAlreadyLookedUpIsAvoidableAndCarvedOnce) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  for (int i = 0; i < 2; ++i) {
+    v1::Compile* c = capture.add_compiles();
+    c->set_id(absl::StrCat("0/", i));
+    c->set_frame_compile_id(i);
+    (*c->mutable_metrics()->mutable_fields())["entire_frame_compile_time_s"].set_number_value(5);
+    v1::CacheEvent* fx = c->add_cache_events();
+    fx->set_cache("fx_graph");
+    fx->set_status("miss");
+    fx->set_key("same-graph");
+    fx->set_time_us(2'000'000);
+    v1::CacheEvent* aot = c->add_cache_events();
+    aot->set_cache("aot_autograd");
+    aot->set_status("miss");
+    aot->set_key("same-aot");
+    aot->set_time_us(3'000'000);
+  }
+  const v1::CompileTimeSection s = Analyze(capture);
+  EXPECT_DOUBLE_EQ(s.total_s(), 10);
+  EXPECT_DOUBLE_EQ(LedgerSum(s), 10);
+  std::map<std::string, double> by_cause;
+  for (const v1::CompileCost& c : s.ledger()) by_cause[c.cause()] = c.seconds();
+  EXPECT_DOUBLE_EQ(by_cause["first_compile"], 5);
+  EXPECT_DOUBLE_EQ(by_cause["avoidable_cache_miss"], 3);  // the larger miss, not 2 + 3
+  EXPECT_DOUBLE_EQ(by_cause["recompile"], 2);
+}
+
 TEST(CompileTimeTest, BypassReasonsAreClassified) {
   EXPECT_EQ(ClassifyBypassReason("Unsupported post grad custom pass"), "custom_pass_no_uuid");
   EXPECT_EQ(ClassifyBypassReason("Unsupported call_function target flex_attention. \n Function "
