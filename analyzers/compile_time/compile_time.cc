@@ -123,33 +123,58 @@ double MissSeconds(const v1::CacheEvent& e, const v1::Compile& compile) {
   return 0;
 }
 
+// The compile's recompile cluster, as the recompile pass files it: its frame and the first
+// cause failure's category and axis; and how a ledger line of it reads.
+struct ClusterKey {
+  std::string group;
+  std::string one, many;  // "size recompile", "size recompiles"
+  std::string tail;       // " of `forward` (x[0])"
+};
+
+ClusterKey RecompileCluster(const v1::Compile& compile, const FrameInfo& frame) {
+  const RecompileCause cause = ParseRecompileCause(compile);
+  const std::string of = absl::StrCat(" of `", frame.name, "`");
+  if (cause.causes.empty())
+    return {absl::StrCat(compile.frame_id(), "/"), "recompile", "recompiles", of};
+  const GuardFailure& f = *cause.causes.front();
+  const std::string axis = f.Axis();
+  const absl::string_view category = Word(f.category);
+  return {absl::StrCat(compile.frame_id(), "/", category, "/", axis),
+          absl::StrCat(category, " recompile"), absl::StrCat(category, " recompiles"),
+          absl::StrCat(of, axis.empty() ? "" : absl::StrCat(" (", axis, ")"))};
+}
+
 // Ledger lines as they fill: cause plus a grouping key (a recompile cluster) to one line.
 struct LedgerLine {
   v1::CompileCost cost;
   size_t order = 0;
+  const FrameInfo* frame = nullptr;  // the one frame of its compiles; null when several
+  bool several_frames = false;
+  std::optional<ClusterKey> cluster;  // a recompile line's
 };
 
 class Ledger {
  public:
-  void Add(absl::string_view cause, const std::string& group, double seconds,
-           const std::string& compile_id) {
+  // `cluster`: a recompile's (its group names the line); otherwise one line per cause.
+  void Add(absl::string_view cause, const std::optional<ClusterKey>& cluster, double seconds,
+           const std::string& compile_id, const FrameInfo& frame) {
     if (seconds <= 0 && cause != "first_compile" && cause != "recompile") return;
-    auto [it, inserted] = lines_.try_emplace(absl::StrCat(cause, "\x1f", group));
+    auto [it, inserted] =
+        lines_.try_emplace(absl::StrCat(cause, "\x1f", cluster ? cluster->group : ""));
     LedgerLine& line = it->second;
     if (inserted) {
       line.cost.set_cause(std::string(cause));
       line.order = lines_.size();
+      line.frame = &frame;
+      line.cluster = cluster;
     }
+    if (line.frame != &frame) line.several_frames = true;
     line.cost.set_seconds(line.cost.seconds() + std::max(0.0, seconds));
     if (line.cost.compile_ids().empty() ||
         line.cost.compile_ids(line.cost.compile_ids_size() - 1) != compile_id) {
       line.cost.add_compile_ids(compile_id);
       line.cost.set_count(line.cost.count() + 1);
     }
-  }
-  v1::CompileCost* Find(absl::string_view cause, const std::string& group) {
-    auto it = lines_.find(absl::StrCat(cause, "\x1f", group));
-    return it == lines_.end() ? nullptr : &it->second.cost;
   }
   std::vector<LedgerLine*> Sorted() {
     std::vector<LedgerLine*> out;
@@ -164,27 +189,6 @@ class Ledger {
  private:
   std::map<std::string, LedgerLine> lines_;
 };
-
-// The compile's recompile cluster, as the recompile pass files it: its frame and the first
-// cause failure's category and axis.
-struct ClusterKey {
-  std::string group;
-  std::string words;  // "size recompiles of `forward` (x[0])"
-};
-
-ClusterKey RecompileCluster(const v1::Compile& compile, const FrameInfo& frame) {
-  const RecompileCause cause = ParseRecompileCause(compile);
-  if (cause.causes.empty()) {
-    return {absl::StrCat(compile.frame_id(), "/"),
-            absl::StrCat("recompiles of `", frame.name, "`")};
-  }
-  const GuardFailure& f = *cause.causes.front();
-  const std::string axis = f.Axis();
-  const absl::string_view category = Word(f.category);
-  return {absl::StrCat(compile.frame_id(), "/", category, "/", axis),
-          absl::StrCat(category, " recompiles of `", frame.name, "`",
-                       axis.empty() ? "" : absl::StrCat(" (", axis, ")"))};
-}
 
 // The k-th lookup of one cache by one frame, for pairing head and base.
 using LookupKey = std::tuple<std::string, std::string, int>;  // frame key, cache, ordinal
@@ -476,9 +480,8 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   }
 
   Ledger ledger;
-  std::map<std::string, std::string> cluster_words;  // ledger group -> detail
-  std::map<std::string, const FrameInfo*> cluster_frames;
-  std::map<uint32_t, v1::FrameCompileTime> by_frame;
+  // By code object: torch._dynamo.reset() gives one function new frame ids.
+  std::map<std::string, v1::FrameCompileTime> by_frame;
   std::map<std::string, v1::CacheOutcomes> caches;
   std::map<std::pair<std::string, std::string>, v1::BypassCount> bypasses;
   double total = 0;
@@ -497,15 +500,13 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     WarnWhereSourcesDisagree(c, out);
 
     // The compile's own cause, less what a restart and an avoidable miss took of it.
-    std::string cause = "first_compile", group;
+    std::string cause = "first_compile";
+    std::optional<ClusterKey> cluster;
     if (c.status() == v1::Compile::FAILED) {
       cause = "failed";
     } else if (c.frame_compile_id() > 0 || !c.recompile_reasons().empty()) {
       cause = "recompile";
-      ClusterKey key = RecompileCluster(c, frame);
-      group = key.group;
-      cluster_words.emplace(group, std::move(key.words));
-      cluster_frames.emplace(group, &frame);
+      cluster = RecompileCluster(c, frame);
     } else if (IsResumeFrame(frame.name)) {
       cause = "graph_break_fragment";
     }
@@ -514,7 +515,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       for (const PhaseSeconds& p : phases) {
         if (p.name != "dynamo_before_restart" || p.seconds <= 0) continue;
         const double restart = std::min(rest, p.seconds);
-        ledger.Add("restart", "", restart, c.id());
+        ledger.Add("restart", std::nullopt, restart, c.id(), frame);
         rest -= restart;
       }
     }
@@ -560,18 +561,18 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     }
     if (avoidable > 0) {
       const double lost = std::min(rest, avoidable);
-      ledger.Add("avoidable_cache_miss", "", lost, c.id());
+      ledger.Add("avoidable_cache_miss", std::nullopt, lost, c.id(), frame);
       rest -= lost;
     }
     // An attempt torch restarted has no time of its own: it is in the next attempt's.
     if (c.status() == v1::Compile::RESTARTED && seconds == 0) {
       row->set_cause("restart");
     } else {
-      ledger.Add(cause, group, rest, c.id());
+      ledger.Add(cause, cluster, rest, c.id(), frame);
       row->set_cause(cause);
     }
 
-    v1::FrameCompileTime& f = by_frame[c.frame_id()];
+    v1::FrameCompileTime& f = by_frame[FrameKey(frame)];
     if (f.compiles() == 0) {
       f.set_frame(frame.name);
       if (!frame.file.empty())
@@ -589,8 +590,9 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     const std::string& cause = cost.cause();
     if (cause == "first_compile") {
       cost.set_detail(absl::StrCat(n, ": the first of each frame"));
-    } else if (cause == "recompile") {
-      cost.set_detail(n);  // named by its cluster below
+    } else if (cause == "recompile" && line->cluster) {
+      const ClusterKey& k = *line->cluster;
+      cost.set_detail(absl::StrCat(FormatCount(cost.count(), k.one, k.many), k.tail));
     } else if (cause == "graph_break_fragment") {
       cost.set_detail(
           absl::StrCat(n, " of frames a graph break created (torch_dynamo_resume_in_…)"));
@@ -604,15 +606,14 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
                                    "looked up: the entry was not kept"));
     }
   }
-  // Recompile lines name their cluster (Ledger groups are cause + cluster).
-  for (const auto& [group, words] : cluster_words) {
-    v1::CompileCost* cost = ledger.Find("recompile", group);
-    if (cost == nullptr) continue;  // its only compiles restarted: their time is elsewhere
-    cost->set_detail(absl::StrCat(cost->count(), " ", words));
-    if (const FrameInfo* f = cluster_frames[group]; f != nullptr && !f->file.empty())
-      *cost->mutable_location() = MakeLocation(capture.session(), f->file, f->line);
+  for (LedgerLine* line : ledger.Sorted()) {
+    // Where: the line's one frame, when all its compiles are of one.
+    if (!line->several_frames && line->frame != nullptr && !line->frame->file.empty()) {
+      *line->cost.mutable_location() =
+          MakeLocation(capture.session(), line->frame->file, line->frame->line);
+    }
+    *section->add_ledger() = line->cost;
   }
-  for (LedgerLine* line : ledger.Sorted()) *section->add_ledger() = line->cost;
 
   std::vector<v1::FrameCompileTime> frame_rows;
   for (auto& [id, f] : by_frame) frame_rows.push_back(std::move(f));

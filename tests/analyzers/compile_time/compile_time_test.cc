@@ -343,6 +343,25 @@ TEST(CompileTimeTest, AMissOnAKeyAlreadyLookedUpIsAvoidableAndCarvedOnce) {
   EXPECT_DOUBLE_EQ(by_cause["recompile"], 2);
 }
 
+// Read as a user on logs the other tests only count: a one-recompile cluster reads in the
+// singular and says where; a function compiled again after torch._dynamo.reset() (tlparse's
+// cache_hit_miss.log: fn in three reset rounds) is one row of the frame table, not one per round.
+TEST(CompileTimeTest, LinesSayWhereAndFramesAreCodeObjects) {
+  const v1::CompileTimeSection gpt = Analyze(Scene("gpt_recompiles"));
+  EXPECT_THAT(gpt.ledger(), Contains(Property(&v1::CompileCost::detail,
+                                              "1 size recompile of `forward` (idx[0])")));
+  for (const v1::CompileCost& cost : gpt.ledger())
+    EXPECT_EQ(cost.location().line(), 97u) << cost.cause();  // every line is forward's
+  const v1::CompileTimeSection resets =
+      Analyze(testing::ImportFixtureLog("torch_trace/tlparse-corpus/tlparse/cache_hit_miss.log"));
+  ASSERT_EQ(resets.frames_size(), 3);
+  EXPECT_EQ(resets.frames(0).frame(), "fn");
+  EXPECT_EQ(resets.frames(0).compiles(), 2u);
+  // First compiles of several frames: no one place to name.
+  ASSERT_EQ(resets.ledger_size(), 1);
+  EXPECT_FALSE(resets.ledger(0).has_location());
+}
+
 TEST(CompileTimeTest, BypassReasonsAreClassified) {
   EXPECT_EQ(ClassifyBypassReason("Unsupported post grad custom pass"), "custom_pass_no_uuid");
   EXPECT_EQ(ClassifyBypassReason("Unsupported call_function target flex_attention. \n Function "
