@@ -3,6 +3,7 @@
 #include "service/render/html_site.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 
@@ -99,6 +100,18 @@ std::string FormatDuration(int64_t micros) {
   if (micros < 1000) return absl::StrCat(micros, " µs");
   if (micros < 1000000) return absl::StrCat(FormatFixed(micros / 1e3, 0), " ms");
   return absl::StrCat(FormatFixed(micros / 1e6, 2), " s");
+}
+
+std::string NumberText(double n) {
+  // 2^63 is exact as a double; below it, and at or above -2^63, the cast is defined.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (std::isfinite(n) && n >= -kLimit && n < kLimit && n == std::trunc(n))
+    return absl::StrCat(static_cast<int64_t>(n));
+  return absl::StrCat(n);
+}
+
+int64_t ClampedMicros(double us) {
+  return static_cast<int64_t>(std::isfinite(us) ? std::clamp(us, 0.0, 3.6e15) : 0.0);
 }
 
 void WriteCompileLink(const v1::Compile& c, const SiteModel& model, int index, Markup prefix,

@@ -58,12 +58,8 @@ std::string ValueText(const google::protobuf::Value& v) {
   switch (v.kind_case()) {
     case google::protobuf::Value::kStringValue:
       return v.string_value();
-    case google::protobuf::Value::kNumberValue: {
-      const double n = v.number_value();
-      if (n == static_cast<double>(static_cast<int64_t>(n)))
-        return absl::StrCat(static_cast<int64_t>(n));
-      return absl::StrCat(n);
-    }
+    case google::protobuf::Value::kNumberValue:
+      return NumberText(v.number_value());
     case google::protobuf::Value::kBoolValue:
       return v.bool_value() ? "true" : "false";
     case google::protobuf::Value::kNullValue:
@@ -165,11 +161,6 @@ void WriteHeader(const v1::SessionCapture& capture, const v1::Compile& c,
   w.Tag("</header>\n");
 }
 
-// Microseconds as an int64, within a million hours, so that a hostile figure converts.
-int64_t ClampedMicros(double us) {
-  return static_cast<int64_t>(std::isfinite(us) ? std::clamp(us, 0.0, 3.6e15) : 0.0);
-}
-
 // The compile-time section's row for this compile (the same seconds the report shows), when the
 // report has that section.
 const v1::CompileTime* CompileTimeRow(const v1::AnalysisReport& report, const v1::Compile& c) {
@@ -262,8 +253,11 @@ void WriteOutcome(const v1::SessionCapture& capture, const v1::Compile& c, const
     if (file != nullptr && file->has_string_value()) {
       v1::StackFrame f;
       f.set_file(file->string_value());
-      if (line != nullptr && line->has_number_value())
-        f.set_line(static_cast<uint32_t>(std::max(0.0, line->number_value())));
+      if (line != nullptr && line->has_number_value()) {
+        const double n = line->number_value();  // from the log: clamped before it converts
+        f.set_line(std::isfinite(n) && n > 0 ? static_cast<uint32_t>(std::min(n, 4294967295.0))
+                                             : 0);
+      }
       w.Tag("<p>At ");
       WriteStackFrame(f, model, w);
       w.Tag("</p>\n");

@@ -122,7 +122,7 @@ std::string MetricCell(const v1::Compile& c, const std::string& key) {
       it->second.kind_case() != google::protobuf::Value::kNumberValue) {
     return "—";
   }
-  return absl::StrCat(static_cast<int64_t>(it->second.number_value()));
+  return NumberText(it->second.number_value());
 }
 
 void WriteCompilesInOrder(const v1::SessionCapture& capture, const SiteModel& model,
@@ -210,7 +210,7 @@ void WriteFailuresAndRestarts(const v1::SessionCapture& capture, const SiteModel
       if (file != f.end() && file->second.has_string_value()) {
         w.Text(file->second.string_value());
         if (line != f.end() && line->second.has_number_value())
-          w.Text(absl::StrCat(":", static_cast<int64_t>(line->second.number_value())));
+          w.Text(absl::StrCat(":", NumberText(line->second.number_value())));
       } else {
         w.Text("—");
       }

@@ -25,6 +25,13 @@ Markup OutcomeClass(const v1::Compile& compile);
 std::string CacheOutcome(const v1::Compile& compile, absl::string_view cache);
 // "1.42 s", "35 ms", "—" for 0.
 std::string FormatDuration(int64_t micros);
+
+// A number from the log as text: an integer when it is one that an int64 holds, else as a double
+// (so 1e300 from a hostile log prints, and converts nowhere).
+std::string NumberText(double n);
+
+// Microseconds as an int64 for FormatDuration, clamped to [0, a million hours]; not finite is 0.
+int64_t ClampedMicros(double us);
 // "<a class="st-ok" href="PREFIX compiles/0_1_0.html#FRAGMENT">0/1</a>" (FRAGMENT: "guards").
 void WriteCompileLink(const v1::Compile& compile, const SiteModel& model, int index, Markup prefix,
                       HtmlWriter& w, Markup fragment = "");
