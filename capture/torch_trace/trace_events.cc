@@ -83,14 +83,7 @@ std::optional<v1::CacheKeyComponent> ReadKeyComponent(absl::string_view text) {
   v1::CacheKeyComponent c;
   c.set_hash(std::string(text.substr(0, std::min(close, kHashChars))));
   c.set_name(std::string(text.substr(close + 2, colon - close - 2)));
-  absl::string_view value = text.substr(colon + 2);
-  if (value.size() > kValueBytes) {  // cut on a character boundary, marked
-    size_t cut = kValueBytes;
-    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
-    c.set_value(absl::StrCat(value.substr(0, cut), "…"));
-  } else {
-    c.set_value(std::string(value));
-  }
+  c.set_value(ClipUtf8(text.substr(colon + 2), kValueBytes));  // a graph's code: its start
   return c;
 }
 
@@ -509,21 +502,21 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
     ev->set_time_us(*ns / 1000);
   std::optional<element> components = json::Field(payload, "components");
   if (ev->status() != "miss" || !components || !components->is_array()) return;
+  size_t bytes = 0;  // this key's, counted against the budget only if all of it is kept
   for (element item : json::AsArray(*components)) {
     std::string_view text;
     if (item.get_string().get(text) != simdjson::SUCCESS) continue;
     std::optional<v1::CacheKeyComponent> component =
         ReadKeyComponent(absl::string_view(text.data(), text.size()));
     if (!component) continue;
-    const size_t bytes =
-        component->name().size() + component->hash().size() + component->value().size();
+    bytes += component->name().size() + component->hash().size() + component->value().size();
     if (cache_components_bytes_ + bytes > options_.cache_components_budget) {
       ev->clear_components();  // all of a key or none: a half key would diff as removed parts
       return;
     }
-    cache_components_bytes_ += bytes;
     *ev->add_components() = std::move(*component);
   }
+  cache_components_bytes_ += bytes;
 }
 
 void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,

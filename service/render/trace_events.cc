@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
 #include "google/protobuf/struct.pb.h"
@@ -66,13 +67,11 @@ absl::StatusOr<std::string> RenderTraceEvents(
     const int pid = capture->session().rank();
     AddMetadata("process_name", pid, absl::StrCat("rank ", pid), events);
     AddMetadata("thread_name", pid, "torch.compile", events);
-    std::vector<std::string> frame_names;
-    for (const v1::Frame& f : capture->frames()) {
-      if (f.id() >= frame_names.size()) frame_names.resize(f.id() + 1);
-      frame_names[f.id()] = f.name();
-    }
+    absl::flat_hash_map<uint32_t, std::string> frame_names;  // ids are a capture's: any uint32
+    for (const v1::Frame& f : capture->frames()) frame_names[f.id()] = f.name();
     for (const v1::Compile& c : capture->compiles()) {
-      const std::string frame = c.frame_id() < frame_names.size() ? frame_names[c.frame_id()] : "";
+      auto named = frame_names.find(c.frame_id());
+      const std::string frame = named == frame_names.end() ? "" : named->second;
       Struct args;
       (*args.mutable_fields())["compile_id"] = String(c.id());
       (*args.mutable_fields())["frame"] = String(frame);
