@@ -154,8 +154,17 @@ void FleetCounters::CountReport(const v1::AnalysisReport& report) {
   }
   const v1::CompileTimeSection& compile_time = report.compile_time();
   if (compile_time.status() == v1::OK) {
+    // One observation per cause: a session's recompile seconds are one figure, whatever the
+    // number of clusters (ledger lines) they came in.
+    std::array<double, std::size(kCompileCauses)> seconds{};
+    std::array<bool, std::size(kCompileCauses)> seen{};
     for (const v1::CompileCost& cost : compile_time.ledger()) {
-      compile_seconds_[IndexOf(kCompileCauses, cost.cause())]->Observe(cost.seconds());
+      const size_t cause = IndexOf(kCompileCauses, cost.cause());
+      seconds[cause] += cost.seconds();
+      seen[cause] = true;
+    }
+    for (size_t i = 0; i < seconds.size(); ++i) {
+      if (seen[i]) compile_seconds_[i]->Observe(seconds[i]);
     }
     for (const v1::CacheOutcomes& c : compile_time.caches()) {
       const size_t cache = IndexOf(kCaches, c.cache());

@@ -64,8 +64,9 @@ TEST_F(FleetCountersTest, CompileSecondsCacheLookupsAndFailTypesAreCountedBounde
   v1::AnalysisReport report;
   v1::CompileTimeSection& ct = *report.mutable_compile_time();
   ct.set_status(v1::OK);
-  for (const auto& [cause, seconds] :
-       std::map<std::string, double>{{"recompile", 12.5}, {"first_compile", 3}, {"new", 1}}) {
+  // Two recompile clusters: one observation of their sum.
+  for (const auto& [cause, seconds] : std::vector<std::pair<std::string, double>>{
+           {"recompile", 12.5}, {"recompile", 2.5}, {"first_compile", 3}, {"new", 1}}) {
     v1::CompileCost* cost = ct.add_ledger();
     cost->set_cause(cause);
     cost->set_seconds(seconds);
