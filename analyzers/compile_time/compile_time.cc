@@ -47,6 +47,8 @@ constexpr MetricPhase kMetricPhases[] = {
     {"backward_compile", "", "backward_cumulative_compile_time_us"},
 };
 
+static_assert(kMetricPhases[3].name == "inductor_compile");
+
 // The phases held to each other when both sources time them: beyond both tolerances, a gap.
 constexpr absl::string_view kComparedPhases[] = {"entire_frame_compile", "backend_compile",
                                                  "inductor_compile", "code_gen"};
@@ -117,10 +119,9 @@ absl::flat_hash_map<uint32_t, FrameInfo> Frames(const v1::SessionCapture& captur
 // Inductor phase.
 double MissSeconds(const v1::CacheEvent& e, const v1::Compile& compile) {
   if (e.time_us() > 0) return static_cast<double>(e.time_us()) / 1e6;
-  for (const PhaseSeconds& p : CompilePhases(compile)) {
-    if (p.name == "inductor_compile") return p.seconds;
-  }
-  return 0;
+  // The Inductor phase as CompilePhases reads it: the metric, else the trace event.
+  if (std::optional<double> s = MetricSeconds(compile, kMetricPhases[3])) return *s;
+  return EventSeconds(compile, "inductor_compile").value_or(0);
 }
 
 // The compile's recompile cluster, as the recompile pass files it: its frame and the first
@@ -289,8 +290,7 @@ void DiffAgainstBase(const v1::SessionCapture& capture,
 }
 
 // The remedies, each with its evidence: per bypass reason, per dominant cost, per key diff.
-void Suggest(const v1::SessionCapture& capture,
-             const std::map<std::pair<std::string, std::string>, v1::BypassCount>& bypasses,
+void Suggest(const std::map<std::pair<std::string, std::string>, v1::BypassCount>& bypasses,
              v1::CompileTimeSection* section) {
   const double total = section->total_s();
   const auto suggest = [&](std::string text, std::string evidence) {
@@ -330,10 +330,9 @@ void Suggest(const v1::SessionCapture& capture,
     if (cost.cause() == "graph_break_fragment" || cost.cause() == "restart")
       fragment_s += cost.seconds();
   }
-  for (const v1::Compile& c : capture.compiles()) {
-    for (const PhaseSeconds& p : CompilePhases(c)) {
-      if (p.name == "runtime_triton_autotune") autotune_s += p.seconds;
-    }
+  for (const v1::CompileTime& row : section->compiles()) {
+    if (auto it = row.phases().find("runtime_triton_autotune"); it != row.phases().end())
+      autotune_s += it->second;
   }
   // Shares of a session that compiled in under a second are not worth a remedy.
   constexpr double kWorthASuggestion = 1.0;
@@ -630,7 +629,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   }
 
   if (in.base != nullptr) DiffAgainstBase(capture, frames, *in.base, section);
-  Suggest(capture, bypasses, section);
+  Suggest(bypasses, section);
   return absl::OkStatus();
 }
 
