@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzers/common/location.h"
 #include "analyzers/recompile/cause.h"
+#include "analyzers/recompile/frames.h"
 #include "common/number_format.h"
 #include "proto/report_words.h"
 
@@ -92,28 +93,9 @@ absl::string_view CacheWords(absl::string_view cache) {
   return cache;
 }
 
-// The session's frames by id, for names and locations.
-struct FrameInfo {
-  std::string name;
-  std::string file;
-  uint32_t line = 0;
-};
-
 // A key for pairing a head frame with the base's: its code object, not its id (ids are the
 // order frames first compiled, which a code change shifts).
-std::string FrameKey(const FrameInfo& f) { return absl::StrCat(f.file, ":", f.line, ":", f.name); }
-
-absl::flat_hash_map<uint32_t, FrameInfo> Frames(const v1::SessionCapture& capture) {
-  absl::flat_hash_map<uint32_t, FrameInfo> out;
-  for (const v1::Frame& f : capture.frames()) out[f.id()] = {f.name(), f.file(), f.line()};
-  for (const v1::Compile& c : capture.compiles()) {  // a frame named only by its metrics
-    FrameInfo& f = out[c.frame_id()];
-    const auto& fields = c.metrics().fields();
-    if (auto it = fields.find("co_name"); f.name.empty() && it != fields.end())
-      f.name = it->second.string_value();
-  }
-  return out;
-}
+std::string FrameKey(const FrameStats& f) { return absl::StrCat(f.file, ":", f.line, ":", f.name); }
 
 // The time a miss cost to compile: torch's own figure for the lookup, else the compile's
 // Inductor phase.
@@ -132,7 +114,7 @@ struct ClusterKey {
   std::string tail;       // " of `forward` (x[0])"
 };
 
-ClusterKey RecompileCluster(const v1::Compile& compile, const FrameInfo& frame) {
+ClusterKey RecompileCluster(const v1::Compile& compile, const FrameStats& frame) {
   const RecompileCause cause = ParseRecompileCause(compile);
   const std::string of = absl::StrCat(" of `", frame.name, "`");
   if (cause.causes.empty())
@@ -149,7 +131,7 @@ ClusterKey RecompileCluster(const v1::Compile& compile, const FrameInfo& frame) 
 struct LedgerLine {
   v1::CompileCost cost;
   size_t order = 0;
-  const FrameInfo* frame = nullptr;  // the one frame of its compiles; null when several
+  const FrameStats* frame = nullptr;  // the one frame of its compiles; null when several
   bool several_frames = false;
   std::optional<ClusterKey> cluster;  // a recompile line's
 };
@@ -158,7 +140,7 @@ class Ledger {
  public:
   // `cluster`: a recompile's (its group names the line); otherwise one line per cause.
   void Add(absl::string_view cause, const std::optional<ClusterKey>& cluster, double seconds,
-           const std::string& compile_id, const FrameInfo& frame) {
+           const std::string& compile_id, const FrameStats& frame) {
     if (seconds <= 0 && cause != "first_compile" && cause != "recompile") return;
     auto [it, inserted] =
         lines_.try_emplace(absl::StrCat(cause, "\x1f", cluster ? cluster->group : ""));
@@ -169,7 +151,7 @@ class Ledger {
       line.frame = &frame;
       line.cluster = cluster;
     }
-    if (line.frame != &frame) line.several_frames = true;
+    if (FrameKey(*line.frame) != FrameKey(frame)) line.several_frames = true;
     line.cost.set_seconds(line.cost.seconds() + std::max(0.0, seconds));
     if (line.cost.compile_ids().empty() ||
         line.cost.compile_ids(line.cost.compile_ids_size() - 1) != compile_id) {
@@ -199,13 +181,11 @@ struct Lookup {
 };
 
 std::map<LookupKey, Lookup> Lookups(const v1::SessionCapture& capture,
-                                    const absl::flat_hash_map<uint32_t, FrameInfo>& frames) {
+                                    const std::map<uint32_t, FrameStats>& frames) {
   std::map<LookupKey, Lookup> out;
   std::map<std::pair<std::string, std::string>, int> seen;
   for (const v1::Compile& c : capture.compiles()) {
-    auto f = frames.find(c.frame_id());
-    if (f == frames.end()) continue;
-    const std::string frame = FrameKey(f->second);
+    const std::string frame = FrameKey(frames.at(c.frame_id()));  // CollectFrames has them all
     for (const v1::CacheEvent& e : c.cache_events()) {
       if (e.cache() == "triton") continue;
       const int k = seen[{frame, e.cache()}]++;
@@ -266,9 +246,9 @@ void WarnWhereSourcesDisagree(const v1::Compile& c, v1::AnalysisReport* out) {
 // Why head graphs missed where the base had a lookup of the same frame and cache: the key parts
 // that changed, or that the base had this very key.
 void DiffAgainstBase(const v1::SessionCapture& capture,
-                     const absl::flat_hash_map<uint32_t, FrameInfo>& frames,
+                     const std::map<uint32_t, FrameStats>& frames,
                      const v1::SessionCapture& base_capture, v1::CompileTimeSection* section) {
-  const absl::flat_hash_map<uint32_t, FrameInfo> base_frames = Frames(base_capture);
+  const std::map<uint32_t, FrameStats> base_frames = CollectFrames(base_capture);
   const std::map<LookupKey, Lookup> base = Lookups(base_capture, base_frames);
   for (const auto& [key, head] : Lookups(capture, frames)) {
     if (head.event->status() != "miss") continue;
@@ -278,7 +258,7 @@ void DiffAgainstBase(const v1::SessionCapture& capture,
     v1::CacheKeyDiff* diff = section->add_key_diffs();
     diff->set_compile_id(head.compile->id());
     diff->set_base_compile_id(b.compile->id());
-    diff->set_frame(std::get<0>(key).substr(std::get<0>(key).rfind(':') + 1));
+    diff->set_frame(frames.at(head.compile->frame_id()).name);
     diff->set_cache(head.event->cache());
     diff->set_seconds_lost(MissSeconds(*head.event, *head.compile));
     if (!head.event->key().empty() && head.event->key() == b.event->key()) {
@@ -437,7 +417,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     section->set_reason("no compiles in the capture");
     return absl::OkStatus();
   }
-  const absl::flat_hash_map<uint32_t, FrameInfo> frames = Frames(capture);
+  const std::map<uint32_t, FrameStats> frames = CollectFrames(capture);
   bool from_metrics = false, from_events = false;
   for (const v1::Compile& c : capture.compiles()) {
     from_metrics |= MetricSeconds(c, kMetricPhases[0]).has_value();
@@ -487,7 +467,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   for (int i = 0; i < capture.compiles_size(); ++i) {
     if (in.Cancelled()) return absl::CancelledError("compile_time pass cancelled");
     const v1::Compile& c = capture.compiles(i);
-    const FrameInfo& frame = frames.at(c.frame_id());
+    const FrameStats& frame = frames.at(c.frame_id());
     const double seconds = CompileSeconds(c);
     total += seconds;
     v1::CompileTime* row = section->add_compiles();

@@ -362,6 +362,27 @@ TEST(CompileTimeTest, LinesSayWhereAndFramesAreCodeObjects) {
   EXPECT_FALSE(resets.ledger(0).has_location());
 }
 
+// A frame the capture names only in its compiles' metrics (co_name, co_filename,
+// co_firstlineno) is still named and placed, as the recompile pass names it (CollectFrames).
+TEST(CompileTimeTest, AFrameKnownOnlyFromItsMetricsIsNamedAndPlaced) {
+  v1::SessionCapture capture;
+  v1::Compile* c = capture.add_compiles();
+  c->set_id("3/0");
+  c->set_frame_id(3);
+  auto& m = *c->mutable_metrics()->mutable_fields();
+  m["entire_frame_compile_time_s"].set_number_value(2);
+  m["co_name"].set_string_value("fwd");
+  m["co_filename"].set_string_value("model.py");
+  m["co_firstlineno"].set_number_value(7);
+  const v1::CompileTimeSection s = Analyze(capture);
+  ASSERT_EQ(s.frames_size(), 1);
+  EXPECT_EQ(s.frames(0).frame(), "fwd");
+  EXPECT_EQ(s.frames(0).location().file(), "model.py");
+  EXPECT_EQ(s.frames(0).location().line(), 7u);
+  ASSERT_EQ(s.ledger_size(), 1);
+  EXPECT_EQ(s.ledger(0).location().line(), 7u);
+}
+
 TEST(CompileTimeTest, BypassReasonsAreClassified) {
   EXPECT_EQ(ClassifyBypassReason("Unsupported post grad custom pass"), "custom_pass_no_uuid");
   EXPECT_EQ(ClassifyBypassReason("Unsupported call_function target flex_attention. \n Function "
