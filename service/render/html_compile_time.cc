@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "common/number_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
@@ -18,11 +17,7 @@ namespace {
 std::string Seconds(double s) { return absl::StrFormat("%.2f s", s); }
 
 std::string Share(double part, double total) {
-  return total > 0 ? absl::StrFormat("%.0f %%", 100 * part / total) : "—";
-}
-
-std::string CauseWords(const std::string& cause) {
-  return absl::StrReplaceAll(cause, {{"_", " "}});
+  return total > 0 ? FormatPercent(part / total) : "—";
 }
 
 // The phases a compile row shows, outermost first, as torch names them.
@@ -51,7 +46,7 @@ void WriteCaches(const v1::CompileTimeSection& section, HtmlWriter& w) {
     w.Tag("<tr><td>").Text(c.cache()).Tag("</td><td>").Text(absl::StrCat(c.hits()));
     w.Tag("</td><td>").Text(absl::StrCat(c.misses())).Tag("</td><td>");
     w.Text(absl::StrCat(c.bypasses())).Tag("</td><td>");
-    w.Text(absl::StrFormat("%.0f %%", 100 * c.hit_ratio())).Tag("</td><td>");
+    w.Text(FormatPercent(c.hit_ratio())).Tag("</td><td>");
     w.Text(c.hits() > 0 ? Seconds(c.saved_s()) : "—").Tag("</td></tr>\n");
   }
   w.EndTable();

@@ -1,10 +1,13 @@
 #include "service/render/html_fragments.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/number_format.h"
 #include "service/render/location_format.h"
 
 namespace cl {
+
+std::string CauseWords(absl::string_view cause) { return absl::StrReplaceAll(cause, {{"_", " "}}); }
 
 absl::string_view OrDash(absl::string_view value) { return value.empty() ? "—" : value; }
 

@@ -3,6 +3,8 @@
 #ifndef SERVICE_RENDER_HTML_FRAGMENTS_H_
 #define SERVICE_RENDER_HTML_FRAGMENTS_H_
 
+#include <string>
+
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/report.pb.h"
 #include "service/render/html_writer.h"
@@ -31,6 +33,9 @@ void WriteOmittedRows(int total, HtmlWriter& w);
 // "Top suggestions": each suggestion's text and, under it, its evidence. Nothing when empty.
 void WriteSuggestions(const google::protobuf::RepeatedPtrField<v1::Suggestion>& suggestions,
                       HtmlWriter& w);
+
+// A compile-time ledger cause as a reader reads it: "first_compile" -> "first compile".
+std::string CauseWords(absl::string_view cause);
 
 // The number of rows a table shows.
 inline int ShownRows(int total) { return total < kMaxTableRows ? total : kMaxTableRows; }

@@ -161,28 +161,20 @@ void WriteHeader(const v1::SessionCapture& capture, const v1::Compile& c,
   w.Tag("</header>\n");
 }
 
-// The compile-time section's row for this compile (the same seconds the report shows), when the
-// report has that section.
-const v1::CompileTime* CompileTimeRow(const v1::AnalysisReport& report, const v1::Compile& c) {
-  for (const v1::CompileTime& row : report.compile_time().compiles()) {
-    if (row.id() == c.id()) return &row;
-  }
-  return nullptr;
-}
-
-void WriteTimes(const v1::AnalysisReport& report, const v1::Compile& c, HtmlWriter& w) {
+void WriteTimes(const v1::Compile& c, const SiteModel::CompileEntry& entry, HtmlWriter& w) {
   OpenSection("times", "Compile time", w);
   // The phases as the report's Compile time section reads them (compilation_metrics' phases,
   // then the trace events' that no metric times), longest first: the nested ones follow the
   // phase they run in. A report without that section: the metrics' time fields as they are.
   std::vector<std::pair<std::string, int64_t>> rows;
-  if (const v1::CompileTime* row = CompileTimeRow(report, c); row != nullptr) {
+  const v1::CompileTime* row = entry.compile_time;
+  if (row != nullptr) {
     for (const auto& [name, seconds] : row->phases())
       rows.emplace_back(name, ClampedMicros(seconds * 1e6));
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
-    w.Tag("<p>").Text(absl::StrCat("Charged to ", row->cause(), " in the report's "));
+    w.Tag("<p>").Text(absl::StrCat("Charged to ", CauseWords(row->cause()), " in the report's "));
     w.Tag("<a href=\"../index.html#compile-time\">Compile time</a>.</p>\n");
   } else {
     for (const auto& [key, value] : c.metrics().fields()) {
@@ -205,7 +197,8 @@ void WriteTimes(const v1::AnalysisReport& report, const v1::Compile& c, HtmlWrit
     }
     w.EndTable();
   }
-  if (!c.phases().empty()) {
+  // The trace events' own times, where the report's row did not already take them in.
+  if (row == nullptr && !c.phases().empty()) {
     w.Tag("<h3>From torch's trace events</h3>\n");
     w.BeginTable({"Event", "Time"});
     for (const v1::Phase& p : c.phases()) {
@@ -607,7 +600,7 @@ absl::Status WriteCompilePage(const v1::SessionCapture& capture, const v1::Analy
   OpenSection("stack", "Stack", w);
   WriteStack(c.stack(), model, w);
   CloseSection(w);
-  WriteTimes(report, c, w);
+  WriteTimes(c, entry, w);
   WriteOutcome(capture, c, model, entry, w);
   WriteRecompiles(capture, c, model, entry, w);
   WriteGuards(capture, c, entry, w);

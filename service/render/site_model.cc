@@ -147,6 +147,10 @@ SiteModel BuildSiteModel(const v1::SessionCapture& capture, const v1::AnalysisRe
       source.line_starts.push_back(at + 1);
   }
   FindMentions(capture, report, model);
+  for (const v1::CompileTime& row : report.compile_time().compiles()) {
+    if (auto it = model.by_id.find(row.id()); it != model.by_id.end())
+      model.compiles[it->second].compile_time = &row;
+  }
   return model;
 }
 

@@ -33,6 +33,8 @@ struct SiteModel {
     // The next compile of the same frame, whose recompile reasons say which of this compile's
     // guards failed; -1 when none followed.
     int recompiled_by = -1;
+    // Its row of the report's Compile time section; null when the report has none.
+    const v1::CompileTime* compile_time = nullptr;
   };
   std::vector<CompileEntry> compiles;
   absl::flat_hash_map<std::string, int> by_id;  // compile id -> index
