@@ -197,13 +197,15 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   if (!ts || !name || !ph || !args) return;
   std::optional<std::string> torch_id = json::String(*args, "compile_id");
   if (!torch_id) return;
-  const std::string id = reset_round_ == 0 ? *torch_id : absl::StrCat(*torch_id, "@", reset_round_);
-  const std::pair<std::string, std::string> key{id, *name};
-  if (*ph == "B") {  // a compile's first events begin before its dynamo_start is logged
+  if (*ph != "B" && *ph != "E") return;
+  // Pairs open under torch's own id: a compile's first events begin before its dynamo_start is
+  // logged, and after a torch._dynamo.reset() that dynamo_start is what starts the new round.
+  const std::pair<std::string, std::string> key{*torch_id, *name};
+  if (*ph == "B") {
     open_phases_[key].push_back(*ts);
     return;
   }
-  if (*ph != "E") return;
+  const std::string id = reset_round_ == 0 ? *torch_id : absl::StrCat(*torch_id, "@", reset_round_);
   // torch names the frame compile, not the attempt ("0/0" through a restart's 0/0_1): the time
   // goes to the attempt running when the event ended, the latest one.
   auto compile = compile_index_.find(id);

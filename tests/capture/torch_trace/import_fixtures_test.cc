@@ -340,5 +340,22 @@ TEST(ImportFixturesTest, ChromiumEventsGiveEachCompileItsPhases) {
   }
 }
 
+// After torch._dynamo.reset() (tlparse's cache_hit_miss.log: three rounds), a compile's first
+// trace events begin before the dynamo_start that starts its round; they still reach it.
+TEST(ImportFixturesTest, TraceEventsThatBeginBeforeAResetRoundsFirstRecordReachItsCompile) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "tlparse-corpus" / "tlparse" / "cache_hit_miss.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->compiles_size(), 6);
+  for (const v1::Compile& cp : c->compiles()) {
+    SCOPED_TRACE(cp.id());
+    std::vector<std::string> names;
+    for (const v1::Phase& p : cp.phases()) names.push_back(p.name());
+    EXPECT_THAT(names, ::testing::IsSupersetOf({"dynamo", "entire_frame_compile"}));
+  }
+}
+
 }  // namespace
 }  // namespace cl
