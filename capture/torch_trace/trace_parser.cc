@@ -157,11 +157,18 @@ void TraceParser::Add(TraceRecord&& r) {
   if (!first_) first_ = r;
   const uint32_t no_frame_before = no_frame_compiles_;
   last_graph_id_.clear();
+  // The record's name is read before Dispatch: a handler that parses the payload reuses the
+  // parser, and that invalidates `event_value` (a fuzzer found the read after it).
+  std::optional<std::string> name;
+  if (event_value.is_object()) {
+    name = json::String(event_value, "name");
+    if (!name) name = json::String(event_value, "filename");
+  }
   Dispatch(r, env, event_value);
   if (env.event == "str" || env.event == "chromium_event") return;
   // A compile logged with no id is named by its metrics record, which Dispatch just turned into
   // "-/N".
-  ListRecord(r, env, event_value,
+  ListRecord(r, env, name,
              no_frame_compiles_ > no_frame_before ? absl::StrCat("-/", no_frame_compiles_ - 1)
                                                   : env.compile_id);
 }
@@ -290,15 +297,11 @@ void TraceParser::KeepExtra(const TraceRecord& r, const Envelope& env, absl::str
   extras_bytes_ += text->size();
 }
 
-void TraceParser::ListRecord(const TraceRecord& r, const Envelope& env, element value,
+void TraceParser::ListRecord(const TraceRecord& r, const Envelope& env,
+                             const std::optional<std::string>& name,
                              const std::string& compile_id) {
   v1::Record* record = capture_.add_records();
   record->set_kind(env.event);
-  std::optional<std::string> name;
-  if (value.is_object()) {
-    name = json::String(value, "name");
-    if (!name) name = json::String(value, "filename");
-  }
   if (name) record->set_name(std::string(Utf8Prefix(*name, kMaxStrNameBytes)));
   record->set_compile_id(compile_id);
   record->set_line(r.line);

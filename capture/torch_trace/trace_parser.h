@@ -95,7 +95,7 @@ class TraceParser {
   void StartResetRound(uint64_t line, absl::string_view compile_id);
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
   // Lists the record in `records` (with its text, when kept), as part of `compile_id`.
-  void ListRecord(const TraceRecord& r, const Envelope& env, simdjson::dom::element value,
+  void ListRecord(const TraceRecord& r, const Envelope& env, const std::optional<std::string>& name,
                   const std::string& compile_id);
   void DropDanglingIterations();
   void Count(ImportCounter counter) { counts_.Add(counter); }
