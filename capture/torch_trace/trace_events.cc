@@ -81,7 +81,8 @@ std::optional<v1::CacheKeyComponent> ReadKeyComponent(absl::string_view text) {
   const size_t colon = text.find(": ", close);
   if (close == absl::string_view::npos || colon == absl::string_view::npos) return std::nullopt;
   v1::CacheKeyComponent c;
-  c.set_hash(std::string(text.substr(0, std::min(close, kHashChars))));
+  // A hash is hex in torch's logs; cut as text all the same, never inside a character.
+  c.set_hash(std::string(Utf8Prefix(text.substr(0, close), kHashChars)));
   c.set_name(std::string(text.substr(close + 2, colon - close - 2)));
   c.set_value(ClipUtf8(text.substr(colon + 2), kValueBytes));  // a graph's code: its start
   return c;

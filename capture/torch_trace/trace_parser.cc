@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -207,7 +208,9 @@ uint32_t TraceParser::ModelFrameId(uint32_t torch_id) {
 
 v1::Compile* TraceParser::AddNoFrameCompile() {
   if (!no_frame_id_) {
-    no_frame_id_ = next_frame_id_++;
+    // An id no frame of torch's can have: round 0 keeps torch's own ids, and a frame logged after
+    // this one would otherwise be filed under it.
+    no_frame_id_ = std::numeric_limits<uint32_t>::max();
     frame_index_[*no_frame_id_] = capture_.frames_size();
     v1::Frame* f = capture_.add_frames();
     f->set_id(*no_frame_id_);

@@ -75,8 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   end.set_parts(assembler.parts());
   auto out = assembler.Finish(end);
   if (!out.ok()) return 0;
-  CL_FUZZ_CHECK(cl::ValidateCapture(out->head).ok());
-  if (out->base) CL_FUZZ_CHECK(cl::ValidateCapture(*out->base).ok());
+  CL_FUZZ_CHECK_OK(cl::ValidateCapture(out->head));
+  if (out->base) CL_FUZZ_CHECK_OK(cl::ValidateCapture(*out->base));
   CheckResplit(*out);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/status/status.h"
 #include "common/proto_json.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
@@ -19,6 +20,18 @@
       std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
       std::abort();                                                                           \
     }                                                                                         \
+  } while (0)
+
+// The same for a status that must be OK, printing its message: a CI log then names the rule that
+// broke, not only the line.
+#define CL_FUZZ_CHECK_OK(expr)                                                 \
+  do {                                                                         \
+    const ::absl::Status cl_fuzz_status = (expr);                              \
+    if (!cl_fuzz_status.ok()) {                                                \
+      std::fprintf(stderr, "fuzz invariant failed: %s is %s (%s:%d)\n", #expr, \
+                   cl_fuzz_status.ToString().c_str(), __FILE__, __LINE__);     \
+      std::abort();                                                            \
+    }                                                                          \
   } while (0)
 
 namespace cl::fuzz {

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);
   cl::FxParseResult result;
   const v1::SessionCapture capture = Parse(text, &result);
-  CL_FUZZ_CHECK(cl::ValidateCapture(capture).ok());
+  CL_FUZZ_CHECK_OK(cl::ValidateCapture(capture));
   CL_FUZZ_CHECK(result.nodes == static_cast<size_t>(capture.graphs(0).nodes_size()));
   CL_FUZZ_CHECK(result.problems.size() <= cl::kMaxFxProblems);
   CL_FUZZ_CHECK(result.problems.size() <= result.skipped_lines);

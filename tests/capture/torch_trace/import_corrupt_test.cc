@@ -23,6 +23,8 @@ v1::SessionCapture Import(absl::string_view bytes, size_t chunk = 4096) {
   for (size_t i = 0; i < bytes.size(); i += chunk) importer.Feed(bytes.substr(i, chunk));
   v1::SessionCapture c = importer.Finish();
   EXPECT_TRUE(ValidateCapture(c).ok()) << ValidateCapture(c);
+  v1::SessionCapture back;  // a .cls.pb of it loads: proto3 refuses a string that is not UTF-8
+  EXPECT_TRUE(back.ParseFromString(c.SerializeAsString()));
   return c;
 }
 
@@ -148,6 +150,41 @@ TEST(ImportCorruptTest, CompiledAutogradIdsAndNumbersPastNineDigits) {
 
 // A str-table name past what a path can be is clipped at a character boundary (the frames that
 // name it get valid UTF-8) and counted; the budget counts each copy a stack makes of it.
+// Found by torch_trace_fuzz: the stand-in frame of a compile logged with no id took the next free
+// frame id, and a frame torch logged after it with that id was filed under the stand-in.
+TEST(ImportCorruptTest, AFrameLoggedAfterACompileWithNoIdKeepsItsOwnId) {
+  const std::string log =
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+      "V1129 14:05:13.136000 1 a.py:1] {\"compilation_metrics\": {}, \"frame_compile_id\": 0}\n"
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, \"frame_id\": 1, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n";
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.compiles_size(), 3);
+  EXPECT_EQ(c.compiles(1).id(), "-/0");
+  EXPECT_EQ(c.compiles(2).id(), "1/0");
+  EXPECT_EQ(c.compiles(2).frame_id(), 1u);
+}
+
+// Found by torch_trace_fuzz: a cache key part's hash was cut to 16 bytes inside a character, and a
+// capture with a string that is not UTF-8 does not load back.
+TEST(ImportCorruptTest, ACacheKeyHashIsCutOnACharacterBoundary) {
+  const std::string ids = R"("frame_id": 0, "frame_compile_id": 0, "attempt": 0)";
+  const std::string log =
+      "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, " + ids + "}\n" +
+      "V1129 14:05:13.136000 1 a.py:1] {\"artifact\": {\"name\": \"fx_graph_cache_miss\", "
+      "\"encoding\": \"json\"}, " +
+      ids + ", \"has_payload\": \"0\"}\n" +
+      "\t{\"key\": \"k\", \"cache_state\": \"miss\", \"components\": "
+      "[\"[aaaaaaaaaaaaaaa\u00e9\u00e9] gm: x\"]}\n";
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.compiles_size(), 1);
+  ASSERT_EQ(c.compiles(0).cache_events_size(), 1);
+  ASSERT_EQ(c.compiles(0).cache_events(0).components_size(), 1);
+  EXPECT_EQ(c.compiles(0).cache_events(0).components(0).hash(), "aaaaaaaaaaaaaaa");
+  EXPECT_EQ(c.compiles(0).cache_events(0).components(0).name(), "gm");
+}
+
 TEST(ImportCorruptTest, ALongStrTableNameIsClippedAndItsCopiesCounted) {
   const std::string name = absl::StrCat("/", std::string(4094, 'a'), "\xC3\xA9.py");  // é straddles
   const std::string log = absl::StrCat(
