@@ -97,12 +97,15 @@ def count_nodes(text):
     # An in-place operator (`operator.iadd`) prints as `x += 1;  step_t: "f32[]" = x;  x = None`:
     # one node, named by the assignment after the augmented statement.
     augmented = re.compile("^" + indent + r"[A-Za-z_]\w* (?:\+|-|\*|/|//|%|\*\*|&|\||\^|<<|>>|@)= [^;]*;  [A-Za-z_]\w*(?:: \"[^\"]*\")? = ")
+    # operator.setitem (`self.k_cache[:, :, pos:pos + t] = k`) prints as
+    # `x[(slice(...), ...)] = k_1;  setitem = x;  k_1 = setitem = None`: one node, named after the `;`.
+    subscript = re.compile("^" + indent + r"[A-Za-z_]\w*\[.*\] = [^;]*;  [A-Za-z_]\w* = ")
     nodes, has_return, pytree_inputs = 0, False, 0
     for line in lines[i + 1:]:
         if line.strip() and not line.startswith(indent):
             break  # the next method or class
         m = node_line.match(line)
-        if augmented.match(line):
+        if augmented.match(line) or subscript.match(line):
             nodes += 1
         elif m and line.split("=", 1)[1].strip() not in names:
             nodes += 1

@@ -82,6 +82,8 @@ size_t CountNodesIndependently(absl::string_view payload) {
   // An in-place operator prints as `x += 1;  step_t: "f32[]" = x;  x = None`: one node.
   static const RE2 kAugmented(
       R"(^\s+\w+ (?:\+|-|\*|/|//|%|\*\*|&|\||\^|<<|>>|@)= [^;]*;  \w+(: "[^"]*")? = )");
+  // operator.setitem prints as `x[(slice(None, None, None), 0)] = v;  setitem = x;  v = None`.
+  static const RE2 kSubscript(R"(^\s+\w+\[.*\] = [^;]*;  \w+ = )");
   static const RE2 kSignatureEnd(R"(\)(\s*->.*)?:$)");
   static const RE2 kQuoted(R"("[^"]*")");
   std::vector<absl::string_view> lines = absl::StrSplit(payload, '\n');
@@ -110,6 +112,7 @@ size_t CountNodesIndependently(absl::string_view payload) {
     if (RE2::PartialMatch(Piece(lines[i]), kFlatten, &flat))
       params = std::count(flat.begin(), flat.end(), ',');
     if (RE2::PartialMatch(Piece(lines[i]), kAugmented) ||
+        RE2::PartialMatch(Piece(lines[i]), kSubscript) ||
         (RE2::PartialMatch(Piece(lines[i]), kNode) && !RE2::FullMatch(Piece(lines[i]), kRename)))
       ++nodes;
     if (RE2::PartialMatch(Piece(lines[i]), kReturn)) output = 1;
