@@ -3,12 +3,15 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/blocking_counter.h"
+#include "analyzers/health/gates.h"
+#include "analyzers/health/health.h"
 #include "analyzers/registry.h"
 #include "common/number_format.h"
 #include "common/proto_utf8.h"
@@ -80,11 +83,24 @@ struct FanOut {
   absl::BlockingCounter done;
 };
 
-void Work(FanOut& fan, const std::vector<const Pass*>& passes, const PassInput& input) {
-  for (size_t i; (i = fan.next.fetch_add(1)) < passes.size();) {
-    fan.runs[i] = RunPass(*passes[i], input);
+// One pass over one side: the head, or the base as a head of its own (for the health table's
+// base column).
+struct Job {
+  const Pass* pass;
+  const PassInput* input;
+};
+
+void Work(FanOut& fan, const std::vector<Job>& jobs) {
+  for (size_t i; (i = fan.next.fetch_add(1)) < jobs.size();) {
+    fan.runs[i] = RunPass(*jobs[i].pass, *jobs[i].input);
     fan.done.DecrementCount();
   }
+}
+
+bool ReadByHealth(const Pass& pass) {
+  for (absl::string_view section : HealthSections())
+    if (pass.Section() == section) return true;
+  return false;
 }
 
 }  // namespace
@@ -121,18 +137,30 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
 
   CL_ASSIGN_OR_RETURN(const PassOptions pass_options,
                       PrepareOptions(passes_, options, pass_defaults_));
-  const PassInput input{head, base, pass_options, cancelled};
+  if (absl::Status s = ValidateGates(options.gates()); !s.ok()) return s;
+  // Held by shared_ptr with the jobs: a helper that starts late reads them, never this frame.
+  struct Inputs {
+    PassInput head, base;
+  };
+  auto inputs = std::make_shared<const Inputs>(
+      Inputs{{head, base, pass_options, cancelled},
+             {base != nullptr ? *base : head, nullptr, pass_options, cancelled}});
+  auto jobs = std::make_shared<std::vector<Job>>();
+  for (const Pass* p : selected) jobs->push_back({p, &inputs->head});
+  // With a base, the passes the health table reads run on it too, for the table's base column.
+  if (base != nullptr) {
+    for (const Pass* p : selected)
+      if (ReadByHealth(*p)) jobs->push_back({p, &inputs->base});
+  }
 
-  auto fan = std::make_shared<FanOut>(selected.size());
-  // One helper per pass beyond the first, while pool threads are idle; the calling thread takes
+  auto fan = std::make_shared<FanOut>(jobs->size());
+  // One helper per job beyond the first, while pool threads are idle; the calling thread takes
   // its share. Under load no thread is idle and each analysis runs its passes itself: helpers never
   // take the queue slots that admit new calls.
-  for (size_t i = 1; i < selected.size(); ++i) {
-    if (!pool_->TryScheduleIfIdle(
-            [fan, selected, input]() mutable { Work(*fan, selected, input); }))
-      break;
+  for (size_t i = 1; i < jobs->size(); ++i) {
+    if (!pool_->TryScheduleIfIdle([fan, jobs, inputs] { Work(*fan, *jobs); })) break;
   }
-  Work(*fan, selected, input);
+  Work(*fan, *jobs);
   fan->done.Wait();
   // Cancelled only if a pass gave up for it: a cancellation that came after every pass had finished
   // leaves a whole report, which the server keeps for the retry that will follow.
@@ -148,7 +176,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
 
   const google::protobuf::Reflection* r = report.GetReflection();
   absl::flat_hash_set<const FieldDescriptor*> filled;
-  for (size_t i = 0; i < selected.size(); ++i) {
+  for (size_t i = 0; i < selected.size(); ++i) {  // the head's runs come first
     const Pass& pass = *selected[i];
     PassRun& run = fan->runs[i];
     v1::PassTiming* timing = &result.timings.emplace_back();
@@ -187,6 +215,25 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
         r->MutableMessage(&report, field), v1::SKIPPED,
         registered ? "pass not selected (--passes)" : "no pass for this section in this build yet");
   }
+  // The health table, from the head's sections and, with a base, the base's (its runs follow the
+  // head's in `jobs`; their diagnostics are about the base and are not the report's).
+  v1::AnalysisReport base_report;
+  if (base != nullptr) {
+    FillRaw(*base, &base_report);
+    for (size_t i = selected.size(); i < jobs->size(); ++i) {
+      const PassRun& run = fan->runs[i];
+      if (!run.status.ok()) continue;  // the section stays unset: the row says the base lacks it
+      const FieldDescriptor* field = v1::AnalysisReport::descriptor()->FindFieldByName(
+          std::string((*jobs)[i].pass->Section()));
+      r->MutableMessage(&base_report, field)
+          ->CopyFrom(run.report.GetReflection()->GetMessage(run.report, field));
+    }
+  }
+  const HealthSide head_side{head, report};
+  const std::optional<HealthSide> base_side =
+      base != nullptr ? std::optional<HealthSide>(HealthSide{*base, base_report}) : std::nullopt;
+  *report.mutable_health() = Health(head_side, base_side ? &*base_side : nullptr);
+  if (HasGates(options.gates())) ApplyGates(options.gates(), base != nullptr, &report);
   FillVerdict(&report);
   if (const int clipped = ClipLongStrings(report, kMaxReportStringBytes); clipped > 0) {
     v1::Diagnostic* d = report.add_diagnostics();

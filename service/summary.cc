@@ -88,6 +88,16 @@ void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
 void FillVerdict(v1::AnalysisReport* report) {
   v1::Verdict* verdict = report->mutable_verdict();
   verdict->Clear();
+  const v1::HealthSection& health = report->health();
+  if (health.failed_gates() > 0) {
+    for (const v1::GateResult& gate : health.gates()) {
+      if (gate.passed()) continue;
+      Add(verdict, "health",
+          absl::StrCat(FormatCount(health.failed_gates(), "gate", "gates"),
+                       " failed: ", gate.message(), health.failed_gates() > 1 ? "; …" : ""));
+      break;
+    }
+  }
   const v1::FailuresSection& failures = report->failures();
   if (failures.status() == v1::OK && !failures.failed().empty()) {
     std::set<std::string> kinds;
@@ -134,6 +144,17 @@ void FillVerdict(v1::AnalysisReport* report) {
                        " made torch skip a whole frame: it ran eagerly"));
     }
     if (breaks > 0) Add(verdict, "recompile", FormatCount(breaks, "graph break", "graph breaks"));
+  }
+  if (!health.new_breaks().empty()) {
+    const v1::HealthBreak& first = health.new_breaks(0);
+    Add(verdict, "health",
+        absl::StrCat(FormatCount(health.new_breaks_size(), "graph break", "graph breaks"),
+                     " the base did not have",
+                     first.location().file().empty()
+                         ? ""
+                         : absl::StrCat(", first at ", first.location().file(), ":",
+                                        first.location().line()),
+                     ": ", first.reason()));
   }
   const v1::DivergenceSection& divergence = report->divergence();
   if (divergence.status() == v1::OK && divergence.severity() == v1::DivergenceSection::ERROR) {

@@ -116,6 +116,9 @@ std::string RenderHtmlWith(const v1::AnalysisReport& report,
   OpenSection("metadata", "Session metadata", w);
   WriteMetadataBody(report.metadata(), w);
   CloseSection(w);
+  // Not a seed section; absent from an older engine's report.
+  if (report.health().status() != v1::SECTION_STATUS_UNSPECIFIED)
+    WritePassSection("health", "Compile health", report.health(), &WriteHealthBody, w);
   // Absent from a report made by an engine without the failures pass (an older server), rather
   // than shown as "did not run".
   if (report.failures().status() != v1::SECTION_STATUS_UNSPECIFIED)

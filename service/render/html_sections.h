@@ -16,6 +16,7 @@ namespace cl {
 namespace v1 = ::compile_lens::v1;
 
 void WriteMetadataBody(const v1::Metadata& metadata, HtmlWriter& w);          // html_metadata.cc
+void WriteHealthBody(const v1::HealthSection& section, HtmlWriter& w);        // html_health.cc
 void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w);    // html_failures.cc
 void WriteRanksBody(const v1::CrossRankSection& section, HtmlWriter& w);      // html_ranks.cc
 void WriteIrDiffBody(const v1::IrDiffSection& section, HtmlWriter& w);        // html_ir_diff.cc

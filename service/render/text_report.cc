@@ -16,6 +16,7 @@
 #include "common/number_format.h"
 #include "common/utf8.h"
 #include "proto/report_words.h"
+#include "service/render/health_format.h"
 #include "service/render/location_format.h"
 #include "service/render/terminal_writer.h"
 #include "service/render/text.h"
@@ -221,6 +222,51 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
       }
     }
     WriteMore(s.graph_breaks().size(), t);
+  }
+}
+
+// One line of the measured numbers (with the change from a base), then what is new since the
+// base and every gate's result.
+void WriteHealth(const v1::HealthSection& s, TerminalWriter& t) {
+  if (s.status() != v1::OK) return;  // an engine without the table
+  WriteName("health", t);
+  bool first = true;
+  for (const v1::HealthMetric& m : s.metrics()) {
+    if (!m.measured()) continue;
+    t.Text(first ? "" : " · ").Text(absl::StrCat(m.label(), " ", HealthHead(m)));
+    first = false;
+    const std::string delta = HealthDelta(m);
+    if (delta.empty()) continue;
+    const std::string shown = absl::StrCat(" (", delta, ")");
+    if (HealthWorse(m)) {
+      t.Styled(Style::kWarn, shown);
+    } else if (HealthBetter(m)) {
+      t.Styled(Style::kGood, shown);
+    } else {
+      t.Styled(Style::kMuted, shown);
+    }
+  }
+  t.EndLine();
+  for (int i = 0; i < std::min(s.new_breaks().size(), kMaxItems); ++i) {
+    const v1::HealthBreak& b = s.new_breaks(i);
+    t.Text("  ").Styled(Style::kWarn, "new graph break").Text(": ").Text(b.reason());
+    if (HasLocation(b.location())) t.Text(absl::StrCat(" at ", Where(b.location())));
+    t.EndLine();
+  }
+  WriteMore(s.new_breaks().size(), t);
+  if (!s.fixed_breaks().empty()) {
+    t.Text("  ").Styled(Style::kGood,
+                        FormatCount(s.fixed_breaks().size(), "graph break", "graph breaks"));
+    t.Text(" gone since the base").EndLine();
+  }
+  for (const v1::GateResult& g : s.gates()) {
+    t.Text("  ");
+    if (g.passed()) {
+      t.Styled(Style::kGood, "gate passed");
+    } else {
+      t.Styled(Style::kError, "gate FAILED");
+    }
+    t.Text(": ").Text(g.message()).EndLine();
   }
 }
 
@@ -463,6 +509,7 @@ std::string RenderText(const v1::AnalysisReport& report, bool color) {
   TerminalWriter t(color);
   WriteHeader(report.metadata(), t);
   WriteVerdict(report.verdict(), t);
+  WriteHealth(report.health(), t);
   WriteFailures(report.failures(), t);
   WriteRanks(report.ranks(), t);
   WriteIrDiff(report.ir_diff(), t);

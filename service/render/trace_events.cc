@@ -8,39 +8,27 @@
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
 #include "google/protobuf/struct.pb.h"
+#include "service/render/struct_json.h"
 
 namespace cl {
 namespace {
 
 namespace v1 = ::compile_lens::v1;
 using google::protobuf::Struct;
-using google::protobuf::Value;
-
-Value Number(double v) {
-  Value out;
-  out.set_number_value(v);
-  return out;
-}
-
-Value String(std::string v) {
-  Value out;
-  out.set_string_value(std::move(v));
-  return out;
-}
 
 // One complete event on rank `pid`'s compile thread.
 void AddComplete(const std::string& name, const char* category, int64_t begin, int64_t end, int pid,
                  const Struct& args, google::protobuf::ListValue* events) {
   Struct* e = events->add_values()->mutable_struct_value();
   auto& f = *e->mutable_fields();
-  f["name"] = String(name);
-  f["cat"] = String(category);
-  f["ph"] = String("X");
-  f["ts"] = Number(static_cast<double>(begin));
+  f["name"] = JsonString(name);
+  f["cat"] = JsonString(category);
+  f["ph"] = JsonString("X");
+  f["ts"] = JsonNumber(static_cast<double>(begin));
   // As doubles: end - begin of a hostile capture's times could overflow an int64.
-  f["dur"] = Number(std::max(0.0, static_cast<double>(end) - static_cast<double>(begin)));
-  f["pid"] = Number(pid);
-  f["tid"] = Number(0);
+  f["dur"] = JsonNumber(std::max(0.0, static_cast<double>(end) - static_cast<double>(begin)));
+  f["pid"] = JsonNumber(pid);
+  f["tid"] = JsonNumber(0);
   *f["args"].mutable_struct_value() = args;
 }
 
@@ -48,12 +36,12 @@ void AddMetadata(const char* name, int pid, const std::string& value,
                  google::protobuf::ListValue* events) {
   Struct* e = events->add_values()->mutable_struct_value();
   auto& f = *e->mutable_fields();
-  f["name"] = String(name);
-  f["ph"] = String("M");
-  f["ts"] = Number(0);
-  f["pid"] = Number(pid);
-  f["tid"] = Number(0);
-  (*f["args"].mutable_struct_value()->mutable_fields())["name"] = String(value);
+  f["name"] = JsonString(name);
+  f["ph"] = JsonString("M");
+  f["ts"] = JsonNumber(0);
+  f["pid"] = JsonNumber(pid);
+  f["tid"] = JsonNumber(0);
+  (*f["args"].mutable_struct_value()->mutable_fields())["name"] = JsonString(value);
 }
 
 }  // namespace
@@ -73,8 +61,8 @@ absl::StatusOr<std::string> RenderTraceEvents(
       auto named = frame_names.find(c.frame_id());
       const std::string frame = named == frame_names.end() ? "" : named->second;
       Struct args;
-      (*args.mutable_fields())["compile_id"] = String(c.id());
-      (*args.mutable_fields())["frame"] = String(frame);
+      (*args.mutable_fields())["compile_id"] = JsonString(c.id());
+      (*args.mutable_fields())["frame"] = JsonString(frame);
       // The compile spans its own start and duration and every phase pair inside it.
       int64_t begin = std::numeric_limits<int64_t>::max(), end = 0;
       if (c.start_us() > 0) {
@@ -100,7 +88,7 @@ absl::StatusOr<std::string> RenderTraceEvents(
       }
     }
   }
-  (*root.mutable_fields())["displayTimeUnit"] = String("ms");
+  (*root.mutable_fields())["displayTimeUnit"] = JsonString("ms");
   return ToDeterministicJson(root, {});
 }
 

@@ -141,8 +141,8 @@ bool StartsAsTheRendererDoes(absl::string_view line) {
     return true;
   }
   for (const char* name :
-       {"verdict", "failures", "ranks", "ir-diff", "recompile", "compile-time", "cache-stability",
-        "divergence", "lint", "fusion", "roofline", "raw", "diagnostics"}) {
+       {"verdict", "health", "failures", "ranks", "ir-diff", "recompile", "compile-time",
+        "cache-stability", "divergence", "lint", "fusion", "roofline", "raw", "diagnostics"}) {
     if (absl::StartsWith(line, absl::StrCat(name, ": "))) return true;
   }
   return false;

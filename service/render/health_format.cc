@@ -1,0 +1,55 @@
+#include "service/render/health_format.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzers/health/health.h"
+
+namespace cl {
+
+std::string HealthValue(double value, absl::string_view unit) {
+  return FormatMetricValue(value, unit);
+}
+
+std::string HealthHead(const v1::HealthMetric& m) {
+  return m.measured() ? HealthValue(m.head(), m.unit()) : "—";
+}
+
+std::string HealthBase(const v1::HealthMetric& m) {
+  return m.has_base() ? HealthValue(m.base(), m.unit()) : "—";
+}
+
+std::string HealthDelta(const v1::HealthMetric& m) {
+  if (!m.measured() || !m.has_base()) return "";
+  const double d = m.head() - m.base();
+  if (m.unit() == "ratio") {
+    const long points = std::lround(d * 100);
+    if (points == 0) return "=";
+    return absl::StrCat(points > 0 ? "+" : "−", std::labs(points), " pts");
+  }
+  if (m.unit() == "s") {
+    if (HealthValue(m.head(), "s") == HealthValue(m.base(), "s")) return "=";
+    return absl::StrCat(d > 0 ? "+" : "−", HealthValue(std::fabs(d), "s"));
+  }
+  const int64_t n = std::llround(d);
+  if (n == 0) return "=";
+  return absl::StrCat(n > 0 ? "+" : "−", std::llabs(n));
+}
+
+namespace {
+
+// The change in the direction that is worse; 0 when it does not show.
+double WorseBy(const v1::HealthMetric& m) {
+  const std::string shown = HealthDelta(m);
+  if (shown.empty() || shown == "=") return 0;  // no change at the precision shown
+  return m.higher_is_worse() ? m.head() - m.base() : m.base() - m.head();
+}
+
+}  // namespace
+
+bool HealthWorse(const v1::HealthMetric& m) { return WorseBy(m) > 0; }
+bool HealthBetter(const v1::HealthMetric& m) { return WorseBy(m) < 0; }
+
+}  // namespace cl

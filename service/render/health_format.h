@@ -1,0 +1,30 @@
+// How a compile-health row reads, the same on the page, the terminal and in Markdown: its value
+// ("3", "12.30 s", "40%") and its change from the base ("+1", "−0.52 s", "+5 pts", "=").
+#ifndef SERVICE_RENDER_HEALTH_FORMAT_H_
+#define SERVICE_RENDER_HEALTH_FORMAT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "compile_lens/v1/report.pb.h"
+
+namespace cl {
+
+namespace v1 = ::compile_lens::v1;
+
+std::string HealthValue(double value, absl::string_view unit);
+
+// The head's value, or "—" when not measured.
+std::string HealthHead(const v1::HealthMetric& m);
+// The base's value, or "—".
+std::string HealthBase(const v1::HealthMetric& m);
+// The change, or "" when either side lacks the number.
+std::string HealthDelta(const v1::HealthMetric& m);
+
+// Whether the head is worse than the base (false when either lacks the number).
+bool HealthWorse(const v1::HealthMetric& m);
+bool HealthBetter(const v1::HealthMetric& m);
+
+}  // namespace cl
+
+#endif  // SERVICE_RENDER_HEALTH_FORMAT_H_
