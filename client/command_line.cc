@@ -16,14 +16,17 @@
 namespace cl {
 namespace {
 
-constexpr std::array<absl::string_view, 3> kListFlags = {"label", "path_map", "passes"};
+constexpr std::array<absl::string_view, 5> kListFlags = {"label", "path_map", "passes", "fail_on",
+                                                         "max_regression"};
 
 void NormalizeName(std::string& arg) {
   if (!absl::StartsWith(arg, "--")) return;
   const size_t end = std::min(arg.find('='), arg.size());
   std::replace(arg.begin() + 2, arg.begin() + static_cast<std::ptrdiff_t>(end), '-', '_');
-  if (absl::StartsWith(arg, "--no_"))
-    arg.erase(4, 1);  // --no_sources -> --nosources (absl's bool negation)
+  // --no_sources -> --nosources (absl's bool negation), unless the flag's own name starts with
+  // "no_" (--no-new-graph-breaks).
+  const absl::string_view name = absl::string_view(arg).substr(2, end - 2);
+  if (absl::StartsWith(name, "no_") && absl::FindCommandLineFlag(name) == nullptr) arg.erase(4, 1);
 }
 
 }  // namespace
@@ -135,6 +138,7 @@ absl::StatusOr<ParsedCommandLine> ParseFlags(const std::vector<std::string>& arg
     const std::string& arg = args[i];
     if (arg == "--") {
       ++i;
+      out.after_dashes = out.positional.size();
       break;
     }
     if (arg.size() < 2 || arg[0] != '-') {

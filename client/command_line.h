@@ -3,6 +3,8 @@
 #ifndef CLIENT_COMMAND_LINE_H_
 #define CLIENT_COMMAND_LINE_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,9 +23,12 @@ std::vector<std::string> NormalizeCommandLine(std::vector<std::string> args);
 
 struct ParsedCommandLine {
   std::vector<std::string> positional;  // the command and its operands (no program name)
-  std::vector<std::string> flags;       // the names of the flags given, in order
-  bool help = false;                    // -h, --help, -help
-  bool version = false;                 // --version
+  // Where in `positional` the words after `--` begin (`cl-client run -- CMD ARGS`), if one was
+  // given.
+  std::optional<size_t> after_dashes;
+  std::vector<std::string> flags;  // the names of the flags given, in order
+  bool help = false;               // -h, --help, -help
+  bool version = false;            // --version
 };
 
 // Reads normalized `args` (program name first) into the program's abseil flags, as abseil's

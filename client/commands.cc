@@ -18,6 +18,13 @@ const std::vector<std::string> kInputFlags = {"latest",       "sources",   "path
                                               "project_root", "session_id"};
 const std::vector<std::string> kRemoteFlags = {"server",   "deadline", "tls_ca",
                                                "tls_cert", "tls_key",  "token_file"};
+const std::vector<std::string> kGateFlags = {
+    "gates",   "max_graph_breaks", "no_new_graph_breaks", "max_recompiles",
+    "fail_on", "fail_on_lint",     "max_regression"};
+// What analyze writes, which check and run write too.
+const std::vector<std::string> kAnalyzeFlags = {
+    "base",   "html", "html_dir", "json",  "trace_events", "sarif",     "markdown",
+    "passes", "db",   "threads",  "color", "quiet",        "all_ranks", "raw"};
 
 std::vector<std::string> Join(std::vector<std::string> own,
                               std::initializer_list<const std::vector<std::string>*> shared) {
@@ -53,9 +60,7 @@ std::vector<CommandHelp> MakeCommands() {
        "--host,\n"
        "--project-root, --session-id.\n" +
            AnalysisLimitsText(),
-       Join({"base", "html", "html_dir", "json", "trace_events", "passes", "db", "threads", "color",
-             "quiet", "all_ranks", "raw"},
-            {&kInputFlags, &kRemoteFlags}),
+       Join({}, {&kAnalyzeFlags, &kInputFlags, &kRemoteFlags}),
        "  cl-client analyze examples/hero/head.cls.json --base examples/hero/base.cls.json \\\n"
        "      --html hero.html --json hero.report.json\n"
        "  cl-client analyze /tmp/trace_dir --gpu H100-SXM --label cluster=a,model=llama\n"
@@ -66,6 +71,45 @@ std::vector<CommandHelp> MakeCommands() {
        "  cl-client analyze run.log --server 127.0.0.1:50051 --raw\n"
        "  cl-client analyze examples/hero/head.cls.json --db lint/correctness.toml --html "
        "hero.html\n"},
+      {"check",
+       "cl-client check HEAD [--base BASE] [--max-graph-breaks N] [--no-new-graph-breaks]\n"
+       "                [--max-recompiles N] [--fail-on failures,divergence,stale-cache]\n"
+       "                [--fail-on-lint SEVERITY --db DB] [--max-regression METRIC=PCT,...]\n"
+       "                [--gates gates.toml] [--sarif F] [--markdown F] [analyze flags]",
+       "Analyzes HEAD as analyze does, then applies the gates: each prints one line naming the\n"
+       "number and its threshold, and any that fails makes check exit 5. The report's Compile\n"
+       "health section (health in the JSON) holds the numbers: graph breaks, distinct graph-break\n"
+       "reasons, recompiles, cache-limit hits, failed compiles, guards, compile time, cache hit\n"
+       "ratio, compiled graphs, kernels, kernel time (roofline estimate); with --base, the base's\n"
+       "too, the change, and the graph breaks that are new or gone (by reason, file and\n"
+       "function). --max-regression names those metrics (compile_time=10%: at most 10% worse\n"
+       "than the base). A gate that cannot be decided fails (no base, a pass not run, unrated\n"
+       "lint), except divergence and stale-cache on a log with no capture package: those pass\n"
+       "as \"not checked\". --gates reads the same gates from a TOML file, e.g.\n"
+       "  max_graph_breaks = 2\n"
+       "  no_new_graph_breaks = true\n"
+       "  fail_on = [\"failures\"]\n"
+       "  [max_regression]\n"
+       "  compile_time = \"10%\"\n"
+       "with the flags given overriding it. With --server the server applies the gates.",
+       Join({}, {&kGateFlags, &kAnalyzeFlags, &kInputFlags, &kRemoteFlags}),
+       "  cl-client check head.log --base base.cls.json --no-new-graph-breaks \\\n"
+       "      --max-regression compile_time=10% --sarif out.sarif --markdown summary.md\n"
+       "  cl-client check run.log --max-graph-breaks 0 --fail-on failures\n"
+       "  cl-client check head.cls.json --base base.cls.json --gates ci/gates.toml\n"},
+      {"run", "cl-client run [--out DIR] [gates] [analyze flags] -- CMD ARGS...",
+       "Runs CMD with TORCH_TRACE set to DIR/trace (DIR: --out, else a new cl-run-<time>\n"
+       "folder here, printed), passing on stdin, stdout and stderr and the signals cl-client is\n"
+       "sent (Ctrl-C reaches CMD as it would without run), then analyzes what CMD wrote: every\n"
+       "rank of a torchrun, else its newest log. The report goes to DIR/report.html and\n"
+       "DIR/report.json unless --html, --html-dir or --json say otherwise. The exit code is\n"
+       "CMD's (128+N when a signal N ended it), or 5 when a gate failed, or 127 when CMD could\n"
+       "not be started. A CMD that wrote no log is told so. --server analyzes on a cl-server.",
+       Join({"out"}, {&kGateFlags, &kAnalyzeFlags, &kInputFlags, &kRemoteFlags}),
+       "  cl-client run -- python train.py --steps 10\n"
+       "  cl-client run --out ci/run --base ci/base.cls.json --no-new-graph-breaks \\\n"
+       "      --sarif ci/run/compile-lens.sarif -- python smoke_test.py\n"
+       "  cl-client run -- torchrun --nproc-per-node 4 train.py\n"},
       {"import-trace",
        "cl-client import-trace LOG|DIR -o OUT.cls.json [--latest] [--rank N] [--no-sources]\n"
        "                       [--path-map FROM=TO]",
@@ -84,8 +128,10 @@ std::vector<CommandHelp> MakeCommands() {
        "(all attempts together). If the server still has not taken it, the session is written to\n"
        "the spool and cl-client exits 4 straight away: nothing is lost. A session the server "
        "refuses\n"
-       "as bad input (INVALID_ARGUMENT) is not spooled (exit 3).",
-       Join({"spool", "quiet"}, {&kInputFlags, &kRemoteFlags}),
+       "as bad input (INVALID_ARGUMENT) is not spooled (exit 3). Gates (as check takes them, but\n"
+       "none that compare with a base) run on the server, and a failed one exits 5, so a job's\n"
+       "teardown can fail the job.",
+       Join({"spool", "quiet"}, {&kInputFlags, &kRemoteFlags, &kGateFlags}),
        "  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s \\\n"
        "      --label model=llama\n"},
       {"spool",
@@ -121,7 +167,10 @@ constexpr char kExitCodes[] =
     "     message says why (for a DB: \"correctness DB line N: ...\")\n"
     "  4  the server was unavailable, overloaded or too slow (UNAVAILABLE, RESOURCE_EXHAUSTED,\n"
     "     DEADLINE_EXCEEDED); safe to retry. upload: the session is in the spool; spool flush:\n"
-    "     some sessions are still there\n";
+    "     some sessions are still there\n"
+    "  5  check, run, upload: a gate failed (one line each on stderr)\n"
+    "  127 run: the command could not be started\n"
+    "  run otherwise exits with the command's own code\n";
 
 // A synopsis of one or more lines, each indented two spaces.
 std::string Indented(absl::string_view synopsis) {
@@ -182,6 +231,8 @@ std::string CommandUsage(const CommandHelp& command) {
   if (!command.examples.empty()) absl::StrAppend(&out, "\nExamples:\n", command.examples);
   return out;
 }
+
+std::string VersionNumber() { return CL_VERSION; }
 
 std::string VersionLine() {
   return absl::StrCat("cl-client ", CL_VERSION, " (", CL_BUILD_TYPE, ")");

@@ -35,6 +35,9 @@ std::string OverallHelp();
 // `cl-client help NAME`: its synopsis, what it does, its flags (help text and default), examples.
 std::string CommandUsage(const CommandHelp& command);
 
+// "0.5.0".
+std::string VersionNumber();
+
 // "cl-client 0.5.0 (Release)".
 std::string VersionLine();
 

@@ -11,6 +11,8 @@ inline constexpr int kExitInternal = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBadInput = 3;
 inline constexpr int kExitUnavailable = 4;
+inline constexpr int kExitGateFailed = 5;   // check, run, upload: a gate failed
+inline constexpr int kExitCannotRun = 127;  // run: the command could not be started
 
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {

@@ -15,12 +15,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "analyzers/health/gates.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "capture/capture_io.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
+#include "client/child_process.h"
 #include "client/command_line.h"
 #include "client/commands.h"
 #include "client/exit_codes.h"
@@ -30,7 +33,9 @@
 #include "common/file_io.h"
 #include "common/number_format.h"
 #include "service/render/html_site.h"
+#include "service/render/markdown.h"
 #include "service/render/render.h"
+#include "service/render/sarif.h"
 #include "service/render/trace_events.h"
 
 ABSL_FLAG(std::string, base, "",
@@ -85,6 +90,33 @@ ABSL_FLAG(std::string, tls_cert, "",
           "this client's PEM certificate, for servers that require mTLS (with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "this client's PEM private key (with --tls_cert)");
 ABSL_FLAG(std::string, token_file, "", "a file holding the bearer token the server expects");
+// CI outputs.
+ABSL_FLAG(std::string, sarif, "",
+          "write the findings here as SARIF 2.1.0 (GitHub code scanning): lint patterns, graph "
+          "breaks, recompiles, failed compiles, each at its user file and line");
+ABSL_FLAG(std::string, markdown, "",
+          "write a short Markdown summary here (a pull-request comment, $GITHUB_STEP_SUMMARY): "
+          "gates, the compile-health table, new graph breaks, top findings");
+// Gates (check, run, upload): a failed one exits 5.
+ABSL_FLAG(std::string, gates, "",
+          "a gate file (TOML: max_graph_breaks, no_new_graph_breaks, max_recompiles, fail_on, "
+          "fail_on_lint, [max_regression]); flags given here override it");
+ABSL_FLAG(int, max_graph_breaks, -1, "fail when the head has more graph breaks than this");
+ABSL_FLAG(bool, no_new_graph_breaks, false,
+          "fail on a graph break (reason, file, function) the base did not have (needs --base)");
+ABSL_FLAG(int, max_recompiles, -1, "fail when the head recompiles more often than this");
+ABSL_FLAG(std::vector<std::string>, fail_on, {},
+          "fail on any of: failures (a failed compile), divergence (compiled output diverged "
+          "from eager), stale-cache (a stale cached graph served)");
+ABSL_FLAG(std::string, fail_on_lint, "",
+          "fail on a lint finding rated at or above this: info, warning or error (needs --db, "
+          "which rates them)");
+ABSL_FLAG(std::vector<std::string>, max_regression, {},
+          "METRIC=PERCENT[,...]: fail when a health metric gets worse than the base by more "
+          "(compile_time=10%,guards=20%; needs --base)");
+ABSL_FLAG(std::string, out, "",
+          "run: the folder for the trace (OUT/trace) and the reports (default: a new "
+          "cl-run-<time> folder here)");
 // Uploads.
 ABSL_FLAG(std::string, spool, "",
           "upload / spool: where undeliverable sessions wait (default $CL_SPOOL_DIR, else "
@@ -265,6 +297,54 @@ std::string SiteDirForRank(const std::string& dir, std::optional<int> rank) {
   return (std::filesystem::path(dir) / ("rank" + std::to_string(*rank))).string();
 }
 
+// Gates that failed in the reports delivered so far (check, run and upload exit 5 on any), and
+// their lines.
+uint32_t failed_gates = 0;
+std::vector<std::string> failed_gate_lines;
+
+// The gates the flags and --gates ask for; `command` needs a base for the comparing ones.
+absl::StatusOr<cl::v1::Gates> ReadGates() {
+  cl::v1::Gates gates;
+  if (const std::string file = absl::GetFlag(FLAGS_gates); !file.empty()) {
+    absl::StatusOr<std::string> text = cl::ReadFile(file);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<cl::v1::Gates> parsed = cl::ParseGatesFile(*text, file);
+    if (!parsed.ok()) return parsed.status();
+    gates = *std::move(parsed);
+  }
+  cl::v1::Gates flags;
+  if (const int n = absl::GetFlag(FLAGS_max_graph_breaks); n >= 0) flags.set_max_graph_breaks(n);
+  flags.set_no_new_graph_breaks(absl::GetFlag(FLAGS_no_new_graph_breaks));
+  if (const int n = absl::GetFlag(FLAGS_max_recompiles); n >= 0) flags.set_max_recompiles(n);
+  if (const auto words = absl::GetFlag(FLAGS_fail_on); !words.empty()) {
+    if (absl::Status s = cl::ParseFailOnFlag(absl::StrJoin(words, ","), &flags); !s.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--fail-on: ", s.message()));
+  }
+  flags.set_fail_on_lint(absl::GetFlag(FLAGS_fail_on_lint));
+  if (const auto limits = absl::GetFlag(FLAGS_max_regression); !limits.empty()) {
+    if (absl::Status s = cl::ParseRegressionFlag(absl::StrJoin(limits, ","), &flags); !s.ok())
+      return s;
+  }
+  cl::MergeGates(flags, &gates);
+  if (absl::Status s = cl::ValidateGates(gates); !s.ok()) return s;
+  const bool local = absl::GetFlag(FLAGS_server).empty();
+  if (!gates.fail_on_lint().empty() && local && absl::GetFlag(FLAGS_db).empty()) {
+    return absl::InvalidArgumentError(
+        "--fail-on-lint needs --db: the correctness DB rates the lint findings");
+  }
+  return gates;
+}
+
+// A usage error when a gate compares with a base and there is none.
+absl::Status CheckGatesHaveBase(const cl::v1::Gates& gates) {
+  if (!absl::GetFlag(FLAGS_base).empty()) return absl::OkStatus();
+  if (gates.no_new_graph_breaks())
+    return absl::InvalidArgumentError("--no-new-graph-breaks compares with a base: give --base");
+  if (!gates.max_regression().empty())
+    return absl::InvalidArgumentError("--max-regression compares with a base: give --base");
+  return absl::OkStatus();
+}
+
 // --trace-events: the captures' compile phases on a timeline.
 int WriteTraceEvents(const std::vector<const cl::v1::SessionCapture*>& captures) {
   const std::string path = absl::GetFlag(FLAGS_trace_events);
@@ -308,6 +388,24 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
     if (!text.ok()) return Fail(text.status());
     if (absl::Status s = cl::WriteFile(json, *text); !s.ok()) return Fail(s);
   }
+  if (const std::string sarif = ForRank(absl::GetFlag(FLAGS_sarif), rank); !sarif.empty()) {
+    absl::StatusOr<std::string> text = cl::RenderSarif(response.report(), cl::VersionNumber());
+    if (!text.ok()) return Fail(text.status());
+    if (absl::Status s = cl::WriteFile(sarif, *text); !s.ok()) return Fail(s);
+  }
+  if (const std::string md = ForRank(absl::GetFlag(FLAGS_markdown), rank); !md.empty()) {
+    cl::MarkdownLinks links;
+    links.html = ForRank(absl::GetFlag(FLAGS_html), rank);
+    if (!site.empty()) links.site = (std::filesystem::path(site) / "index.html").string();
+    if (absl::Status s = cl::WriteFile(md, cl::RenderMarkdown(response.report(), links)); !s.ok())
+      return Fail(s);
+  }
+  failed_gates += response.report().health().failed_gates();
+  for (const cl::v1::GateResult& g : response.report().health().gates()) {
+    if (!g.passed())
+      failed_gate_lines.push_back(
+          absl::StrCat(rank ? absl::StrCat("rank ", *rank, ": ") : "", g.message()));
+  }
   Progress().Clear();
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::cout << cl::RenderText(response.report(), UseColor());
@@ -318,8 +416,10 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
       std::cout << "wrote " << (std::filesystem::path(site) / "index.html").string() << " and "
                 << cl::FormatCount(site_pages, "compile page", "compile pages") << "\n";
     }
-    if (const std::string json = ForRank(absl::GetFlag(FLAGS_json), rank); !json.empty())
-      std::cout << "wrote " << json << "\n";
+    for (const auto& path :
+         {absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_sarif), absl::GetFlag(FLAGS_markdown)}) {
+      if (!path.empty()) std::cout << "wrote " << ForRank(path, rank) << "\n";
+    }
   }
   return cl::kExitOk;
 }
@@ -352,9 +452,13 @@ int AnalyzeAllRanks(const std::string& dir, const cl::InputOptions& in,
   return WriteTraceEvents(all);
 }
 
-int Analyze(const std::string& head_path) {
+int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
   if (!in.ok()) return Usage(in.status().message());
+  if (const int code = CheckOutput("sarif", absl::GetFlag(FLAGS_sarif)); code != cl::kExitOk)
+    return code;
+  if (const int code = CheckOutput("markdown", absl::GetFlag(FLAGS_markdown)); code != cl::kExitOk)
+    return code;
   if (const int code = CheckOutput("html", absl::GetFlag(FLAGS_html)); code != cl::kExitOk)
     return code;
   if (const int code = CheckOutput("json", absl::GetFlag(FLAGS_json)); code != cl::kExitOk)
@@ -371,6 +475,7 @@ int Analyze(const std::string& head_path) {
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());
+  if (cl::HasGates(gates)) *options.mutable_gates() = gates;
   if (const std::string db = absl::GetFlag(FLAGS_db); !db.empty()) {
     absl::StatusOr<std::string> text = cl::ReadFile(db);
     if (!text.ok()) return Fail(text.status());
@@ -428,6 +533,93 @@ int Analyze(const std::string& head_path) {
   return WriteTraceEvents({&captures.head});
 }
 
+// After the reports: exit 5 with every failed gate on stderr (the summary listed them all), or 0.
+int GateOutcome(const std::vector<std::string>& failed) {
+  if (failed.empty()) return cl::kExitOk;
+  for (const std::string& line : failed) std::cerr << "cl-client: gate failed: " << line << "\n";
+  return cl::kExitGateFailed;
+}
+
+int GateOutcome(const cl::v1::HealthSection& health) {
+  std::vector<std::string> failed;
+  for (const cl::v1::GateResult& g : health.gates())
+    if (!g.passed()) failed.push_back(g.message());
+  return GateOutcome(failed);
+}
+
+// check: the analysis, then the gates.
+int Check(const std::string& head_path) {
+  absl::StatusOr<cl::v1::Gates> gates = ReadGates();
+  if (!gates.ok()) return Usage(gates.status().message());
+  if (absl::Status s = CheckGatesHaveBase(*gates); !s.ok()) return Usage(s.message());
+  if (!cl::HasGates(*gates))
+    return Usage(
+        "check needs a gate (--max-graph-breaks, --no-new-graph-breaks, --gates FILE, ...)");
+  if (const int code = Analyze(head_path, *gates); code != cl::kExitOk) return code;
+  return GateOutcome(failed_gate_lines);
+}
+
+// "cl-run-20261203-154501" in the current folder.
+std::string DefaultRunDir() {
+  return absl::StrCat("cl-run-",
+                      absl::FormatTime("%Y%m%d-%H%M%S", absl::Now(), absl::UTCTimeZone()));
+}
+
+// run: CMD with TORCH_TRACE set, then the analysis of what it wrote.
+int RunCommand(const std::vector<std::string>& command) {
+  namespace fs = std::filesystem;
+  absl::StatusOr<cl::v1::Gates> gates = ReadGates();
+  if (!gates.ok()) return Usage(gates.status().message());
+  if (absl::Status s = CheckGatesHaveBase(*gates); !s.ok()) return Usage(s.message());
+  const std::string out =
+      absl::GetFlag(FLAGS_out).empty() ? DefaultRunDir() : absl::GetFlag(FLAGS_out);
+  std::error_code ec;
+  const fs::path trace = fs::absolute(fs::path(out) / "trace", ec);
+  if (fs::exists(trace, ec) && !fs::is_empty(trace, ec))
+    return Usage(absl::StrCat("--out ", out, ": ", trace.string(),
+                              " already holds a trace (give a new folder)"));
+  fs::create_directories(trace, ec);
+  if (ec)
+    return Usage(
+        absl::StrCat("--out ", out, ": cannot make ", trace.string(), " (", ec.message(), ")"));
+  // The reports go beside the trace unless the flags put them elsewhere.
+  if (absl::GetFlag(FLAGS_html).empty() && absl::GetFlag(FLAGS_html_dir).empty())
+    absl::SetFlag(&FLAGS_html, (fs::path(out) / "report.html").string());
+  if (absl::GetFlag(FLAGS_json).empty())
+    absl::SetFlag(&FLAGS_json, (fs::path(out) / "report.json").string());
+  if (!absl::GetFlag(FLAGS_quiet))
+    std::cerr << "cl-client: running " << command[0] << " with TORCH_TRACE=" << trace.string()
+              << "\n";
+  absl::StatusOr<cl::ChildExit> child = cl::RunChild(command, {{"TORCH_TRACE", trace.string()}});
+  if (!child.ok()) {
+    std::cerr << "cl-client: " << child.status().message() << "\n";
+    return cl::kExitCannotRun;
+  }
+  if (child->signal != 0 && !absl::GetFlag(FLAGS_quiet))
+    std::cerr << "cl-client: " << command[0] << " was ended by signal " << child->signal << "\n";
+  absl::StatusOr<std::vector<std::string>> logs =
+      cl::FindTraceLogs(trace.string(), /*latest=*/true);
+  if (!logs.ok() || logs->empty()) {
+    std::cerr << "cl-client: " << command[0] << " wrote no TORCH_TRACE log (" << trace.string()
+              << " is empty): did it call torch.compile?\n";
+    if (cl::HasGates(*gates) && child->code == 0) {
+      std::cerr << "cl-client: the gates cannot be checked without a log\n";
+      return cl::kExitGateFailed;
+    }
+    return child->code;
+  }
+  // Every rank of a torchrun; the newest log of a command that ran several processes.
+  if (logs->size() > 1) {
+    absl::SetFlag(&FLAGS_all_ranks, true);
+  } else {
+    absl::SetFlag(&FLAGS_latest, true);
+  }
+  const int code = Analyze(trace.string(), *gates);
+  if (code != cl::kExitOk) return child->code != 0 ? child->code : code;
+  if (failed_gates > 0) return GateOutcome(failed_gate_lines);
+  return child->code;
+}
+
 cl::RetryPolicy UploadPolicy() {
   cl::RetryPolicy policy;
   policy.deadline = absl::GetFlag(FLAGS_deadline);
@@ -442,7 +634,12 @@ int Upload(const std::string& path) {
   if (!in.ok()) return Usage(in.status().message());
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
+  absl::StatusOr<cl::v1::Gates> gates = ReadGates();
+  if (!gates.ok()) return Usage(gates.status().message());
+  if (gates->no_new_graph_breaks() || !gates->max_regression().empty())
+    return Usage("upload sends one session: its gates cannot compare with a base");
   cl::v1::AnalyzeOptions options;
+  if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
   const cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
   cl::UploadOutcome outcome = cl::AnalyzeWithRetry(
       captures, options, RemoteWithProgress(path, UploadBytes(captures)), UploadPolicy());
@@ -453,7 +650,7 @@ int Upload(const std::string& path) {
                 << server << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts")
                 << ")\n";
     }
-    return cl::kExitOk;
+    return GateOutcome(outcome.response->report().health());
   }
   const absl::Status failure = outcome.response.status();
   if (cl::IsRefusedCapture(failure)) return Fail(failure);  // it would be refused again
@@ -517,7 +714,7 @@ int main(int argc, char** argv) {
   }
   if (args.empty() || (args[0] == "help" && args.size() == 1)) {
     if (!line->help && args.empty())
-      return Usage("no command (analyze, import-trace, upload, spool, health)");
+      return Usage("no command (analyze, check, run, import-trace, upload, spool, health)");
     std::cout << cl::OverallHelp();
     return cl::kExitOk;
   }
@@ -547,7 +744,17 @@ int main(int argc, char** argv) {
   const std::vector<std::string> operands(args.begin() + 1, args.end());
   if (command == "analyze") {
     if (operands.size() != 1) return Usage("analyze takes one capture, log or directory");
-    return Analyze(operands[0]);
+    return Analyze(operands[0], {});
+  }
+  if (command == "check") {
+    if (operands.size() != 1) return Usage("check takes one capture, log or directory");
+    return Check(operands[0]);
+  }
+  if (command == "run") {
+    // Everything after `--` is the command; nothing may come between `run` and `--`.
+    if (!line->after_dashes || *line->after_dashes != 1 || args.size() < 2)
+      return Usage("run takes the command after --: cl-client run [flags] -- CMD ARGS...");
+    return RunCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (command == "import-trace") {
     if (operands.size() != 1) return Usage("import-trace takes one log file or directory");

@@ -152,4 +152,25 @@ if [[ ${CL_SETUP_DEPLOY_TOOLS:-1} != 0 ]]; then
     mv "$staging" "$validator"
     echo "setup: manifest validator in $validator" >&2
   fi
+
+  # Microsoft's SARIF multitool, which validates the SARIF cl-client writes (--sarif) in the tests:
+  # @microsoft/sarif-multitool-linux 5.7.0 (MIT), a self-contained .NET build of Sarif.Multitool,
+  # the platform package the npm wrapper @microsoft/sarif-multitool installs. The tarball is
+  # pinned by sha256 and unpacked whole (the tool loads its assemblies from beside itself).
+  SARIF_VERSION=5.7.0
+  SARIF_SHA256=27d8e3e96dde578a23b7c45035b8d741fece5731e2700aa068015b8c44d1514e
+  sarif_dir=$DEPS_DIR/sarif-multitool-$SARIF_VERSION
+  if [[ $(cat "$sarif_dir/.sha256" 2>/dev/null) != "$SARIF_SHA256" || ! -x $sarif_dir/Sarif.Multitool ]]; then
+    staging=$(mktemp -d "$DEPS_DIR/.sarif-multitool.XXXXXX")
+    fetch_verified \
+      "https://registry.npmjs.org/@microsoft/sarif-multitool-linux/-/sarif-multitool-linux-$SARIF_VERSION.tgz" \
+      "$SARIF_SHA256" "$staging/sarif-multitool-linux.tgz"
+    tar -xzf "$staging/sarif-multitool-linux.tgz" -C "$staging"
+    chmod 0755 "$staging/package/Sarif.Multitool"
+    printf '%s\n' "$SARIF_SHA256" >"$staging/package/.sha256"
+    rm -rf "$sarif_dir"
+    mv "$staging/package" "$sarif_dir"
+    rm -rf "$staging"
+    echo "setup: SARIF multitool $SARIF_VERSION in $sarif_dir" >&2
+  fi
 fi

@@ -238,6 +238,32 @@ TEST_F(E2eTest, TraceEventsAndCacheKeyDiffsFromTheCommandLine) {
   EXPECT_THAT(raw.stderr_text, HasSubstr("--trace-events"));
 }
 
+// The gates travel in the request and run on the server: a job's teardown upload fails the job
+// (exit 5) with the server's gate lines; the check command gets the same answer remotely.
+TEST_F(E2eTest, GatesRunOnTheServer) {
+  const std::string head = testing::FixturePath("torch_trace/torch-2.6/health-head/trace.log");
+  const std::string base = testing::FixturePath("torch_trace/torch-2.6/health-base/trace.log");
+  const RunResult upload =
+      RunCommand({kClientBinary, "upload", head, "--server", address_, "--max-graph-breaks", "2"});
+  EXPECT_EQ(upload.exit_code, 5) << upload.stderr_text;
+  EXPECT_THAT(upload.stderr_text,
+              HasSubstr("gate failed: graph breaks 6 > 2 (--max-graph-breaks 2)"));
+  const RunResult ok = RunCommand(
+      {kClientBinary, "upload", head, "--server", address_, "--max-graph-breaks", "6", "--quiet"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.stderr_text;
+  const RunResult check = RunCommand({kClientBinary, "check", head, "--base", base, "--server",
+                                      address_, "--no-new-graph-breaks", "--quiet"});
+  EXPECT_EQ(check.exit_code, 5) << check.stderr_text;
+  EXPECT_THAT(check.stderr_text, HasSubstr("1 new graph break: Tensor.item at "));
+  // A gate no build knows is refused before anything is sent (the server refuses it too:
+  // gates_test), and the server stays up.
+  const RunResult bad = RunCommand(
+      {kClientBinary, "check", head, "--server", address_, "--max-regression", "speed=5%"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.stderr_text, HasSubstr("not a health metric"));
+  EXPECT_EQ(RunCommand({kClientBinary, "health", "--server", address_}).exit_code, 0);
+}
+
 TEST_F(E2eTest, HealthCheck) {
   const RunResult r = RunCommand({kClientBinary, "health", "--server", address_});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;

@@ -36,7 +36,7 @@ class InstalledPackageTest(unittest.TestCase):
     def test_public_functions_have_their_own_signatures_and_docstrings(self):
         # check_divergence and track import torch; the sandbox tests check them (test_capture.py).
         expect = {"upload": ["server", "log", "labels", "project_root", "deadline", "at_exit",
-                             "credentials", "token"],
+                             "credentials", "token", "gates"],
                   "record_sources": ["paths"],
                   "trace_log_path": []}
         for name, params in expect.items():

@@ -70,6 +70,23 @@ class UploadTest(unittest.TestCase):
         stale = report.cache_stability
         self.assertEqual([f.state_key for f in stale.findings], ["model.inner._forward_hooks"])
 
+    def test_gates_run_on_the_server_and_come_back_failed(self):
+        log = os.path.join(FIXTURES, "stale_hook.log")
+        with Server() as server:
+            failed = compile_lens.upload(server.address, log, deadline=60,
+                                         gates={"fail_on": ["stale-cache"], "max_recompiles": 100})
+            passed = compile_lens.upload(server.address, log, deadline=60,
+                                         gates={"max_recompiles": 100})
+            bad = compile_lens.upload(server.address, log, deadline=60, gates={"max_graph_brakes": 1})
+        self.assertTrue(failed.ok, failed.error)
+        self.assertEqual(len(failed.failed_gates), 1, failed.failed_gates)
+        self.assertIn("stale cache entry", failed.failed_gates[0])
+        self.assertIn("(--fail-on stale-cache)", failed.failed_gates[0])
+        self.assertTrue(passed.ok, passed.error)
+        self.assertEqual(passed.failed_gates, [])
+        self.assertFalse(bad.ok)
+        self.assertIn("gates:", bad.error)
+
     def test_unreachable_server_fails_within_the_deadline(self):
         start = time.monotonic()
         result = compile_lens.upload(closed_port(), os.path.join(FIXTURES, "divergence_pass.log"), deadline=2)

@@ -27,11 +27,14 @@ class UploadResult:
     """What upload() did: ``ok`` (also its truth value) says whether the server analyzed the log.
 
     error: why not, when not ok; response: the server's AnalyzeResponse (its ``report``) when ok;
-    log: the log that was (or would have been) uploaded.
+    log: the log that was (or would have been) uploaded; failed_gates: the line of every gate
+    (``upload(..., gates=...)``) the session failed, empty when none failed or none was asked.
     """
 
     def __init__(self, ok, error=None, response=None, log=None):
         self.ok, self.error, self.response, self.log = ok, error, response, log
+        self.failed_gates = ([g.message for g in response.report.health.gates if not g.passed]
+                             if response is not None else [])
 
     def __repr__(self):
         return f"<upload ok={self.ok} log={self.log} error={self.error!r}>"
@@ -40,11 +43,14 @@ class UploadResult:
         return self.ok
 
 
-def _chunks(pb, f, path, session, deadline_at, read_errors):
+def _chunks(pb, f, path, session, deadline_at, read_errors, gates=None):
     """The call's messages, reading the open log ``f``. A read that fails ends the stream without
     the end marker (nothing is analyzed) and lands in ``read_errors``: raised here, grpc would
     only say "Exception iterating requests"."""
-    yield pb.service.AnalyzeChunk(options=pb.service.AnalyzeOptions(render_html=False))
+    options = pb.service.AnalyzeOptions(render_html=False)
+    if gates:
+        options.gates.CopyFrom(gates)
+    yield pb.service.AnalyzeChunk(options=options)
     header = pb.service.CaptureHeader(schema=pb.schema, session=session, source_name=os.path.basename(path))
     parts = 1
     yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
@@ -75,7 +81,7 @@ class _Protos:
 
 
 def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, at_exit=False,
-           credentials=None, token=None):
+           credentials=None, token=None, gates=None):
     """Streams ``log`` to ``server`` ("host:port", or a gRPC target such as "dns:///svc:50051")
     for analysis; returns an UploadResult, and never raises.
 
@@ -86,10 +92,13 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
     at_exit: register the upload to run at interpreter exit instead, and return None now.
     credentials: grpc.ChannelCredentials for TLS; default an insecure channel.
     token: a bearer token, for servers started with --token_file.
+    gates: gates the server applies, as cl-client check names them with '_' for '-'
+        ({"max_graph_breaks": 2, "fail_on": ["failures"], "max_recompiles": 8}): the result's
+        ``failed_gates`` lists the ones that failed, so a job's teardown can fail the job.
     """
     if at_exit:
         atexit.register(upload, server, log, labels=labels, project_root=project_root, deadline=deadline,
-                        credentials=credentials, token=token)
+                        credentials=credentials, token=token, gates=gates)
         return None
     start = time.monotonic()
     try:
@@ -112,6 +121,10 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
                                      project_root=project_root or "")
     except (TypeError, ValueError) as e:
         return UploadResult(False, f"labels must map strings to strings: {e}", log=log)
+    try:
+        gate_message = pb.service.Gates(**(gates or {}))
+    except (TypeError, ValueError) as e:
+        return UploadResult(False, f"gates: {e}", log=log)
     torch = sys.modules.get("torch")
     if torch is not None:
         session.torch_version = str(torch.__version__)
@@ -130,7 +143,8 @@ def upload(server, log=None, *, labels=None, project_root=None, deadline=30.0, a
                 stub = pb.grpc.CompileLensStub(channel)
                 remaining = max(0.0, deadline - (time.monotonic() - start))
                 metadata = [("authorization", f"Bearer {token}")] if token else None
-                response = stub.Analyze(_chunks(pb, f, log, session, start + deadline, read_errors),
+                response = stub.Analyze(_chunks(pb, f, log, session, start + deadline, read_errors,
+                                                gate_message if gates else None),
                                         timeout=remaining, metadata=metadata)
         return UploadResult(True, response=response, log=log)
     except grpc.RpcError as e:
