@@ -201,12 +201,13 @@ bool IsClientFlag(absl::string_view flag) {
 std::string OverallHelp() {
   std::string out = "compile-lens client: explain a torch.compile session.\n\nUsage:\n";
   for (const CommandHelp& c : Commands()) absl::StrAppend(&out, Indented(c.synopsis), "\n");
-  absl::StrAppend(&out,
-                  "\nRun 'cl-client help COMMAND' (or 'cl-client COMMAND --help') for what a "
-                  "command does,\nits flags and examples. Flags may be written with dashes or "
-                  "underscores; list flags\n(--label, --passes, --path-map) may be given more than "
-                  "once.\n\n",
-                  kExitCodes);
+  absl::StrAppend(
+      &out,
+      "\nRun 'cl-client help COMMAND' (or 'cl-client COMMAND --help') for what a "
+      "command does,\nits flags and examples. Flags may be written with dashes or "
+      "underscores; list flags\n(--label, --passes, --path-map, --fail-on, --max-regression) "
+      "may be given more\nthan once.\n\n",
+      kExitCodes);
   return out;
 }
 

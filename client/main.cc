@@ -101,10 +101,12 @@ ABSL_FLAG(std::string, markdown, "",
 ABSL_FLAG(std::string, gates, "",
           "a gate file (TOML: max_graph_breaks, no_new_graph_breaks, max_recompiles, fail_on, "
           "fail_on_lint, [max_regression]); flags given here override it");
-ABSL_FLAG(int, max_graph_breaks, -1, "fail when the head has more graph breaks than this");
+ABSL_FLAG(int, max_graph_breaks, -1,
+          "fail when the head has more graph breaks than this (-1: no limit)");
 ABSL_FLAG(bool, no_new_graph_breaks, false,
           "fail on a graph break (reason, file, function) the base did not have (needs --base)");
-ABSL_FLAG(int, max_recompiles, -1, "fail when the head recompiles more often than this");
+ABSL_FLAG(int, max_recompiles, -1,
+          "fail when the head recompiles more often than this (-1: no limit)");
 ABSL_FLAG(std::vector<std::string>, fail_on, {},
           "fail on any of: failures (a failed compile), divergence (compiled output diverged "
           "from eager), stale-cache (a stale cached graph served)");

@@ -16,6 +16,7 @@ ABSL_FLAG(std::string, json, "", "test flag");
 ABSL_FLAG(bool, sources, true, "test flag");
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "test flag");
 ABSL_FLAG(int, rank, -1, "test flag");
+ABSL_FLAG(bool, no_new_graph_breaks, false, "test flag: a bool whose own name starts with no_");
 ABSL_FLAG(std::string, hidden, "", "a flag this program has but does not accept");
 
 namespace cl {
@@ -36,6 +37,21 @@ TEST(CommandLineTest, DashesBecomeUnderscoresInNamesOnly) {
       NormalizeCommandLine(
           {"cl-client", "import-trace", "a-b.log", "--no-sources", "--session-id=x-y"}),
       ElementsAre("cl-client", "import-trace", "a-b.log", "--nosources", "--session_id=x-y"));
+}
+
+// --no-X negates a bool X, unless no_X is a flag of its own (--no-new-graph-breaks).
+TEST(CommandLineTest, AFlagNamedNoSomethingIsNotANegation) {
+  EXPECT_THAT(NormalizeCommandLine({"cl-client", "check", "--no-new-graph-breaks", "--no-sources"}),
+              ElementsAre("cl-client", "check", "--no_new_graph_breaks", "--nosources"));
+}
+
+TEST(ParseFlagsTest, RunsCommandIsWhatFollowsTheSeparator) {
+  absl::StatusOr<ParsedCommandLine> line = Parse({"run", "--json", "r.json", "--", "python", "-x"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_THAT(line->positional, ElementsAre("run", "python", "-x"));
+  ASSERT_TRUE(line->after_dashes.has_value());
+  EXPECT_EQ(*line->after_dashes, 1u);
+  EXPECT_FALSE(Parse({"analyze", "s.log"})->after_dashes.has_value());
 }
 
 TEST(CommandLineTest, AListFlagGivenTwiceKeepsBothOccurrences) {
