@@ -118,6 +118,8 @@ FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
   for (size_t i = 0; i < std::size(kFailTypes); ++i) {
     compile_failures_[i] = &families.compile_failures.Add(With(fleet, "fail_type", kFailTypes[i]));
   }
+  gated_[0] = &families.gated_sessions.Add(With(fleet, "result", "passed"));
+  gated_[1] = &families.gated_sessions.Add(With(fleet, "result", "failed"));
 }
 
 void FleetCounters::CountFailure(absl::StatusCode code) {
@@ -179,6 +181,7 @@ void FleetCounters::CountReport(const v1::AnalysisReport& report) {
       compile_failures_[IndexOf(kFailTypes, ExceptionName(f.fail_type()))]->Increment();
     }
   }
+  if (!report.health().gates().empty()) gated_[report.health().failed_gates() > 0]->Increment();
 }
 
 }  // namespace cl

@@ -4,11 +4,11 @@
 // ...) in the compile_lens_* families that ServiceMetrics declares (service/metrics.cc):
 // sessions by outcome, recompiles and graph breaks by category, divergence checks and divergent
 // sessions by severity, cache-stability findings by verdict, compile seconds by cause, cache
-// lookups by cache and outcome, failed compiles by type. They are all made when the tuple is
-// first seen, so each reads 0 from then on. The category series are one per value of the report's
-// category enums (report.proto), labeled with the value's word: a category added to the proto gets
-// its series with no change here. ServiceMetrics owns one per tuple it has seen; thread-safe
-// (counters are atomic, the handles fixed once made).
+// lookups by cache and outcome, failed compiles by type, sessions whose gates passed or failed.
+// They are all made when the tuple is first seen, so each reads 0 from then on. The category series
+// are one per value of the report's category enums (report.proto), labeled with the value's word: a
+// category added to the proto gets its series with no change here. ServiceMetrics owns one per
+// tuple it has seen; thread-safe (counters are atomic, the handles fixed once made).
 #ifndef SERVICE_FLEET_COUNTERS_H_
 #define SERVICE_FLEET_COUNTERS_H_
 
@@ -39,6 +39,7 @@ struct FleetFamilies {
   prometheus::Family<prometheus::Histogram>& compile_seconds;
   prometheus::Family<prometheus::Counter>& cache_lookups;
   prometheus::Family<prometheus::Counter>& compile_failures;
+  prometheus::Family<prometheus::Counter>& gated_sessions;
 };
 
 // compile_lens_compile_seconds{cause}: the compile-time ledger's causes (report.proto
@@ -109,6 +110,8 @@ class FleetCounters {
   std::array<std::array<prometheus::Counter*, std::size(kCacheOutcomes)>, std::size(kCaches)>
       cache_lookups_{};
   std::array<prometheus::Counter*, std::size(kFailTypes)> compile_failures_{};
+  // compile_lens_gated_sessions_total{result}: passed, failed (sessions whose request had gates).
+  std::array<prometheus::Counter*, 2> gated_{};
 };
 
 }  // namespace cl

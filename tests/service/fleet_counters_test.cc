@@ -35,7 +35,8 @@ class FleetCountersTest : public ::testing::Test {
       Family("stale"),
       prometheus::BuildHistogram().Name("compile_seconds").Help("s").Register(registry_),
       Family("cache_lookups"),
-      Family("compile_failures")};
+      Family("compile_failures"),
+      Family("gated")};
   const prometheus::Labels fleet_{{"cluster", "c1"}};
 };
 
@@ -57,6 +58,21 @@ TEST_F(FleetCountersTest, EverySeriesOfTheTupleIsMadeAtOnce) {
   EXPECT_EQ(m.Series("compile_seconds"), 6u);  // one per ledger cause
   EXPECT_EQ(m.Series("cache_lookups"), 9u);    // 3 caches x hit, miss, bypass
   EXPECT_EQ(m.Series("compile_failures"), 9u);
+  EXPECT_EQ(m.Series("gated"), 2u);
+}
+
+TEST_F(FleetCountersTest, GatedSessionsByResult) {
+  FleetCounters counters(families_, fleet_);
+  v1::AnalysisReport report;
+  counters.CountReport(report);  // no gates asked: not a gated session
+  report.mutable_health()->add_gates()->set_passed(true);
+  counters.CountReport(report);
+  report.mutable_health()->add_gates()->set_passed(false);
+  report.mutable_health()->set_failed_gates(1);
+  counters.CountReport(report);
+  MetricsReader m(registry_.Collect());
+  EXPECT_THAT(m.Get("gated", With("result", "passed")), Optional(1.0));
+  EXPECT_THAT(m.Get("gated", With("result", "failed")), Optional(1.0));
 }
 
 TEST_F(FleetCountersTest, CompileSecondsCacheLookupsAndFailTypesAreCountedBounded) {
