@@ -299,9 +299,8 @@ std::string SiteDirForRank(const std::string& dir, std::optional<int> rank) {
   return (std::filesystem::path(dir) / ("rank" + std::to_string(*rank))).string();
 }
 
-// Gates that failed in the reports delivered so far (check, run and upload exit 5 on any), and
-// their lines.
-uint32_t failed_gates = 0;
+// The lines of the gates that failed in the reports delivered so far (check and run exit 5 on
+// any).
 std::vector<std::string> failed_gate_lines;
 
 // The gates the flags and --gates ask for; `command` needs a base for the comparing ones.
@@ -402,7 +401,6 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
     if (absl::Status s = cl::WriteFile(md, cl::RenderMarkdown(response.report(), links)); !s.ok())
       return Fail(s);
   }
-  failed_gates += response.report().health().failed_gates();
   for (const cl::v1::GateResult& g : response.report().health().gates()) {
     if (!g.passed())
       failed_gate_lines.push_back(
@@ -618,7 +616,7 @@ int RunCommand(const std::vector<std::string>& command) {
   }
   const int code = Analyze(trace.string(), *gates);
   if (code != cl::kExitOk) return child->code != 0 ? child->code : code;
-  if (failed_gates > 0) return GateOutcome(failed_gate_lines);
+  if (!failed_gate_lines.empty()) return GateOutcome(failed_gate_lines);
   return child->code;
 }
 

@@ -9,6 +9,7 @@
 #include "analyzers/common/restarts.h"
 #include "common/number_format.h"
 #include "proto/report_words.h"
+#include "service/render/location_format.h"
 
 namespace cl {
 
@@ -150,10 +151,10 @@ void FillVerdict(v1::AnalysisReport* report) {
     Add(verdict, "health",
         absl::StrCat(FormatCount(health.new_breaks_size(), "graph break", "graph breaks"),
                      " the base did not have",
-                     first.location().file().empty()
-                         ? ""
-                         : absl::StrCat(", first at ", first.location().file(), ":",
-                                        first.location().line()),
+                     HasLocation(first.location())
+                         ? absl::StrCat(", first at ",
+                                        FormatLocation(first.location(), LocationStyle::kTerminal))
+                         : "",
                      ": ", first.reason()));
   }
   const v1::DivergenceSection& divergence = report->divergence();

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -25,7 +26,7 @@ namespace {
 
 constexpr absl::string_view kFailOnWords[] = {"failures", "divergence", "stale-cache"};
 constexpr absl::string_view kLintSeverities[] = {"info", "warning", "error"};
-constexpr int kListed = 3;  // findings a failed gate's line names before "and N more"
+constexpr size_t kListed = 3;  // findings a failed gate's line names before "and N more"
 
 bool Known(absl::string_view word, absl::Span<const absl::string_view> words) {
   for (absl::string_view w : words)
@@ -50,12 +51,16 @@ std::string OrWhy(absl::string_view reason) {
 }
 
 // "a at f.py:3; b at g.py:9 and 2 more".
-template <typename T, typename Describe>
-std::string Listed(const google::protobuf::RepeatedPtrField<T>& items, Describe describe) {
+template <typename Items, typename Describe>
+std::string Listed(const Items& items, Describe describe) {
   std::vector<std::string> parts;
-  for (int i = 0; i < items.size() && i < kListed; ++i) parts.push_back(describe(items.Get(i)));
+  for (const auto& item : items) {
+    if (parts.size() == kListed) break;
+    parts.push_back(describe(item));
+  }
   std::string out = absl::StrJoin(parts, "; ");
-  if (items.size() > kListed) absl::StrAppend(&out, " and ", items.size() - kListed, " more");
+  const size_t n = std::size(items);
+  if (n > kListed) absl::StrAppend(&out, " and ", n - kListed, " more");
   return out;
 }
 
@@ -85,19 +90,19 @@ class GateWriter {
     if (!passed) health_->set_failed_gates(health_->failed_gates() + 1);
   }
 
-  // A count that must stay at or below `limit`.
-  void AtMost(absl::string_view metric, absl::string_view words, uint32_t limit) {
-    const std::string gate = absl::StrCat("max-", metric);
+  // The health row `metric`, a count that must stay at or below `limit` (--`gate` N).
+  void AtMost(absl::string_view gate, absl::string_view metric, absl::string_view words,
+              uint32_t limit) {
     const std::string flag = absl::StrCat("--", gate, " ", limit);
-    const v1::HealthMetric* m = Metric(*health_, Underscored(metric));
+    const v1::HealthMetric* m = Metric(*health_, metric);
     if (m == nullptr || !m->measured()) {
-      Add(gate, false,
+      Add(std::string(gate), false,
           absl::StrCat(words, ": not measured (", m == nullptr ? "no such metric" : m->note(),
                        ") (", flag, ")"));
       return;
     }
     const bool passed = m->head() <= limit;
-    Add(gate, passed,
+    Add(std::string(gate), passed,
         absl::StrCat(words, " ", Value(m->head(), ""), passed ? " ≤ " : " > ", limit, " (", flag,
                      ")"));
   }
@@ -105,12 +110,6 @@ class GateWriter {
   v1::HealthSection& health() { return *health_; }
 
  private:
-  static std::string Underscored(absl::string_view flag_name) {
-    std::string s(flag_name);
-    for (char& c : s)
-      if (c == '-') c = '_';
-    return s;
-  }
   v1::HealthSection* health_;
 };
 
@@ -143,67 +142,81 @@ void NewGraphBreaks(bool has_base, GateWriter& out) {
                        " (--no-new-graph-breaks)"));
 }
 
+// --fail-on failures: read through the health row, which says whether the failures pass ran.
+void FailOnFailures(const v1::AnalysisReport& report, const std::string& gate,
+                    const std::string& flag, GateWriter& out) {
+  const v1::HealthMetric* m = Metric(out.health(), "failed_compiles");
+  if (m == nullptr || !m->measured()) {
+    out.Add(gate, false,
+            absl::StrCat("failed compiles: not measured (", m ? m->note() : "", ")", flag));
+    return;
+  }
+  const auto& failed = report.failures().failed();
+  if (failed.empty()) {
+    out.Add(gate, true, absl::StrCat("no failed compile", flag));
+    return;
+  }
+  out.Add(gate, false,
+          absl::StrCat(FormatCount(failed.size(), "failed compile", "failed compiles"), ": ",
+                       Listed(failed,
+                              [](const v1::FailedCompile& f) {
+                                const std::string where = Where(f.location());
+                                return absl::StrCat(f.compile_id(), " ", f.fail_type(),
+                                                    where.empty() ? "" : " at ", where);
+                              }),
+                       flag));
+}
+
+void FailOnDivergence(const v1::DivergenceSection& s, const std::string& gate,
+                      const std::string& flag, GateWriter& out) {
+  if (s.status() != v1::OK) {
+    out.Add(gate, s.status() != v1::ERROR,
+            absl::StrCat("divergence: not checked (", OrWhy(s.reason()), ")", flag));
+  } else if (s.severity() == v1::DivergenceSection::ERROR) {
+    out.Add(gate, false,
+            absl::StrCat("compiled output diverges from eager",
+                         s.first_divergent_layer().empty()
+                             ? ""
+                             : absl::StrCat(" first at ", s.first_divergent_layer()),
+                         ", max abs diff ", absl::StrFormat("%g", s.max_abs_diff()), flag));
+  } else {
+    out.Add(gate, true, absl::StrCat("no divergence beyond tolerance", flag));
+  }
+}
+
+void FailOnStaleCache(const v1::CacheStabilitySection& s, const std::string& gate,
+                      const std::string& flag, GateWriter& out) {
+  if (s.status() != v1::OK) {
+    out.Add(gate, s.status() != v1::ERROR,
+            absl::StrCat("stale cache: not checked (", OrWhy(s.reason()), ")", flag));
+    return;
+  }
+  std::vector<const v1::CacheStabilityFinding*> stale;
+  for (const v1::CacheStabilityFinding& f : s.findings())
+    if (f.verdict() == v1::CacheStabilityFinding::STALE) stale.push_back(&f);
+  if (stale.empty()) {
+    out.Add(gate, true, absl::StrCat("no stale cache entry", flag));
+    return;
+  }
+  out.Add(gate, false,
+          absl::StrCat(FormatCount(stale.size(), "stale cache entry", "stale cache entries"), ": ",
+                       Listed(stale,
+                              [](const v1::CacheStabilityFinding* f) {
+                                return absl::StrCat(f->state_key(), " at iteration ",
+                                                    f->iteration(), " (", f->compile_id(), ")");
+                              }),
+                       flag));
+}
+
 void FailOn(absl::string_view word, const v1::AnalysisReport& report, GateWriter& out) {
   const std::string gate = absl::StrCat("fail-on=", word);
   const std::string flag = absl::StrCat(" (--fail-on ", word, ")");
   if (word == "failures") {
-    const v1::FailuresSection& s = report.failures();
-    if (s.status() == v1::SKIPPED && s.compiles() == 0 && s.failed().empty()) {
-      out.Add(gate, true, absl::StrCat("no failed compile (", s.reason(), ")", flag));
-    } else if (s.status() != v1::OK) {
-      out.Add(gate, false,
-              absl::StrCat("failed compiles: not measured (", OrWhy(s.reason()), ")", flag));
-    } else if (s.failed().empty()) {
-      out.Add(gate, true, absl::StrCat("no failed compile", flag));
-    } else {
-      out.Add(gate, false,
-              absl::StrCat(FormatCount(s.failed_size(), "failed compile", "failed compiles"), ": ",
-                           Listed(s.failed(),
-                                  [](const v1::FailedCompile& f) {
-                                    const std::string where = Where(f.location());
-                                    return absl::StrCat(f.compile_id(), " ", f.fail_type(),
-                                                        where.empty() ? "" : " at ", where);
-                                  }),
-                           flag));
-    }
+    FailOnFailures(report, gate, flag, out);
   } else if (word == "divergence") {
-    const v1::DivergenceSection& s = report.divergence();
-    if (s.status() != v1::OK) {
-      out.Add(gate, s.status() != v1::ERROR,
-              absl::StrCat("divergence: not checked (", OrWhy(s.reason()), ")", flag));
-    } else if (s.severity() == v1::DivergenceSection::ERROR) {
-      out.Add(gate, false,
-              absl::StrCat("compiled output diverges from eager",
-                           s.first_divergent_layer().empty()
-                               ? ""
-                               : absl::StrCat(" first at ", s.first_divergent_layer()),
-                           ", max abs diff ", absl::StrFormat("%g", s.max_abs_diff()), flag));
-    } else {
-      out.Add(gate, true, absl::StrCat("no divergence beyond tolerance", flag));
-    }
-  } else {  // stale-cache
-    const v1::CacheStabilitySection& s = report.cache_stability();
-    if (s.status() != v1::OK) {
-      out.Add(gate, s.status() != v1::ERROR,
-              absl::StrCat("stale cache: not checked (", OrWhy(s.reason()), ")", flag));
-      return;
-    }
-    google::protobuf::RepeatedPtrField<v1::CacheStabilityFinding> stale;
-    for (const v1::CacheStabilityFinding& f : s.findings())
-      if (f.verdict() == v1::CacheStabilityFinding::STALE) *stale.Add() = f;
-    if (stale.empty()) {
-      out.Add(gate, true, absl::StrCat("no stale cache entry", flag));
-    } else {
-      out.Add(
-          gate, false,
-          absl::StrCat(FormatCount(stale.size(), "stale cache entry", "stale cache entries"), ": ",
-                       Listed(stale,
-                              [](const v1::CacheStabilityFinding& f) {
-                                return absl::StrCat(f.state_key(), " at iteration ", f.iteration(),
-                                                    " (", f.compile_id(), ")");
-                              }),
-                       flag));
-    }
+    FailOnDivergence(report.divergence(), gate, flag, out);
+  } else {
+    FailOnStaleCache(report.cache_stability(), gate, flag, out);
   }
 }
 
@@ -222,9 +235,9 @@ void FailOnLint(absl::string_view severity, const v1::LintSection& s, GateWriter
     return;
   }
   const v1::LintFinding::Severity at_least = LintSeverity(severity);
-  google::protobuf::RepeatedPtrField<v1::LintFinding> over;
+  std::vector<const v1::LintFinding*> over;
   for (const v1::LintFinding& f : s.findings())
-    if (f.severity() >= at_least) *over.Add() = f;
+    if (f.severity() >= at_least) over.push_back(&f);
   if (over.empty()) {
     out.Add(gate, true, absl::StrCat("no lint finding at ", severity, " or above", flag));
     return;
@@ -233,8 +246,8 @@ void FailOnLint(absl::string_view severity, const v1::LintSection& s, GateWriter
           absl::StrCat(FormatCount(over.size(), "lint finding", "lint findings"), " at ", severity,
                        " or above: ",
                        Listed(over,
-                              [](const v1::LintFinding& f) {
-                                return absl::StrCat(f.pattern(), " at ", Where(f.location()));
+                              [](const v1::LintFinding* f) {
+                                return absl::StrCat(f->pattern(), " at ", Where(f->location()));
                               }),
                        flag));
 }
@@ -301,9 +314,11 @@ absl::Status ValidateGates(const v1::Gates& g) {
 
 void ApplyGates(const v1::Gates& g, bool has_base, v1::AnalysisReport* report) {
   GateWriter out(report->mutable_health());
-  if (g.has_max_graph_breaks()) out.AtMost("graph-breaks", "graph breaks", g.max_graph_breaks());
+  if (g.has_max_graph_breaks())
+    out.AtMost("max-graph-breaks", "graph_breaks", "graph breaks", g.max_graph_breaks());
   if (g.no_new_graph_breaks()) NewGraphBreaks(has_base, out);
-  if (g.has_max_recompiles()) out.AtMost("recompiles", "recompiles", g.max_recompiles());
+  if (g.has_max_recompiles())
+    out.AtMost("max-recompiles", "recompiles", "recompiles", g.max_recompiles());
   for (const std::string& word : g.fail_on()) FailOn(word, *report, out);
   if (!g.fail_on_lint().empty()) FailOnLint(g.fail_on_lint(), report->lint(), out);
   // In table order, not the map's.

@@ -9,16 +9,12 @@
 
 namespace cl {
 
-std::string HealthValue(double value, absl::string_view unit) {
-  return FormatMetricValue(value, unit);
-}
-
 std::string HealthHead(const v1::HealthMetric& m) {
-  return m.measured() ? HealthValue(m.head(), m.unit()) : "—";
+  return m.measured() ? FormatMetricValue(m.head(), m.unit()) : "—";
 }
 
 std::string HealthBase(const v1::HealthMetric& m) {
-  return m.has_base() ? HealthValue(m.base(), m.unit()) : "—";
+  return m.has_base() ? FormatMetricValue(m.base(), m.unit()) : "—";
 }
 
 std::string HealthDelta(const v1::HealthMetric& m) {
@@ -30,8 +26,8 @@ std::string HealthDelta(const v1::HealthMetric& m) {
     return absl::StrCat(points > 0 ? "+" : "−", std::labs(points), " pts");
   }
   if (m.unit() == "s") {
-    if (HealthValue(m.head(), "s") == HealthValue(m.base(), "s")) return "=";
-    return absl::StrCat(d > 0 ? "+" : "−", HealthValue(std::fabs(d), "s"));
+    if (FormatMetricValue(m.head(), "s") == FormatMetricValue(m.base(), "s")) return "=";
+    return absl::StrCat(d > 0 ? "+" : "−", FormatMetricValue(std::fabs(d), "s"));
   }
   const int64_t n = std::llround(d);
   if (n == 0) return "=";

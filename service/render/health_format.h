@@ -1,5 +1,6 @@
 // How a compile-health row reads, the same on the page, the terminal and in Markdown: its value
-// ("3", "12.30 s", "40%") and its change from the base ("+1", "−0.52 s", "+5 pts", "=").
+// (FormatMetricValue, which the gates' lines use too) and its change from the base ("+1",
+// "−0.52 s", "+5 pts", "=").
 #ifndef SERVICE_RENDER_HEALTH_FORMAT_H_
 #define SERVICE_RENDER_HEALTH_FORMAT_H_
 
@@ -11,8 +12,6 @@
 namespace cl {
 
 namespace v1 = ::compile_lens::v1;
-
-std::string HealthValue(double value, absl::string_view unit);
 
 // The head's value, or "—" when not measured.
 std::string HealthHead(const v1::HealthMetric& m);
