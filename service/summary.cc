@@ -146,7 +146,11 @@ void FillVerdict(v1::AnalysisReport* report) {
     }
     if (breaks > 0) Add(verdict, "recompile", FormatCount(breaks, "graph break", "graph breaks"));
   }
-  if (!health.new_breaks().empty()) {
+  // The new breaks, unless a failed --no-new-graph-breaks gate already named them above.
+  bool gate_named_breaks = false;
+  for (const v1::GateResult& g : health.gates())
+    gate_named_breaks |= !g.passed() && g.gate() == "no-new-graph-breaks";
+  if (!health.new_breaks().empty() && !gate_named_breaks) {
     const v1::HealthBreak& first = health.new_breaks(0);
     Add(verdict, "health",
         absl::StrCat(FormatCount(health.new_breaks_size(), "graph break", "graph breaks"),

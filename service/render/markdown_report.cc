@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "service/render/health_format.h"
@@ -10,7 +11,7 @@
 namespace cl {
 namespace {
 
-constexpr int kTopFindings = 5;
+constexpr size_t kTopFindings = 5;
 constexpr int kListed = 10;
 
 std::string Where(const v1::Location& location) {
@@ -85,13 +86,16 @@ std::string RenderMarkdown(const v1::AnalysisReport& report, const MarkdownLinks
       absl::StrAppend(&out, "- … and ", health.new_breaks_size() - kListed, " more\n");
     out += "\n";
   }
-  const v1::Verdict& verdict = report.verdict();
-  if (!verdict.items().empty()) {
+  // The verdict but its health items: the gates and the new breaks are listed above.
+  std::vector<const v1::VerdictItem*> findings;
+  for (const v1::VerdictItem& item : report.verdict().items())
+    if (item.section() != "health" && findings.size() < kTopFindings) findings.push_back(&item);
+  if (!findings.empty()) {
     out += "### Top findings\n\n";
-    for (int i = 0; i < std::min(verdict.items_size(), kTopFindings); ++i)
-      absl::StrAppend(&out, "- ", MarkdownText(verdict.items(i).text()), "\n");
+    for (const v1::VerdictItem* item : findings)
+      absl::StrAppend(&out, "- ", MarkdownText(item->text()), "\n");
     out += "\n";
-  } else if (verdict.clean()) {
+  } else if (report.verdict().clean()) {
     out += "Nothing went wrong that the passes could see.\n\n";
   }
   if (!links.html.empty() || !links.site.empty()) {

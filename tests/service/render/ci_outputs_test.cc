@@ -66,6 +66,12 @@ TEST(MarkdownTest, GatesTableAndNewBreaks) {
   b->mutable_location()->set_file("model.py");
   b->mutable_location()->set_line(39);
   b->set_frame("forward");
+  v1::VerdictItem* gate_item = report.mutable_verdict()->add_items();  // shown above, not again
+  gate_item->set_section("health");
+  gate_item->set_text("1 gate failed: ...");
+  v1::VerdictItem* other = report.mutable_verdict()->add_items();
+  other->set_section("recompile");
+  other->set_text("3 recompilations of forward");
   EXPECT_EQ(RenderMarkdown(report, {}),
             "## compile-lens: run-7\n\n"
             "**1 of 1 gates failed**\n\n"
@@ -73,7 +79,9 @@ TEST(MarkdownTest, GatesTableAndNewBreaks) {
             "| | base | head | change |\n|---|---:|---:|---:|\n"
             "| Graph breaks | 2 | 3 | **+1** |\n\n"
             "### New graph breaks\n\n"
-            "- Tensor.item at model.py:39 in forward\n\n");
+            "- Tensor.item at model.py:39 in forward\n\n"
+            "### Top findings\n\n"
+            "- 3 recompilations of forward\n\n");
 }
 
 Struct ParseJson(const std::string& text) {
