@@ -337,13 +337,17 @@ absl::StatusOr<cl::v1::Gates> ReadGates() {
 }
 
 // A usage error when a gate compares with a base and there is none.
+// The flag of a gate in `gates` that compares with a base, or empty.
+absl::string_view ComparingGate(const cl::v1::Gates& gates) {
+  if (gates.no_new_graph_breaks()) return "--no-new-graph-breaks";
+  if (!gates.max_regression().empty()) return "--max-regression";
+  return "";
+}
+
 absl::Status CheckGatesHaveBase(const cl::v1::Gates& gates) {
-  if (!absl::GetFlag(FLAGS_base).empty()) return absl::OkStatus();
-  if (gates.no_new_graph_breaks())
-    return absl::InvalidArgumentError("--no-new-graph-breaks compares with a base: give --base");
-  if (!gates.max_regression().empty())
-    return absl::InvalidArgumentError("--max-regression compares with a base: give --base");
-  return absl::OkStatus();
+  const absl::string_view flag = ComparingGate(gates);
+  if (flag.empty() || !absl::GetFlag(FLAGS_base).empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(flag, " compares with a base: give --base"));
 }
 
 // --trace-events: the captures' compile phases on a timeline.
@@ -632,12 +636,12 @@ int Upload(const std::string& path) {
   if (server.empty()) return Usage("upload needs --server HOST:PORT");
   absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
   if (!in.ok()) return Usage(in.status().message());
+  absl::StatusOr<cl::v1::Gates> gates = ReadGates();  // before the import: a usage error is cheap
+  if (!gates.ok()) return Usage(gates.status().message());
+  if (const absl::string_view flag = ComparingGate(*gates); !flag.empty())
+    return Usage(absl::StrCat("upload sends one session: ", flag, " has no base to compare with"));
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
-  absl::StatusOr<cl::v1::Gates> gates = ReadGates();
-  if (!gates.ok()) return Usage(gates.status().message());
-  if (gates->no_new_graph_breaks() || !gates->max_regression().empty())
-    return Usage("upload sends one session: its gates cannot compare with a base");
   cl::v1::AnalyzeOptions options;
   if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
   const cl::AssembledCaptures captures{*std::move(capture), std::nullopt};

@@ -66,6 +66,9 @@ TEST(CheckTest, UsageErrors) {
            {{"check", Pair("head"), "--fail-on-lint", "error"}, "--fail-on-lint needs --db"},
            {{"check", Pair("head"), "--gates", "/nonexistent.toml"}, "/nonexistent.toml"},
            {{"run", "true"}, "run takes the command after --"},
+           // Found before the log is read (this one does not exist).
+           {{"upload", "/nonexistent.log", "--server", "127.0.0.1:1", "--no-new-graph-breaks"},
+            "upload sends one session: --no-new-graph-breaks has no base to compare with"},
            {{"analyze", Pair("head"), "--max-graph-breaks", "1"}, "analyze does not take"},
        }) {
     std::vector<std::string> argv = {kClientBinary};
