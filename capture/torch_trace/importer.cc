@@ -218,7 +218,11 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
   std::error_code ec;
   if (!fs::is_directory(path, ec)) {
     CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportTraceFile(path, options));
-    return std::vector<v1::SessionCapture>{std::move(capture)};
+    // Moved in, not listed: a braced list copies its elements, and the copy of a large log's
+    // capture was a third of `analyze`'s time and half its peak memory.
+    std::vector<v1::SessionCapture> captures;
+    captures.push_back(std::move(capture));
+    return captures;
   }
   CL_ASSIGN_OR_RETURN(std::vector<std::string> files, FindTraceLogs(path, options.latest));
   std::vector<v1::SessionCapture> captures;
