@@ -476,6 +476,12 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
     return Usage("--trace-events reads the capture here: it takes no --raw");
   // The site shows the log itself: the import keeps each record's text.
   in->import.keep_record_texts = !absl::GetFlag(FLAGS_html_dir).empty();
+  // One session's passes read only the post-grad graphs' nodes; a comparison, the site and the
+  // trace events read the capture itself, so they keep every graph's.
+  if (absl::GetFlag(FLAGS_base).empty() && absl::GetFlag(FLAGS_html_dir).empty() &&
+      absl::GetFlag(FLAGS_trace_events).empty()) {
+    in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
+  }
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());

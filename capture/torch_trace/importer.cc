@@ -140,6 +140,7 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   TraceParseOptions parse;
   parse.source_name = fs::path(path).filename().string();
   parse.keep_record_texts = options.keep_record_texts;
+  parse.graph_nodes = options.graph_nodes;
   TraceImporter importer(parse);
   const auto progress = [&](uint64_t read, uint64_t size) {
     if (options.progress) options.progress(path, read, size, importer.records());
@@ -164,7 +165,7 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   *rank_in_log = importer.rank().has_value();
   if (!options.project_root.empty())
     capture.mutable_session()->set_project_root(options.project_root);
-  if (options.read_sources) ReadSources(options, &capture);
+  if (options.read_sources) ReadSources(options, &capture, importer.unkept_source_files());
   return capture;
 }
 
@@ -265,7 +266,8 @@ bool IsTraceInput(const std::string& path) {
   return !(absl::EndsWith(path, ".json") || absl::EndsWith(path, ".pb"));
 }
 
-void ReadSources(const ImportOptions& options, v1::SessionCapture* capture) {
+void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
+                 const absl::flat_hash_set<std::string>& also) {
   std::vector<std::string> files;
   absl::flat_hash_set<std::string> seen;
   auto want = [&](const std::string& file) {
@@ -278,9 +280,15 @@ void ReadSources(const ImportOptions& options, v1::SessionCapture* capture) {
       for (const v1::StackFrame& f : gb.user_stack()) want(f.file());
     }
   }
+  // The nodes' files in name order, so that `sources` lists the same files in the same order
+  // whichever graphs kept their nodes (ImportOptions::graph_nodes).
+  absl::flat_hash_set<absl::string_view> node_files(also.begin(), also.end());
   for (const v1::Graph& g : capture->graphs()) {
-    for (const v1::Node& n : g.nodes()) want(n.source().file());
+    for (const v1::Node& n : g.nodes()) node_files.insert(n.source().file());
   }
+  std::vector<std::string> sorted(node_files.begin(), node_files.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::string& file : sorted) want(file);
   // Sources the log embedded (compile_lens_source records) are what the program ran; the file on
   // this machine may have changed since, so an embedded source is never replaced from disk.
   absl::flat_hash_set<std::string> have;

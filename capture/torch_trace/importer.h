@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -45,6 +46,9 @@ class TraceImporter {
   uint64_t bytes() const { return tokenizer_.counters().bytes; }
   uint64_t records() const { return tokenizer_.counters().records; }
   std::optional<int64_t> rank() const { return parser_.rank(); }
+  const absl::flat_hash_set<std::string>& unkept_source_files() const {
+    return parser_.unkept_source_files();
+  }
 
  private:
   TraceTokenizer tokenizer_;
@@ -61,6 +65,9 @@ struct ImportOptions {
   // Keep each record's text in `records` (TraceParseOptions::keep_record_texts): for the HTML
   // site and capture packages, which show the log itself.
   bool keep_record_texts = false;
+  // Which graphs keep their nodes (TraceParseOptions::graph_nodes): kLoweredOnly for an analysis
+  // of the one session that writes no capture, no site and compares with no base.
+  GraphNodes graph_nodes = GraphNodes::kAll;
   // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
   // size on disk, and the records read so far. For a progress display; may be empty.
   std::function<void(const std::string& path, uint64_t read, uint64_t size, uint64_t records)>
@@ -83,9 +90,10 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
 // True when `path` looks like a TORCH_TRACE log or a directory (not a .cls.json / .cls.pb).
 bool IsTraceInput(const std::string& path);
 
-// Reads the user source files `capture`'s frames, graph breaks and nodes name into `sources`;
-// a path `sources` already holds (embedded in the log) is left as it is.
-void ReadSources(const ImportOptions& options, v1::SessionCapture* capture);
+// Reads the user source files `capture`'s frames, graph breaks and nodes name, and `also`, into
+// `sources`; a path `sources` already holds (embedded in the log) is left as it is.
+void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
+                 const absl::flat_hash_set<std::string>& also = {});
 
 }  // namespace cl
 

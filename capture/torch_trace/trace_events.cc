@@ -531,7 +531,13 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   graph.set_id(id);
   if (c != nullptr) graph.set_compile_id(c->id());
   graph.set_stage(stage);
-  const FxParseResult parsed = ParseFxGraphText(r.payload, &graph);
+  // A graph whose nodes no pass reads is parsed all the same (its problems are the log's, and its
+  // nodes name source files), into a scratch graph whose messages the next such graph reuses.
+  const bool keep_nodes =
+      options_.graph_nodes == GraphNodes::kAll || stage == v1::Graph::POST_GRAD;
+  v1::Graph& parsed_into = keep_nodes ? graph : scratch_graph_;
+  scratch_graph_.Clear();
+  const FxParseResult parsed = ParseFxGraphText(r.payload, &parsed_into);
   Count(ImportCounter::kGraphs);
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
@@ -542,12 +548,17 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   }
   // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.
   absl::flat_hash_set<absl::string_view> names;
-  for (const v1::Node& n : graph.nodes()) {
+  for (const v1::Node& n : parsed_into.nodes()) {
     if (!names.insert(n.name()).second) {
       Problem(ImportCounter::kGraphsDropped, r.line,
               absl::StrCat(event, ": node \"", absl::CHexEscape(n.name()),
                            "\" is defined twice; graph dropped"));
       return;
+    }
+  }
+  if (!keep_nodes) {
+    for (const v1::Node& n : scratch_graph_.nodes()) {
+      if (!n.source().file().empty()) unkept_source_files_.insert(n.source().file());
     }
   }
   if (c != nullptr) {

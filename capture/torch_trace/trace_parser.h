@@ -37,6 +37,13 @@ namespace v1 = ::compile_lens::v1;
 // stack frame that names it by index gets a copy, so one long name cannot become gigabytes.
 inline constexpr size_t kMaxStrNameBytes = 4096;
 
+// Which graphs keep their nodes in the capture. Every graph is parsed either way (so that the log's
+// problems are all reported, and the source files its nodes name are known), and every graph is
+// listed; kLoweredOnly drops the nodes of all but the post-grad graphs, which are what the passes
+// of one session read (fusion, roofline). A capture that is written out, compared with another or
+// rendered as a site keeps them all.
+enum class GraphNodes { kAll, kLoweredOnly };
+
 struct TraceParseOptions {
   std::string source_name = "trace";    // names the input in diagnostics ("trace.log:123")
   size_t extra_payload_cap = 16 << 10;  // bytes of each unmodelled record kept in `extras`
@@ -54,6 +61,7 @@ struct TraceParseOptions {
   // The cache-key components kept with cache misses (CacheEvent.components), all together; past
   // it misses keep their key only.
   size_t cache_components_budget = 16 << 20;
+  GraphNodes graph_nodes = GraphNodes::kAll;
 };
 
 class TraceParser {
@@ -75,6 +83,12 @@ class TraceParser {
   uint64_t copied_from_str_table() const { return copied_from_str_table_; }
   bool over_budget() const { return over_budget_; }
   uint64_t memory_budget() const { return options_.memory_budget; }
+
+  // The source files named by the nodes GraphNodes::kLoweredOnly dropped (ReadSources reads them
+  // as it reads those of the nodes kept).
+  const absl::flat_hash_set<std::string>& unkept_source_files() const {
+    return unkept_source_files_;
+  }
 
  private:
   // What a record's JSON says about where it belongs.
@@ -161,6 +175,8 @@ class TraceParser {
   size_t extras_bytes_ = 0;
   size_t record_texts_bytes_ = 0;
   size_t cache_components_bytes_ = 0;
+  v1::Graph scratch_graph_;  // what the graphs that keep no nodes are parsed into
+  absl::flat_hash_set<std::string> unkept_source_files_;
   std::string last_graph_id_;           // the graph the record being dispatched became, if one
   uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_
   uint64_t copied_from_str_table_ = 0;  // bytes of names copied into frames from `str`
