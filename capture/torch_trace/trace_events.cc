@@ -533,8 +533,7 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   graph.set_stage(stage);
   // A graph whose nodes no pass reads is parsed all the same (its problems are the log's, and its
   // nodes name source files), into a scratch graph whose messages the next such graph reuses.
-  const bool keep_nodes =
-      options_.graph_nodes == GraphNodes::kAll || stage == v1::Graph::POST_GRAD;
+  const bool keep_nodes = options_.graph_nodes == GraphNodes::kAll || stage == v1::Graph::POST_GRAD;
   v1::Graph& parsed_into = keep_nodes ? graph : scratch_graph_;
   scratch_graph_.Clear();
   const FxParseResult parsed = ParseFxGraphText(r.payload, &parsed_into);
