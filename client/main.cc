@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "analyzers/health/gates.h"
@@ -383,8 +384,10 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
     } else {
       for (const cl::v1::SiteFile& file : response.site()) {
         if (absl::Status s = sink.Write(file.path(), file.content()); !s.ok()) return Fail(s);
-        site_pages +=
-            absl::StartsWith(file.path(), "compiles/") && absl::EndsWith(file.path(), ".html");
+        // A compile's page is compiles/<compile>.html; its folder holds its records.
+        const absl::string_view in_compiles = absl::StripPrefix(file.path(), "compiles/");
+        site_pages += in_compiles.size() < file.path().size() &&
+                      !absl::StrContains(in_compiles, '/') && absl::EndsWith(in_compiles, ".html");
       }
     }
   }
@@ -476,12 +479,9 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
     return Usage("--trace-events reads the capture here: it takes no --raw");
   // The site shows the log itself: the import keeps each record's text.
   in->import.keep_record_texts = !absl::GetFlag(FLAGS_html_dir).empty();
-  // One session's passes read only the post-grad graphs' nodes; a comparison, the site and the
-  // trace events read the capture itself, so they keep every graph's.
-  if (absl::GetFlag(FLAGS_base).empty() && absl::GetFlag(FLAGS_html_dir).empty() &&
-      absl::GetFlag(FLAGS_trace_events).empty()) {
-    in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
-  }
+  // One session's passes read only the post-grad graphs' nodes (the site and the trace events
+  // none); a comparison with a base diffs every graph's.
+  if (absl::GetFlag(FLAGS_base).empty()) in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
   cl::v1::AnalyzeOptions options;
   for (const std::string& pass : absl::GetFlag(FLAGS_passes)) options.add_passes(pass);
   options.set_render_html(!absl::GetFlag(FLAGS_html).empty());
@@ -646,6 +646,8 @@ int Upload(const std::string& path) {
   if (!gates.ok()) return Usage(gates.status().message());
   if (const absl::string_view flag = ComparingGate(*gates); !flag.empty())
     return Usage(absl::StrCat("upload sends one session: ", flag, " has no base to compare with"));
+  // The server analyzes the one session: the post-grad graphs' nodes are all its passes read.
+  in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
   absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;

@@ -66,7 +66,7 @@ struct ImportOptions {
   // site and capture packages, which show the log itself.
   bool keep_record_texts = false;
   // Which graphs keep their nodes (TraceParseOptions::graph_nodes): kLoweredOnly for an analysis
-  // of the one session that writes no capture, no site and compares with no base.
+  // that compares with no base and writes no capture.
   GraphNodes graph_nodes = GraphNodes::kAll;
   // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
   // size on disk, and the records read so far. For a progress display; may be empty.

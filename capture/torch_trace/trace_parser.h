@@ -40,8 +40,8 @@ inline constexpr size_t kMaxStrNameBytes = 4096;
 // Which graphs keep their nodes in the capture. Every graph is parsed either way (so that the log's
 // problems are all reported, and the source files its nodes name are known), and every graph is
 // listed; kLoweredOnly drops the nodes of all but the post-grad graphs, which are what the passes
-// of one session read (fusion, roofline). A capture that is written out, compared with another or
-// rendered as a site keeps them all.
+// of one session read (fusion, roofline; the site and the trace events read none). A capture that
+// is written out or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
 
 struct TraceParseOptions {

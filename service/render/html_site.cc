@@ -34,11 +34,14 @@ absl::Status DirectorySink::Write(const std::string& path, absl::string_view con
                      "\" (refused)"));
   }
   const std::filesystem::path file = std::filesystem::path(dir_) / path;
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        file.parent_path().string(), ": cannot create the folder (", ec.message(), ")"));
+  if (!folders_.contains(file.parent_path().string())) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          file.parent_path().string(), ": cannot create the folder (", ec.message(), ")"));
+    }
+    folders_.insert(file.parent_path().string());
   }
   if (absl::Status s = WriteFile(file.string(), content); !s.ok()) return s;
   ++files_;

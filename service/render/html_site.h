@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
@@ -44,6 +45,7 @@ class DirectorySink : public SiteSink {
 
  private:
   std::string dir_;
+  absl::flat_hash_set<std::string> folders_;  // made already: one create_directories each
   uint64_t files_ = 0;
   uint64_t bytes_ = 0;
 };

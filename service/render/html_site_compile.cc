@@ -47,6 +47,23 @@ std::string RecordFile(const SiteModel::CompileEntry& entry, const v1::Record& r
   return absl::StrCat(stem, "/", index, "_", slug, IsCodeRecord(r) ? ".py" : ".txt");
 }
 
+// A compile's small records that its page shows only in the list of every record (describe_*,
+// guards added, chromium events: hundreds a compile, most a few hundred bytes) share one page,
+// `<stem>/records.html`, an anchor each: a file each made a large log's site tens of thousands
+// of files, and creating them was most of the site's time (bench/README.md). Up to this size a
+// record is bundled, and a bundle holds up to kMaxBundleBytes of text; the rest get files.
+constexpr size_t kMaxBundledRecordBytes = 16 << 10;
+constexpr size_t kMaxBundleBytes = 4 << 20;
+
+bool Bundled(const v1::Record& r) {
+  return r.text().size() <= kMaxBundledRecordBytes && !IsGraphRecord(r) && !IsCodeRecord(r) &&
+         !IsCacheRecord(r);
+}
+
+std::string BundleFile(const SiteModel::CompileEntry& entry) {
+  return absl::StrCat(absl::StripSuffix(entry.page, ".html"), "/records.html");
+}
+
 // The file's name relative to the compile's page (both live in compiles/).
 absl::string_view RelativeToPage(absl::string_view file) {
   return absl::StripPrefix(file, "compiles/");
@@ -583,13 +600,39 @@ absl::Status WriteCompilePage(const v1::SessionCapture& capture, const v1::Analy
                               const SiteModel& model, int index, SiteSink& sink) {
   const v1::Compile& c = capture.compiles(index);
   const SiteModel::CompileEntry& entry = model.compiles[index];
-  // Each record with text as a file of its own, first, so that the page can link them.
+  // Each record with text as a file of its own or in the bundle, first, so that the page can link
+  // them.
   std::vector<std::string> files(entry.records.size());
+  const std::string bundle_file = BundleFile(entry);
+  HtmlWriter bundle;
+  size_t bundled_bytes = 0;
   for (size_t k = 0; k < entry.records.size(); ++k) {
     const v1::Record& r = capture.records(entry.records[k]);
     if (r.text().empty()) continue;
+    if (Bundled(r) && bundled_bytes + r.text().size() <= kMaxBundleBytes) {
+      if (bundled_bytes == 0) {
+        WritePageHead(absl::StrCat("compile ", c.id(), " records · compile-lens"), bundle);
+        bundle.Tag("<body>\n<main>\n<p><a href=\"../").Text(RelativeToPage(entry.page));
+        bundle.Tag("\">compile ").Text(c.id()).Tag("</a>: its small records</p>\n");
+      }
+      bundled_bytes += r.text().size() + 1;  // an empty text is not bundled: no zero-size bundle
+      const std::string anchor = absl::StrCat("r", entry.records[k]);
+      files[k] = absl::StrCat(bundle_file, "#", anchor);
+      bundle.Tag("<section id=\"").Text(anchor).Tag("\"><h3><code>").Text(r.kind());
+      if (!r.name().empty()) bundle.Tag(" ").Text(r.name());
+      bundle.Tag("</code> <span class=\"muted\">line ").Text(absl::StrCat(r.line()));
+      bundle.Tag("</span></h3>\n<pre>").Text(r.text()).Tag("</pre>");
+      if (r.truncated())
+        bundle.Tag("<p class=\"warn\">Cut: the capture kept only its beginning.</p>");
+      bundle.Tag("</section>\n");
+      continue;
+    }
     files[k] = RecordFile(entry, r, entry.records[k]);
     if (absl::Status s = sink.Write(files[k], r.text()); !s.ok()) return s;
+  }
+  if (bundled_bytes > 0) {
+    bundle.Tag("</main>\n</body>\n</html>\n");
+    if (absl::Status s = sink.Write(bundle_file, bundle.Release()); !s.ok()) return s;
   }
 
   HtmlWriter w;

@@ -18,6 +18,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "service/render/html_site.h"
+#include "service/render/html_writer.h"
 #include "tests/service/render/hostile_report.h"
 #include "tests/testing/fixtures.h"
 
@@ -195,6 +196,51 @@ TEST(SiteTest, ARestartedAttemptLinksTheAttemptThatFollowed) {
   // The inductor work came in the attempt after: its trace events are that page's.
   EXPECT_THAT(page, Not(HasSubstr("<code>inductor_compile</code>")));
   EXPECT_THAT(site.files.at("compiles/0_0_1.html"), HasSubstr("<code>inductor_compile</code>"));
+}
+
+// Every record's text is on the site once: a small one in its compile's records page, under the
+// anchor the record list links, a large one (or a graph, code or cache record) in a file of its
+// own. And the small ones share that page: gpt_recompiles' compiles have hundreds of describe_*
+// records each, and the site is a few files per compile, not one per record.
+TEST(SiteTest, SmallRecordsShareTheirCompilesRecordsPage) {
+  const v1::SessionCapture capture =
+      Import(kFixtures / "torch-2.6" / "gpt_recompiles" / "trace.log.gz");
+  const MemorySink site = Render(capture);
+  const std::regex section(R"re(<section id="r(\d+)">)re");
+  std::map<int, std::string> bundled;  // record index -> the bundle page it is on
+  size_t bundles = 0;
+  for (const auto& [path, text] : site.files) {
+    if (!absl::EndsWith(path, "/records.html")) continue;
+    ++bundles;
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), section);
+         m != std::sregex_iterator(); ++m) {
+      EXPECT_TRUE(bundled.emplace(std::stoi((*m)[1].str()), path).second) << (*m)[0].str();
+    }
+  }
+  ASSERT_GT(bundles, 0u);
+  int with_text = 0, own_files = 0;
+  for (int i = 0; i < capture.records_size(); ++i) {
+    const v1::Record& r = capture.records(i);
+    if (r.text().empty() || r.compile_id().empty()) continue;
+    ++with_text;
+    SCOPED_TRACE(absl::StrCat("record ", i, " ", r.kind(), " ", r.name()));
+    if (auto it = bundled.find(i); it != bundled.end()) {
+      EXPECT_LE(r.text().size(), 16u << 10);
+      HtmlWriter escaped;
+      escaped.Text(r.text());
+      EXPECT_THAT(site.files.at(it->second),
+                  HasSubstr(absl::StrCat("<pre>", escaped.Release(), "</pre>")));
+      continue;
+    }
+    ++own_files;
+    int copies = 0;
+    for (const auto& [path, text] : site.files)
+      copies += !absl::EndsWith(path, ".html") && text == r.text();
+    EXPECT_GE(copies, 1);
+  }
+  EXPECT_GT(bundled.size(), 10 * static_cast<size_t>(own_files));
+  EXPECT_LT(site.files.size(), static_cast<size_t>(with_text) / 5);
+  CheckPages(site);
 }
 
 TEST(SiteTest, HostileStringsAreInert) {
