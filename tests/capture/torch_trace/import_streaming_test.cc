@@ -16,20 +16,7 @@
 #include "capture/torch_trace/importer.h"
 #include "common/digest.h"
 #include "gtest/gtest.h"
-
-// GCC says __SANITIZE_ADDRESS__; clang 14 only answers __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define CL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CL_ASAN 1
-#endif
-#endif
-#if defined(CL_ASAN)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
+#include "tests/testing/proc_stats.h"
 
 namespace cl {
 namespace {
@@ -80,10 +67,11 @@ long ImportPeakKib(const std::string& path) {
 }
 
 TEST(ImportStreamingTest, PeakMemoryDoesNotGrowWithTheLog) {
-  if (kAsan)
+  if (testing::kAsan)
     GTEST_SKIP()
         << "ASan holds freed memory in its quarantine: RSS says nothing about streaming here";
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "import_streaming";
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "import_streaming";
   std::filesystem::create_directories(dir);
   const long small = ImportPeakKib(WriteLog(dir, 4));
   const long large = ImportPeakKib(WriteLog(dir, 256));
