@@ -41,6 +41,11 @@ bool IsAscii(absl::string_view s) {
   return (high & 0x8080808080808080ULL) == 0;
 }
 
+// `class GraphModule(torch.nn.Module):`, and the nested classes of subgraphs.
+bool IsClassLine(absl::string_view s) {
+  return absl::StartsWith(s, "class ") && absl::EndsWith(s, ":");
+}
+
 // ---- Source comments ----------------------------------------------------------------------
 
 // At most kMaxSourceBytes of valid UTF-8 `s` (and the ellipsis when cut). Every node after a
@@ -103,10 +108,6 @@ class FxGraphReader {
 
  private:
   enum class State { kPreamble, kClass, kForward, kAfterForward };
-
-  static bool IsClassLine(absl::string_view s) {
-    return absl::StartsWith(s, "class ") && absl::EndsWith(s, ":");
-  }
 
   void OnLine(const Line& line) {
     if (!IsAscii(line.text) && !IsValidUtf8(line.text)) {
@@ -503,6 +504,51 @@ FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph) {
   FxParseResult result;
   fx::FxGraphReader(graph, &result).Run(text);
   return result;
+}
+
+// Physical lines, as LineReader sees them: the forward starts at the first `def` line and ends at
+// its `return`; a line indented no deeper than the `def` before that, which does not close a
+// bracket, is a forward cut short. A comment is a line whose text starts with '#'.
+bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>* files) {
+  std::vector<std::string> found;
+  bool in_forward = false;
+  size_t def_indent = 0;
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    absl::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == fx::kNpos ? text.size() : newline + 1);
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent == fx::kNpos) continue;
+    line = fx::Strip(line.substr(indent));
+    if (line.empty()) continue;
+    if (!in_forward) {
+      // What the parser takes before the forward: comments, the class line, wrap() calls.
+      if (absl::StartsWith(line, "def ")) {
+        in_forward = true;
+        def_indent = indent;
+      } else if (line[0] != '#' && !fx::IsClassLine(line) && !absl::StrContains(line, "wrap(")) {
+        return false;
+      }
+      continue;
+    }
+    if (line[0] == '#') {
+      absl::string_view body = fx::Strip(line.substr(1));
+      if (!absl::ConsumePrefix(&body, "File:")) continue;
+      if (!fx::IsAscii(line) && !IsValidUtf8(line)) return false;
+      v1::SourceLoc loc;
+      fx::ParseFileComment(body, &loc);
+      if (!loc.file().empty()) found.push_back(loc.file());
+      continue;
+    }
+    // Shallower, unless it closes a bracket (`):` ending a signature spread over lines).
+    if (indent <= def_indent && line[0] != ')' && line[0] != ']' && line[0] != '}') return false;
+    if (absl::ConsumePrefix(&line, "return") &&
+        (line.empty() || line[0] == ' ' || line[0] == '(' || line[0] == '[')) {
+      files->insert(std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace cl

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -74,6 +75,14 @@ inline constexpr size_t kMaxFxProblems = 20;
 // `graph`, in order. Node arguments that name a node defined earlier (in the text, or already in
 // `graph`) become Arg.node; everything else keeps FX's spelling as Arg.literal or nested Arg.list.
 FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph);
+
+// The files the `# File:` source comments of the top-level forward name, as ParseFxGraphText
+// would set them on its nodes, without reading a statement: for a graph whose nodes nothing reads
+// (GraphNodes::kLoweredOnly), whose source files are still read. A tenth of a parse's time. True
+// when the text has the outline of a printed GraphModule (nothing but comments, class lines and
+// wrap() calls before the `def`, and a `return` ending the forward); false, adding nothing, when
+// it does not: the caller parses such a text, to report what is wrong with it.
+bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>* files);
 
 }  // namespace cl
 

@@ -522,21 +522,8 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
   cache_components_bytes_ += bytes;
 }
 
-void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
-                          v1::Graph::Stage stage) {
-  v1::Compile* c = CompileFor(env);
-  std::string id = absl::StrCat(env.compile_id.empty() ? "-" : env.compile_id, "/", event);
-  if (const int n = ++graph_count_[id]; n > 1) absl::StrAppend(&id, "#", n);
-  v1::Graph graph;
-  graph.set_id(id);
-  if (c != nullptr) graph.set_compile_id(c->id());
-  graph.set_stage(stage);
-  // A graph whose nodes no pass reads is parsed all the same (its problems are the log's, and its
-  // nodes name source files), into a scratch graph whose messages the next such graph reuses.
-  const bool keep_nodes = options_.graph_nodes == GraphNodes::kAll || stage == v1::Graph::POST_GRAD;
-  v1::Graph& parsed_into = keep_nodes ? graph : scratch_graph_;
-  scratch_graph_.Clear();
-  const FxParseResult parsed = ParseFxGraphText(r.payload, &parsed_into);
+bool TraceParser::ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph) {
+  const FxParseResult parsed = ParseFxGraphText(r.payload, graph);
   Count(ImportCounter::kGraphs);
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
@@ -547,17 +534,41 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   }
   // The passes rely on unique node names; a graph that breaks that is dropped, not half-used.
   absl::flat_hash_set<absl::string_view> names;
-  for (const v1::Node& n : parsed_into.nodes()) {
+  for (const v1::Node& n : graph->nodes()) {
     if (!names.insert(n.name()).second) {
       Problem(ImportCounter::kGraphsDropped, r.line,
               absl::StrCat(event, ": node \"", absl::CHexEscape(n.name()),
                            "\" is defined twice; graph dropped"));
-      return;
+      return false;
     }
   }
-  if (!keep_nodes) {
-    for (const v1::Node& n : scratch_graph_.nodes()) {
-      if (!n.source().file().empty()) unkept_source_files_.insert(n.source().file());
+  return true;
+}
+
+void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
+                          v1::Graph::Stage stage) {
+  v1::Compile* c = CompileFor(env);
+  std::string id = absl::StrCat(env.compile_id.empty() ? "-" : env.compile_id, "/", event);
+  if (const int n = ++graph_count_[id]; n > 1) absl::StrAppend(&id, "#", n);
+  v1::Graph graph;
+  graph.set_id(id);
+  if (c != nullptr) graph.set_compile_id(c->id());
+  graph.set_stage(stage);
+  // A graph whose nodes no pass reads is not parsed: the source files its comments name are picked
+  // out, to be read with the others. Import-trace and a comparison with a base parse it, and
+  // report the problems of its statements; one that is not even shaped like a GraphModule (cut
+  // off, not FX at all) is parsed here too, for what is wrong with it, and its nodes dropped.
+  const bool nodes_unread =
+      options_.graph_nodes == GraphNodes::kLoweredOnly && stage != v1::Graph::POST_GRAD;
+  if (nodes_unread && ScanFxSourceFiles(r.payload, &unkept_source_files_)) {
+    Count(ImportCounter::kGraphs);
+  } else {
+    if (!ParseGraph(r, event, &graph)) return;
+    if (nodes_unread) {
+      for (const v1::Node& n : graph.nodes()) {
+        if (!n.source().file().empty()) unkept_source_files_.insert(n.source().file());
+      }
+      graph.clear_nodes();
     }
   }
   if (c != nullptr) {

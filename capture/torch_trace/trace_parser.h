@@ -84,8 +84,8 @@ class TraceParser {
   bool over_budget() const { return over_budget_; }
   uint64_t memory_budget() const { return options_.memory_budget; }
 
-  // The source files named by the nodes GraphNodes::kLoweredOnly dropped (ReadSources reads them
-  // as it reads those of the nodes kept).
+  // The source files named by the graphs GraphNodes::kLoweredOnly did not parse (ReadSources
+  // reads them as it reads those of the nodes kept).
   const absl::flat_hash_set<std::string>& unkept_source_files() const {
     return unkept_source_files_;
   }
@@ -139,6 +139,9 @@ class TraceParser {
   // bypass reason, time and, for a miss, the key's components.
   void OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std::string& cache,
                      std::string status);
+  // Parses a graph's FX text into `graph`, reporting what it could not read; false (reported) when
+  // a node name is defined twice, and the graph is dropped.
+  bool ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph);
   void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
                v1::Graph::Stage stage);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
@@ -175,7 +178,6 @@ class TraceParser {
   size_t extras_bytes_ = 0;
   size_t record_texts_bytes_ = 0;
   size_t cache_components_bytes_ = 0;
-  v1::Graph scratch_graph_;  // what the graphs that keep no nodes are parsed into
   absl::flat_hash_set<std::string> unkept_source_files_;
   std::string last_graph_id_;           // the graph the record being dispatched became, if one
   uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_

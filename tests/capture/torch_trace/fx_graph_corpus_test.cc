@@ -1,11 +1,13 @@
 // Every FX graph payload of the TORCH_TRACE fixtures and the hero traces: each parses without
-// a problem, and to as many nodes as a deliberately plain count of its lines finds.
+// a problem, and to as many nodes as a deliberately plain count of its lines finds; the scan that
+// stands in for the parse where nodes are not kept (ScanFxSourceFiles) finds their source files.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -164,6 +166,13 @@ TEST(FxGraphCorpusTest, EveryFixtureGraph) {
         }
         EXPECT_EQ(p.result.skipped_lines, 0u) << absl::StrJoin(p.result.problems, "\n");
         EXPECT_EQ(p.result.nodes, CountNodesIndependently(payload.text)) << Dump(p.graph, p.result);
+        // The scan of a graph whose nodes nothing reads finds the files its nodes name.
+        absl::flat_hash_set<std::string> scanned, named;
+        EXPECT_TRUE(ScanFxSourceFiles(payload.text, &scanned));
+        for (const v1::Node& n : p.graph.nodes()) {
+          if (!n.source().file().empty()) named.insert(n.source().file());
+        }
+        EXPECT_EQ(scanned, named);
       }
     }
     std::cout << "[ fx corpus ] " << root << ": " << paths.size() << " files, " << files

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_io.h"
 #include "common/utf8.h"
@@ -209,6 +210,10 @@ TEST(FxGraphTest, EveryPrefixOfARealGraph) {
     ExpectConsistent(p.graph);
     if (n <= last_statement) {
       EXPECT_GE(p.result.skipped_lines, 1u) << n;  // it never returned
+      // Nor is it the outline the scan takes in the parse's place: the caller parses it.
+      absl::flat_hash_set<std::string> files;
+      EXPECT_FALSE(ScanFxSourceFiles(text.substr(0, n), &files)) << n;
+      EXPECT_TRUE(files.empty()) << n;
     }
   }
 }
@@ -227,12 +232,58 @@ TEST(FxGraphTest, BinaryGarbage) {
     }
     const Parsed p = Parse(text);
     ExpectConsistent(p.graph);
+    absl::flat_hash_set<std::string> files;
+    (void)ScanFxSourceFiles(text, &files);
   }
   std::string noise(1 << 16, '\0');
   for (char& c : noise) c = static_cast<char>(rng());
   const Parsed p = Parse(noise);
   ExpectConsistent(p.graph);
   EXPECT_GE(p.result.skipped_lines, 1u);
+}
+
+// The scan that stands in for the parse where a graph's nodes are not kept: the files of the
+// forward's source comments, and false for a text that is not the outline of a GraphModule.
+TEST(FxGraphTest, ScanFindsTheForwardsSourceFiles) {
+  const std::string graph = R"(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4][1]cpu"):
+        # File: /m/model.py:12 in forward, code: y = x.relu()
+        relu: "f32[4][1]cpu" = torch.ops.aten.relu.default(x)
+        # No stacktrace found for following nodes
+        neg: "f32[4][1]cpu" = torch.ops.aten.neg.default(relu)
+        # File: /m/layers.py:3 in f, code: return y * 2
+        mul: "f32[4][1]cpu" = torch.ops.aten.mul.Tensor(
+            neg, 2
+        )
+        return (mul,)
+
+    class submod_0(torch.nn.Module):
+        def forward(self, a):
+            # File: /m/nested.py:1 in g, code: a
+            return (a,)
+)";
+  absl::flat_hash_set<std::string> files;
+  ASSERT_TRUE(ScanFxSourceFiles(graph, &files));
+  EXPECT_THAT(files, ::testing::UnorderedElementsAre("/m/model.py", "/m/layers.py"));
+  const Parsed parsed = Parse(graph);
+  absl::flat_hash_set<std::string> named;
+  for (const v1::Node& n : parsed.graph.nodes()) {
+    if (!n.source().file().empty()) named.insert(n.source().file());
+  }
+  EXPECT_EQ(files, named);
+
+  for (const std::string& broken : {
+           std::string("test payload no subgraph"),        // not FX at all
+           std::string("import torch\n") + graph,          // a stray preamble
+           graph.substr(0, graph.find("        return")),  // cut off
+           absl::StrCat(graph.substr(0, graph.find("model.py")), "\xff.py:1 in f, code: y\n",
+                        graph.substr(graph.find("        relu"))),  // not UTF-8
+       }) {
+    absl::flat_hash_set<std::string> none;
+    EXPECT_FALSE(ScanFxSourceFiles(broken, &none)) << broken;
+    EXPECT_TRUE(none.empty()) << broken;
+    EXPECT_GE(Parse(broken).result.skipped_lines, 1u) << broken;  // what the caller then reports
+  }
 }
 
 }  // namespace
