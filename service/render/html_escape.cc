@@ -5,31 +5,13 @@
 namespace cl {
 
 std::string EscapeHtml(absl::string_view untrusted) {
-  const std::string scrubbed = ScrubUntrusted(untrusted, Newlines::kKeep);
   std::string out;
-  out.reserve(scrubbed.size() + scrubbed.size() / 8);
-  for (const char c : scrubbed) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  AppendEscapedHtml(untrusted, &out);
   return out;
+}
+
+void AppendEscapedHtml(absl::string_view untrusted, std::string* out) {
+  AppendScrubbed(untrusted, Newlines::kKeep, Escape::kHtml, out);
 }
 
 }  // namespace cl

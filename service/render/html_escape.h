@@ -13,6 +13,8 @@ namespace cl {
 // Scrubs `untrusted` (untrusted_text.h) and escapes & < > " ' as character references, so the
 // result is inert both as element content and inside a double- or single-quoted attribute.
 std::string EscapeHtml(absl::string_view untrusted);
+// The same, appended to `out` (no string in between: the site escapes megabytes of log text).
+void AppendEscapedHtml(absl::string_view untrusted, std::string* out);
 
 }  // namespace cl
 

@@ -13,7 +13,7 @@ HtmlWriter& HtmlWriter::Tag(Markup markup) {
 }
 
 HtmlWriter& HtmlWriter::Text(absl::string_view untrusted) {
-  out_ += EscapeHtml(untrusted);
+  AppendEscapedHtml(untrusted, &out_);
   return *this;
 }
 

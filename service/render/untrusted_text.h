@@ -22,8 +22,17 @@ enum class Newlines {
   kFlatten,  // '\n' and '\t' become a space: one terminal line stays one line.
 };
 
+enum class Escape {
+  kNone,
+  kHtml,  // & < > " ' also become character references (html_escape.h)
+};
+
 // Returns `in` as valid UTF-8 with controls and bidi overrides made visible (see above).
 std::string ScrubUntrusted(absl::string_view in, Newlines newlines);
+
+// The same, appended to `out`, with `escape`'s special characters escaped too: one pass, which
+// copies the runs of printable ASCII (almost all of a log) whole.
+void AppendScrubbed(absl::string_view in, Newlines newlines, Escape escape, std::string* out);
 
 }  // namespace cl
 

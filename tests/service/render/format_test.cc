@@ -2,9 +2,15 @@
 // writer's code spans and links, number formats, and locations.
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "common/number_format.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/render/html_escape.h"
@@ -54,6 +60,68 @@ TEST(EscapeHtmlTest, EscapesTheFiveCharacters) {
             "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;");
   EXPECT_EQ(EscapeHtml("16→32 `x`"), "16→32 `x`");
   EXPECT_EQ(EscapeHtml("\xff<"), "\uFFFD&lt;");
+}
+
+// The one-pass escaping against its definition, character by character: scrub (untrusted_text.h),
+// then the five HTML characters; on random strings of everything that needs care, in runs.
+std::string Reference(absl::string_view in, Newlines newlines, bool html) {
+  const std::string scrubbed =
+      RewriteUtf8(in, [newlines](char32_t cp, absl::string_view bytes, std::string& out) {
+        const bool bidi = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+        if (cp == '\n' || cp == '\t') {
+          out += newlines == Newlines::kKeep ? static_cast<char>(cp) : ' ';
+        } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || bidi) {
+          out += absl::StrFormat("[U+%04X]", static_cast<unsigned>(cp));
+        } else {
+          out.append(bytes.data(), bytes.size());
+        }
+      });
+  if (!html) return scrubbed;
+  return absl::StrReplaceAll(
+      scrubbed, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
+}
+
+TEST(ScrubUntrustedTest, OnePassMatchesTheDefinition) {
+  const std::vector<std::string> pieces = {"plain text ",
+                                           "x",
+                                           "&",
+                                           "<",
+                                           ">",
+                                           "\"",
+                                           "'",
+                                           "\n",
+                                           "\t",
+                                           "\r",
+                                           std::string(1, '\0'),
+                                           "\x1b[31m",
+                                           "\x7f",
+                                           "\xc2\x85",
+                                           "\xc3\xa9",
+                                           "\xe2\x80\xae",
+                                           "\xe2\x81\xa6",
+                                           "\xf0\x9f\x98\x80",
+                                           "\xff",
+                                           "\x80",
+                                           "\xe2\x80",
+                                           "\xc0\xaf",
+                                           "\xed\xa0\x80",
+                                           "\xf4\x90\x80\x80",
+                                           "  def forward(self, x):"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string in;
+    const int n = static_cast<int>(rng() % 24);
+    for (int i = 0; i < n; ++i) in += pieces[rng() % pieces.size()];
+    for (const Newlines newlines : {Newlines::kKeep, Newlines::kFlatten}) {
+      EXPECT_EQ(ScrubUntrusted(in, newlines), Reference(in, newlines, /*html=*/false))
+          << absl::CHexEscape(in);
+    }
+    EXPECT_EQ(EscapeHtml(in), Reference(in, Newlines::kKeep, /*html=*/true))
+        << absl::CHexEscape(in);
+    std::string appended = "<kept>";
+    AppendEscapedHtml(in, &appended);
+    EXPECT_EQ(appended, "<kept>" + EscapeHtml(in));
+  }
 }
 
 TEST(HtmlWriterTest, CodeSpansAreEscapedInsideAndOut) {
