@@ -1,11 +1,10 @@
 #include "capture/torch_trace/tokenizer.h"
 
-#include <openssl/evp.h>
-
 #include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "common/digest.h"
 #include "common/md5_batch.h"
 
 namespace cl {
@@ -17,25 +16,6 @@ constexpr size_t kBatchBytes = 8 << 20;
 constexpr size_t kBatchRecords = 512;
 
 }  // namespace
-
-// Incremental md5 over a payload past the payload cap (EVP: OpenSSL 3 deprecates the MD5_*
-// functions).
-class TraceTokenizer::Md5 {
- public:
-  Md5() : ctx_(EVP_MD_CTX_new()) {}
-  ~Md5() { EVP_MD_CTX_free(ctx_); }
-  void Reset() { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
-  void Update(absl::string_view s) { EVP_DigestUpdate(ctx_, s.data(), s.size()); }
-  std::string HexDigest() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, digest, &len);
-    return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), len));
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
 
 namespace {
 
@@ -95,8 +75,7 @@ absl::string_view HasPayload(absl::string_view json) {
 
 }  // namespace
 
-TraceTokenizer::TraceTokenizer(TokenizerLimits limits)
-    : limits_(limits), md5_(std::make_unique<Md5>()) {}
+TraceTokenizer::TraceTokenizer(TokenizerLimits limits) : limits_(limits) {}
 
 TraceTokenizer::~TraceTokenizer() = default;
 
@@ -155,16 +134,16 @@ void TraceTokenizer::Line(absl::string_view line, Sink sink) {
       const size_t need = p.size() + (first_payload_line_ ? 0 : 1) + line.size();
       if (need > limits_.max_payload_bytes) {
         record_.payload_truncated = true;
-        md5_->Reset();
-        md5_->Update(p);
+        md5_.Reset();
+        md5_.Update(p);
       } else {
         if (!first_payload_line_) p.push_back('\n');
         p.append(line.data(), line.size());
       }
     }
     if (record_.payload_truncated) {
-      if (!first_payload_line_) md5_->Update("\n");
-      md5_->Update(line);
+      if (!first_payload_line_) md5_.Update("\n");
+      md5_.Update(line);
     }
     first_payload_line_ = false;
     return;
@@ -196,7 +175,7 @@ void TraceTokenizer::Emit(Sink sink) {
   if (p.record.has_payload) {
     if (p.record.payload_truncated) {
       // Hashed as it came; nothing left to batch.
-      p.record.md5_ok = md5_->HexDigest() == expected_md5_;
+      p.record.md5_ok = md5_.HexDigest() == expected_md5_;
       if (!p.record.md5_ok) ++counters_.md5_mismatches;
       ++counters_.truncated_payloads;
     } else {

@@ -21,6 +21,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
+#include "common/digest.h"
 
 namespace cl {
 
@@ -71,7 +72,6 @@ class TraceTokenizer {
   const TokenizerCounters& counters() const { return counters_; }
 
  private:
-  class Md5;
   void Line(absl::string_view line, Sink sink);
   void Emit(Sink sink);
   void Flush(Sink sink);
@@ -83,7 +83,7 @@ class TraceTokenizer {
   bool in_record_ = false;
   TraceRecord record_;
   std::string expected_md5_;
-  std::unique_ptr<Md5> md5_;
+  Md5Stream md5_;  // of a payload past the payload cap
   bool first_payload_line_ = true;
 
   // Completed records whose md5s are not checked yet, with the md5s their headers claim.
