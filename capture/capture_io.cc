@@ -1,6 +1,7 @@
 #include "capture/capture_io.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,10 +17,23 @@
 #include "common/status_macros.h"
 #include "common/utf8.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/wire_format_lite.h"
 
 namespace cl {
+
+namespace {
+
+// A capture's JSON: the proto field names, indented.
+google::protobuf::util::JsonPrintOptions CaptureJsonOptions() {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.add_whitespace = true;
+  return options;
+}
+
+}  // namespace
 namespace {
 
 using ::google::protobuf::Descriptor;
@@ -226,22 +240,28 @@ absl::StatusOr<v1::SessionCapture> ReadCaptureFile(const std::string& path) {
 }
 
 absl::StatusOr<std::string> CaptureToJson(const v1::SessionCapture& capture) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.add_whitespace = true;
-  return ToDeterministicJson(capture, options);
+  return ToDeterministicJson(capture, CaptureJsonOptions());
 }
 
 absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture& capture) {
-  if (absl::EndsWith(path, ".pb")) {
-    std::string bytes;
-    if (!capture.SerializeToString(&bytes)) {
-      return absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
+  // Written to the file as it is encoded: a capture with its log's texts is hundreds of megabytes
+  // as JSON, which a string of it would hold once more in memory.
+  return WriteFileWith(path, [&](int fd) {
+    google::protobuf::io::FileOutputStream out(fd);
+    absl::Status status = absl::OkStatus();
+    if (absl::EndsWith(path, ".pb")) {
+      if (!capture.SerializeToZeroCopyStream(&out) && out.GetErrno() == 0)
+        status = absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
+    } else {
+      google::protobuf::util::JsonPrintOptions options = CaptureJsonOptions();
+      status = WriteDeterministicJson(capture, options, &out);
     }
-    return WriteFile(path, bytes);
-  }
-  CL_ASSIGN_OR_RETURN(std::string json, CaptureToJson(capture));
-  return WriteFile(path, json);
+    if (!out.Flush() || out.GetErrno() != 0) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": write failed: ", std::strerror(out.GetErrno())));
+    }
+    return status;
+  });
 }
 
 }  // namespace cl

@@ -65,6 +65,10 @@ absl::Status WriteAll(int fd, const std::string& path, absl::string_view content
 }  // namespace
 
 absl::Status WriteFile(const std::string& path, absl::string_view contents) {
+  return WriteFileWith(path, [&](int fd) { return WriteAll(fd, path, contents); });
+}
+
+absl::Status WriteFileWith(const std::string& path, absl::FunctionRef<absl::Status(int fd)> write) {
   // What is not a plain file (/dev/null, /dev/stdout and its symlink, a FIFO, a symlink the user
   // made) is written through, never renamed over: a rename would replace the device or the link
   // with a file (as root, /dev/null itself).
@@ -73,7 +77,7 @@ absl::Status WriteFile(const std::string& path, absl::string_view contents) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
     absl::Cleanup close_fd = [fd] { ::close(fd); };
-    return WriteAll(fd, path, contents);
+    return write(fd);
   }
   // A plain file goes through a temporary name of this write's own (process and call) and a
   // rename: a reader never sees half a file, and two writers of one path, in one process or two,
@@ -88,7 +92,7 @@ absl::Status WriteFile(const std::string& path, absl::string_view contents) {
   };
   {
     absl::Cleanup close_fd = [fd] { ::close(fd); };
-    CL_RETURN_IF_ERROR(WriteAll(fd, path, contents));
+    CL_RETURN_IF_ERROR(write(fd));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));

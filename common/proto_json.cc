@@ -38,6 +38,18 @@ absl::StatusOr<std::string> ToDeterministicJson(
     const google::protobuf::Message& message,
     const google::protobuf::util::JsonPrintOptions& options,
     google::protobuf::util::TypeResolver* types) {
+  std::string json;
+  {
+    google::protobuf::io::StringOutputStream out(&json);
+    CL_RETURN_IF_ERROR(WriteDeterministicJson(message, options, &out, types));
+  }
+  return json;
+}
+
+absl::Status WriteDeterministicJson(const google::protobuf::Message& message,
+                                    const google::protobuf::util::JsonPrintOptions& options,
+                                    google::protobuf::io::ZeroCopyOutputStream* out,
+                                    google::protobuf::util::TypeResolver* types) {
   const std::string wire = DeterministicBytes(message);
   // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then
   // is the message walked again to tell which.
@@ -45,14 +57,13 @@ absl::StatusOr<std::string> ToDeterministicJson(
     return absl::InternalError(
         absl::StrCat(message.GetTypeName(), " does not serialize (over 2 GiB)"));
   }
-  std::string json;
-  CL_RETURN_IF_ERROR(FromProtobufStatus(
-      google::protobuf::util::BinaryToJsonString(
+  google::protobuf::io::ArrayInputStream in(wire.data(), static_cast<int>(wire.size()));
+  return FromProtobufStatus(
+      google::protobuf::util::BinaryToJsonStream(
           types != nullptr ? types : GeneratedTypes(),
-          absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()), wire, &json,
+          absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()), &in, out,
           options),
-      absl::StrCat(message.GetTypeName(), " to JSON")));
-  return json;
+      absl::StrCat(message.GetTypeName(), " to JSON"));
 }
 
 }  // namespace cl

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
 #include "google/protobuf/util/json_util.h"
@@ -32,6 +33,12 @@ absl::StatusOr<std::string> ToDeterministicJson(
     const google::protobuf::Message& message,
     const google::protobuf::util::JsonPrintOptions& options,
     google::protobuf::util::TypeResolver* types = nullptr);
+
+// The same JSON, written to `out` as it is printed (a capture's is hundreds of megabytes).
+absl::Status WriteDeterministicJson(const google::protobuf::Message& message,
+                                    const google::protobuf::util::JsonPrintOptions& options,
+                                    google::protobuf::io::ZeroCopyOutputStream* out,
+                                    google::protobuf::util::TypeResolver* types = nullptr);
 
 }  // namespace cl
 
