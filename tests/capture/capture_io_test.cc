@@ -1,6 +1,7 @@
 #include "capture/capture_io.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -52,6 +53,16 @@ TEST(CaptureIoTest, JsonAndBinaryRoundTrip) {
     ASSERT_OK_AND_ASSIGN(v1::SessionCapture back, ReadCaptureFile(path));
     EXPECT_TRUE(MessageDifferencer::Equals(back, hero)) << name;
   }
+}
+
+// Written as it is encoded: a device that takes no byte fails the write, naming why.
+TEST(CaptureIoTest, AFullDeviceFailsTheWrite) {
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture hero,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
+  ASSERT_TRUE(std::filesystem::exists("/dev/full"));
+  EXPECT_THAT(
+      WriteCaptureFile("/dev/full", hero),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("/dev/full: write failed: No space")));
 }
 
 TEST(CaptureIoTest, JsonUsesOriginalFieldNames) {

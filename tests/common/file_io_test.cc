@@ -50,6 +50,22 @@ TEST_F(FileIoTest, WritesAndReadsBackEveryByte) {
   EXPECT_THAT(Entries(), ::testing::ElementsAre("f"));  // no temporary left behind
 }
 
+TEST_F(FileIoTest, AStreamedWriteThatFailsLeavesNoFile) {
+  ASSERT_TRUE(WriteFile(Path("f"), "old").ok());
+  const absl::Status failed = WriteFileWith(Path("f"), [](int fd) {
+    EXPECT_EQ(::write(fd, "half", 4), 4);
+    return absl::DataLossError("the writer gave up");
+  });
+  EXPECT_EQ(failed, absl::DataLossError("the writer gave up"));
+  EXPECT_EQ(*ReadFile(Path("f")), "old");  // untouched, and no temporary left behind
+  EXPECT_THAT(Entries(), ::testing::ElementsAre("f"));
+  ASSERT_TRUE(WriteFileWith(Path("f"), [](int fd) {
+                EXPECT_EQ(::write(fd, "new", 3), 3);
+                return absl::OkStatus();
+              }).ok());
+  EXPECT_EQ(*ReadFile(Path("f")), "new");
+}
+
 TEST_F(FileIoTest, AMissingFileIsNotFound) {
   absl::StatusOr<std::string> read = ReadFile(Path("nope"));
   EXPECT_EQ(read.status().code(), absl::StatusCode::kNotFound);
