@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/proto_json_printer.h"
 #include "common/proto_status.h"
 #include "common/status_macros.h"
 #include "google/protobuf/descriptor.h"
@@ -50,6 +51,12 @@ absl::Status WriteDeterministicJson(const google::protobuf::Message& message,
                                     const google::protobuf::util::JsonPrintOptions& options,
                                     google::protobuf::io::ZeroCopyOutputStream* out,
                                     google::protobuf::util::TypeResolver* types) {
+  if (types == nullptr && CanPrintProtoJson(message.GetDescriptor(), options)) {
+    if (!PrintProtoJson(message, options, out)) {
+      return absl::DataLossError(absl::StrCat(message.GetTypeName(), " to JSON: the write failed"));
+    }
+    return absl::OkStatus();
+  }
   const std::string wire = DeterministicBytes(message);
   // Empty bytes are an empty message, or one past 2 GiB that protobuf refused to write: only then
   // is the message walked again to tell which.

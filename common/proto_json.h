@@ -3,7 +3,8 @@
 // protobuf's JSON printer writes map entries in its hash order, which differs between processes;
 // reports and captures are compared byte for byte (in-process vs server, golden files), so every
 // JSON the project writes goes through here: the message is serialized deterministically (map
-// entries sorted by key) and the wire bytes are printed as JSON.
+// entries sorted by key) and the wire bytes are printed as JSON, or, where it can
+// (proto_json_printer.h), the message is printed directly with the same bytes as the result.
 #ifndef COMMON_PROTO_JSON_H_
 #define COMMON_PROTO_JSON_H_
 
@@ -27,8 +28,9 @@ inline constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
 std::string DeterministicBytes(const google::protobuf::MessageLite& message);
 
 // `message` as proto3 JSON, printed from DeterministicBytes through `types`: the generated pool as
-// protobuf describes it when null, or a resolver that describes the same types otherwise (the
-// report's, proto/report_words.h, which names enum values by their words).
+// protobuf describes it when null (then printed directly by PrintProtoJson where it can), or a
+// resolver that describes the same types otherwise (the report's, proto/report_words.h, which
+// names enum values by their words).
 absl::StatusOr<std::string> ToDeterministicJson(
     const google::protobuf::Message& message,
     const google::protobuf::util::JsonPrintOptions& options,

@@ -1,0 +1,38 @@
+// Proto3 JSON straight from a message, by reflection: the bytes protobuf's own printer writes
+// (util::BinaryToJsonStream, which common/proto_json.h otherwise goes through), several times
+// faster and without the message's wire bytes in between.
+//
+// protobuf 3.21 prints JSON by serializing the message, then re-reading the wire bytes through a
+// type resolver and an object writer: for a capture with its log's texts (a 73 MB log makes a
+// 96 MB capture) that was most of `import-trace -o x.cls.json` (bench/README.md, "Against
+// tlparse"). This printer walks the message instead and writes what that chain writes: fields in
+// field-number order, proto3 defaults left out, map entries sorted by key (deterministic
+// serialization's order), 64-bit integers quoted, doubles as SimpleDtoa, NaN and infinities as
+// quoted words, enums by name, bytes in base64, google.protobuf.Struct / Value / ListValue as
+// plain JSON, strings escaped as protobuf escapes them (including < > and the invisible
+// characters it escapes for HTML safety). tests/common/proto_json_printer_test.cc holds it to
+// protobuf's output byte for byte, on every fixture capture and on every code point.
+#ifndef COMMON_PROTO_JSON_PRINTER_H_
+#define COMMON_PROTO_JSON_PRINTER_H_
+
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/zero_copy_stream.h"
+#include "google/protobuf/message.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace cl {
+
+// True when PrintProtoJson writes what protobuf would for messages of `type` with `options`: the
+// options it implements (preserve_proto_field_names and add_whitespace either way, nothing else
+// set) and no well-known type among the fields but Struct, Value and ListValue.
+bool CanPrintProtoJson(const google::protobuf::Descriptor* type,
+                       const google::protobuf::util::JsonPrintOptions& options);
+
+// Writes `message` as JSON to `out` (CanPrintProtoJson must hold). False when `out` failed.
+bool PrintProtoJson(const google::protobuf::Message& message,
+                    const google::protobuf::util::JsonPrintOptions& options,
+                    google::protobuf::io::ZeroCopyOutputStream* out);
+
+}  // namespace cl
+
+#endif  // COMMON_PROTO_JSON_PRINTER_H_
