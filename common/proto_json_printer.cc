@@ -58,6 +58,18 @@ struct LowEscapes {
 };
 constexpr LowEscapes kLowEscapes;
 
+// The bytes that start something AppendEscaped must look at: an escaped ASCII character, or any
+// byte of a multi-byte one. The rest are copied a run at a time.
+struct MayEscape {
+  bool set[256] = {};
+  constexpr MayEscape() {
+    for (int c = 0; c < 256; ++c) set[c] = c < 0x20 || c >= 0x7F;
+    set['"'] = set['\\'] = set['<'] = set['>'] = true;
+  }
+  constexpr bool operator[](uint8_t c) const { return set[c]; }
+};
+constexpr MayEscape kMayEscape;
+
 // Code points at U+00A0 and above that protobuf escapes, for JavaScript's sake: invisible
 // formatting characters and separators. The supplementary ones are written as surrogate pairs.
 bool EscapedAbove9F(uint32_t cp) {
@@ -135,11 +147,7 @@ void AppendEscaped(absl::string_view s, std::string& out) {
   size_t i = 0;
   while (i < s.size()) {
     size_t plain = i;
-    while (plain < s.size()) {
-      const auto c = static_cast<uint8_t>(s[plain]);
-      if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\' || c == '<' || c == '>') break;
-      ++plain;
-    }
+    while (plain < s.size() && !kMayEscape[static_cast<uint8_t>(s[plain])]) ++plain;
     out.append(s.data() + i, plain - i);
     i = plain;
     if (i == s.size()) return;
