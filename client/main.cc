@@ -665,7 +665,7 @@ int Upload(const std::string& path) {
   if (!capture.ok()) return Fail(capture.status());
   cl::v1::AnalyzeOptions options;
   if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
-  const cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
+  cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
   cl::UploadOutcome outcome = cl::AnalyzeWithRetry(
       captures, options, RemoteWithProgress(path, UploadBytes(captures)), UploadPolicy());
   Progress().Clear();
@@ -675,6 +675,7 @@ int Upload(const std::string& path) {
                 << server << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts")
                 << ")\n";
     }
+    LeaveToExit(std::move(captures.head));
     return GateOutcome(outcome.response->report().health());
   }
   const absl::Status failure = outcome.response.status();
