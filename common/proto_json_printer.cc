@@ -64,7 +64,7 @@ struct MayEscape {
   bool set[256] = {};
   constexpr MayEscape() {
     for (int c = 0; c < 256; ++c) set[c] = c < 0x20 || c >= 0x7F;
-    set['"'] = set['\\'] = set['<'] = set['>'] = true;
+    for (const char c : {'"', '\\', '<', '>'}) set[static_cast<uint8_t>(c)] = true;
   }
   constexpr bool operator[](uint8_t c) const { return set[c]; }
 };

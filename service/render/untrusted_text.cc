@@ -28,7 +28,7 @@ using ByteSet = std::array<bool, 256>;
 constexpr ByteSet PlainBytes(Newlines newlines, Escape escape) {
   ByteSet plain{};
   for (int c = 0x20; c < 0x7F; ++c) plain[c] = true;
-  plain['\n'] = plain['\t'] = newlines == Newlines::kKeep;
+  for (const char c : {'\n', '\t'}) plain[static_cast<uint8_t>(c)] = newlines == Newlines::kKeep;
   if (escape == Escape::kHtml) {
     for (const char c : {'&', '<', '>', '"', '\''}) plain[static_cast<uint8_t>(c)] = false;
   }
