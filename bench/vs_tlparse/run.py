@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""Times compile-lens against tlparse (or, without one, a naive scan) on the same logs, side by side.
+
+Every case is a whole process, as a user runs it, so start-up is in the figures. The cases of one
+log run alternately, round after round (a slow moment of the machine lands on all of them alike),
+and each figure is the median over the rounds: wall time, CPU time (user + system, from wait4) and
+peak RSS (ru_maxrss). The ratios are against the baseline of the same run: tlparse --plain-text,
+tlparse's fastest mode, when --tlparse names its binary; else `wc -l` over the log, a naive scan
+that reads every byte once. A benchmark, not a test: it asserts nothing and prints figures.
+
+Cases (--cases, comma-separated; default all but upload):
+  analyze  cl-client analyze LOG --html R.html          (the one-page report, in-process)
+  pb       cl-client import-trace LOG -o x.cls.pb
+  json     cl-client import-trace LOG -o x.cls.json
+  site     cl-client analyze LOG --html-dir DIR          (the per-compile site)
+  upload   cl-client upload LOG --server ADDR, to a cl-server started here on a free port; the
+           server's peak RSS is read from its /proc status (VmHWM) after each upload, and the
+           server is restarted for every round so that each peak is one upload's
+
+Output goes under ${TMPDIR:-/var/tmp}/compile-lens-vs-tlparse, never inside the repository.
+Figures and what they were measured on: bench/README.md ("Against tlparse").
+
+Usage: run.py [--tlparse PATH] [--runs N] [--cases LIST] [--build DIR] LOG [LOG...]
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_once(argv, stdout=subprocess.DEVNULL):
+    """Runs argv to completion: (wall seconds, CPU seconds, peak RSS KiB, exit status)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
+
+
+class Server:
+    """A cl-server on a free loopback port, for the upload case."""
+
+    def __init__(self, binary):
+        self.proc = subprocess.Popen(
+            [binary, "--listen", "127.0.0.1:0", "--analysis_threads", "2"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # The bound address is on stderr's first line: "cl-server: listening on 127.0.0.1:PORT".
+        first = self.proc.stderr.readline()
+        self.address = first.strip().rsplit(" ", 1)[-1]
+        if ":" not in self.address:
+            self.stop()
+            sys.exit(f"run.py: cl-server did not say where it listens: {first!r}")
+
+    def peak_rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tlparse", help="a tlparse binary (else the baseline is `wc -l` of the log)")
+    ap.add_argument("--runs", type=int, default=5, help="rounds per log (default 5)")
+    ap.add_argument("--cases", default="analyze,pb,json,site",
+                    help="comma-separated: analyze, pb, json, site, upload")
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "..", "build"),
+                    help="the build tree with client/cl-client and service/cl-server")
+    ap.add_argument("logs", nargs="+", metavar="LOG")
+    args = ap.parse_args()
+
+    client = os.path.abspath(os.path.join(args.build, "client", "cl-client"))
+    server_bin = os.path.abspath(os.path.join(args.build, "service", "cl-server"))
+    cases = [c for c in args.cases.split(",") if c]
+    unknown = set(cases) - {"analyze", "pb", "json", "site", "upload"}
+    if unknown:
+        sys.exit(f"run.py: unknown case(s): {', '.join(sorted(unknown))}")
+    out = os.path.join(os.environ.get("TMPDIR", "/var/tmp"), "compile-lens-vs-tlparse")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+
+    def argv_of(case, log):
+        if case == "base":
+            if args.tlparse:
+                return [args.tlparse, log, "-o", os.path.join(out, "tlparse"), "--no-browser",
+                        "--overwrite", "--plain-text"]
+            return ["wc", "-l", log]
+        if case == "analyze":
+            return [client, "analyze", log, "--html", os.path.join(out, "r.html"), "--quiet"]
+        if case == "pb":
+            return [client, "import-trace", log, "-o", os.path.join(out, "x.cls.pb")]
+        if case == "json":
+            return [client, "import-trace", log, "-o", os.path.join(out, "x.cls.json")]
+        if case == "site":
+            site = os.path.join(out, "site")
+            shutil.rmtree(site, ignore_errors=True)
+            return [client, "analyze", log, "--html-dir", site, "--quiet"]
+        raise AssertionError(case)
+
+    base_name = "tlparse --plain-text" if args.tlparse else "wc -l (naive scan)"
+    print(f"baseline: {base_name}; {args.runs} alternating rounds; medians; "
+          f"CPU = user + system; ratios are compile-lens / baseline")
+    ratios = {case: [] for case in cases}  # (CPU ratio, log) per case, for the summary
+    for log in args.logs:
+        log = os.path.abspath(log)
+        figures = {name: [] for name in ["base"] + cases}
+        server_figures = []  # (server CPU, server peak RSS KiB) per upload round
+        for _ in range(args.runs):
+            for case in ["base"] + cases:
+                if case == "upload":
+                    server = Server(server_bin)
+                    try:
+                        cpu0 = server.cpu_seconds()
+                        figures[case].append(run_once(
+                            [client, "upload", log, "--server", server.address, "--quiet"]))
+                        server_figures.append((server.cpu_seconds() - cpu0, server.peak_rss_kib()))
+                    finally:
+                        server.stop()
+                    continue
+                figures[case].append(run_once(argv_of(case, log)))
+        size = os.path.getsize(log)
+        print(f"\n{os.path.basename(log)} ({size / 1e6:.2f} MB)")
+        print(f"  {'case':<24}{'wall s':>9}{'CPU s':>9}{'peak MiB':>10}"
+              f"{'wall x':>9}{'CPU x':>8}{'RSS x':>8}  exit")
+        med = {}
+        for case, runs in figures.items():
+            med[case] = tuple(statistics.median(r[i] for r in runs) for i in range(3))
+        for case, runs in figures.items():
+            wall, cpu, rss = med[case]
+            bw, bc, br = med["base"]
+            name = base_name if case == "base" else case
+            codes = ",".join(str(c) for c in sorted({r[3] for r in runs}))
+            if case != "base":
+                ratios[case].append((cpu / max(bc, 1e-3), os.path.basename(log)))
+            print(f"  {name:<24}{wall:9.3f}{cpu:9.3f}{rss / 1024:10.1f}"
+                  f"{wall / bw:9.2f}{cpu / max(bc, 1e-3):8.2f}{rss / br:8.2f}  {codes}")
+        if server_figures:
+            cpu = statistics.median(s[0] for s in server_figures)
+            rss = statistics.median(s[1] for s in server_figures)
+            aw, ac, ar = med.get("analyze", (0, 0, 0))
+            uw = med["upload"][0]
+            line = f"  upload: server CPU {cpu:.3f} s, server peak {rss / 1024:.1f} MiB"
+            if ar:
+                line += (f"; upload wall / analyze wall {uw / aw:.2f}, "
+                         f"server peak / analyze peak {rss / ar:.2f}")
+            print(line)
+
+    if len(args.logs) > 1:
+        print(f"\nover {len(args.logs)} logs, CPU ratio to the baseline:")
+        for case, rs in ratios.items():
+            worst = max(rs)
+            print(f"  {case:<10} median {statistics.median(r[0] for r in rs):.2f}, "
+                  f"worst {worst[0]:.2f} ({worst[1]}), "
+                  f"{sum(r[0] <= 1.0 for r in rs)} of {len(rs)} at or under 1.0")
+
+
+if __name__ == "__main__":
+    main()
