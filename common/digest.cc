@@ -14,24 +14,27 @@ std::string Hex(const unsigned char* digest, size_t len) {
   return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), len));
 }
 
+// One message through a low-level digest's init, update and final.
+template <typename Context, size_t kLength>
+std::string OneShot(absl::string_view data, int (*init)(Context*),
+                    int (*update)(Context*, const void*, size_t),
+                    int (*finish)(unsigned char*, Context*)) {
+  unsigned char digest[kLength];
+  Context ctx;
+  init(&ctx);
+  update(&ctx, data.data(), data.size());
+  finish(digest, &ctx);
+  return Hex(digest, kLength);
+}
+
 }  // namespace
 
 std::string Md5Hex(absl::string_view data) {
-  unsigned char digest[MD5_DIGEST_LENGTH];
-  MD5_CTX ctx;
-  MD5_Init(&ctx);
-  MD5_Update(&ctx, data.data(), data.size());
-  MD5_Final(digest, &ctx);
-  return Hex(digest, sizeof(digest));
+  return OneShot<MD5_CTX, MD5_DIGEST_LENGTH>(data, MD5_Init, MD5_Update, MD5_Final);
 }
 
 std::string Sha256Hex(absl::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256_CTX ctx;
-  SHA256_Init(&ctx);
-  SHA256_Update(&ctx, data.data(), data.size());
-  SHA256_Final(digest, &ctx);
-  return Hex(digest, sizeof(digest));
+  return OneShot<SHA256_CTX, SHA256_DIGEST_LENGTH>(data, SHA256_Init, SHA256_Update, SHA256_Final);
 }
 
 struct Md5Stream::State {
