@@ -511,7 +511,7 @@ FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph) {
 // bracket, is a forward cut short. A comment is a line whose text starts with '#'.
 bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>* files) {
   std::vector<std::string> found;
-  bool in_forward = false;
+  bool in_forward = false, in_class = false;
   size_t def_indent = 0;
   while (!text.empty()) {
     const size_t newline = text.find('\n');
@@ -522,11 +522,15 @@ bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>*
     line = fx::Strip(line.substr(indent));
     if (line.empty()) continue;
     if (!in_forward) {
-      // What the parser takes before the forward: comments, the class line, wrap() calls.
+      // What the parser takes before the forward: comments, one class line, and inside the class
+      // the wrap() calls FX prints.
       if (absl::StartsWith(line, "def ")) {
         in_forward = true;
         def_indent = indent;
-      } else if (line[0] != '#' && !fx::IsClassLine(line) && !absl::StrContains(line, "wrap(")) {
+      } else if (line[0] == '#') {
+      } else if (!in_class && fx::IsClassLine(line)) {
+        in_class = true;
+      } else if (!in_class || !absl::StrContains(line, "wrap(")) {
         return false;
       }
       continue;

@@ -275,6 +275,8 @@ TEST(FxGraphTest, ScanFindsTheForwardsSourceFiles) {
   for (const std::string& broken : {
            std::string("test payload no subgraph"),        // not FX at all
            std::string("import torch\n") + graph,          // a stray preamble
+           std::string("class A:\n") + graph,              // a second class
+           std::string("torch.fx.wrap('f')\n") + graph,    // wrap() outside the class
            graph.substr(0, graph.find("        return")),  // cut off
            absl::StrCat(graph.substr(0, graph.find("model.py")), "\xff.py:1 in f, code: y\n",
                         graph.substr(graph.find("        relu"))),  // not UTF-8
