@@ -8,9 +8,9 @@
 // tlparse"). This printer walks the message instead and writes what that chain writes: fields in
 // field-number order, proto3 defaults left out, map entries sorted by key (deterministic
 // serialization's order), 64-bit integers quoted, doubles as SimpleDtoa, NaN and infinities as
-// quoted words, enums by name, bytes in base64, google.protobuf.Struct / Value / ListValue as
-// plain JSON, strings escaped as protobuf escapes them (including < > and the invisible
-// characters it escapes for HTML safety). tests/common/proto_json_printer_test.cc holds it to
+// quoted words, enums by name, google.protobuf.Struct / Value / ListValue as plain JSON, strings
+// escaped as protobuf escapes them (including < > and the invisible characters it escapes for
+// HTML safety). tests/common/proto_json_printer_test.cc holds it to
 // protobuf's output byte for byte, on every fixture capture and on every code point.
 #ifndef COMMON_PROTO_JSON_PRINTER_H_
 #define COMMON_PROTO_JSON_PRINTER_H_
@@ -24,7 +24,8 @@ namespace cl {
 
 // True when PrintProtoJson writes what protobuf would for messages of `type` with `options`: the
 // options it implements (preserve_proto_field_names and add_whitespace either way, nothing else
-// set) and no well-known type among the fields but Struct, Value and ListValue.
+// set), no well-known type among the fields but Struct (with its Value and ListValue), and no
+// float, bytes or non-string-keyed map field (none of which the project's messages have).
 bool CanPrintProtoJson(const google::protobuf::Descriptor* type,
                        const google::protobuf::util::JsonPrintOptions& options);
 

@@ -17,6 +17,7 @@
 #include "capture/torch_trace/importer.h"
 #include "common/proto_json.h"
 #include "compile_lens/v1/capture.pb.h"
+#include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/timestamp.pb.h"
@@ -221,6 +222,29 @@ TEST(ProtoJsonPrinterTest, LeavesToProtobufWhatItDoesNotPrint) {
   JsonPrintOptions ints = plain;
   ints.always_print_enums_as_ints = true;
   EXPECT_FALSE(CanPrintProtoJson(v1::SessionCapture::descriptor(), ints));
+  // Field types no message of the project has: floats, bytes, maps keyed by numbers.
+  google::protobuf::DescriptorPool pool;
+  google::protobuf::FileDescriptorProto file;
+  file.set_name("t.proto");
+  file.set_package("t");
+  file.set_syntax("proto3");
+  const auto add = [&file](const char* name, google::protobuf::FieldDescriptorProto::Type type) {
+    google::protobuf::DescriptorProto* m = file.add_message_type();
+    m->set_name(name);
+    google::protobuf::FieldDescriptorProto* f = m->add_field();
+    f->set_name("f");
+    f->set_number(1);
+    f->set_type(type);
+    f->set_label(google::protobuf::FieldDescriptorProto::LABEL_OPTIONAL);
+  };
+  add("Text", google::protobuf::FieldDescriptorProto::TYPE_STRING);
+  add("Float", google::protobuf::FieldDescriptorProto::TYPE_FLOAT);
+  add("Bytes", google::protobuf::FieldDescriptorProto::TYPE_BYTES);
+  ASSERT_NE(pool.BuildFile(file), nullptr);
+  EXPECT_TRUE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Text"), plain));
+  EXPECT_FALSE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Float"), plain));
+  EXPECT_FALSE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Bytes"), plain));
+
   // Through the one entry point: a Timestamp still prints as protobuf prints it.
   google::protobuf::Timestamp t;
   t.set_seconds(1);
