@@ -1,7 +1,7 @@
 // Message digests as lowercase hex, with OpenSSL's low-level digest functions rather than EVP: in
 // OpenSSL 3 the first EVP digest of a process loads the configuration file and registers every
-// cipher's and digest's name, a millisecond that was a sixth of a small log's whole analysis
-// (bench/README.md, "Against tlparse"). These compute the same bytes and touch nothing global.
+// cipher's and digest's name, an eighth of a 1 KB log's whole analysis (bench/README.md, "Against
+// tlparse"). These compute the same bytes and touch nothing global.
 // OpenSSL 3 deprecates them, and ships them.
 #ifndef COMMON_DIGEST_H_
 #define COMMON_DIGEST_H_
