@@ -22,7 +22,6 @@
 #include "google/protobuf/wire_format_lite.h"
 
 namespace cl {
-
 namespace {
 
 // A capture's JSON: the proto field names, indented.
@@ -32,9 +31,6 @@ google::protobuf::util::JsonPrintOptions CaptureJsonOptions() {
   options.add_whitespace = true;
   return options;
 }
-
-}  // namespace
-namespace {
 
 using ::google::protobuf::Descriptor;
 using ::google::protobuf::FieldDescriptor;
@@ -253,8 +249,7 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
       if (!capture.SerializeToZeroCopyStream(&out) && out.GetErrno() == 0)
         status = absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
     } else {
-      google::protobuf::util::JsonPrintOptions options = CaptureJsonOptions();
-      status = WriteDeterministicJson(capture, options, &out);
+      status = WriteDeterministicJson(capture, CaptureJsonOptions(), &out);
     }
     if (!out.Flush() || out.GetErrno() != 0) {
       return absl::DataLossError(

@@ -524,7 +524,6 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
 
 bool TraceParser::ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph) {
   const FxParseResult parsed = ParseFxGraphText(r.payload, graph);
-  Count(ImportCounter::kGraphs);
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
             absl::StrCat(
@@ -558,11 +557,10 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   // out, to be read with the others. Import-trace and a comparison with a base parse it, and
   // report the problems of its statements; one that is not even shaped like a GraphModule (cut
   // off, not FX at all) is parsed here too, for what is wrong with it, and its nodes dropped.
+  Count(ImportCounter::kGraphs);
   const bool nodes_unread =
       options_.graph_nodes == GraphNodes::kLoweredOnly && stage != v1::Graph::POST_GRAD;
-  if (nodes_unread && ScanFxSourceFiles(r.payload, &unkept_source_files_)) {
-    Count(ImportCounter::kGraphs);
-  } else {
+  if (!nodes_unread || !ScanFxSourceFiles(r.payload, &unkept_source_files_)) {
     if (!ParseGraph(r, event, &graph)) return;
     if (nodes_unread) {
       for (const v1::Node& n : graph.nodes()) {
