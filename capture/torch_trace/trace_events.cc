@@ -229,13 +229,26 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   const std::optional<int64_t> begin_us = json::ToInt64(begun), end_us = json::ToInt64(*ts);
   if (!begin_us || !end_us || *begin_us < 0) return;
   v1::Compile& c = *capture_.mutable_compiles(compile->second);
+  // A pair that begins after its compile's frame compile has ended is work torch did later under
+  // the same id: in training, the backward graph compiled at the first backward() (compile_fx's
+  // bw_compiler, with an inductor_compile and code_gen of its own), which the compile's
+  // compilation_metrics leave out. Its phases are kept apart from the frame's.
+  std::string phase_name = *name;
+  if (*name != "entire_frame_compile") {
+    for (const v1::Phase& p : c.phases()) {
+      if (p.name() == "entire_frame_compile" && p.spans_us_size() > 0 &&
+          p.spans_us(p.spans_us_size() - 1) <= *begin_us) {
+        absl::StrAppend(&phase_name, kAfterFrameCompile);
+      }
+    }
+  }
   v1::Phase* phase = nullptr;
   for (v1::Phase& p : *c.mutable_phases()) {
-    if (p.name() == *name) phase = &p;
+    if (p.name() == phase_name) phase = &p;
   }
   if (phase == nullptr) {
     phase = c.add_phases();
-    phase->set_name(*name);
+    phase->set_name(phase_name);
     phase->set_start_us(*begin_us);
   }
   // The difference of the doubles, as torch's own figures are read (0 <= spent <= end_us).

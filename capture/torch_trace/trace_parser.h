@@ -37,6 +37,11 @@ namespace v1 = ::compile_lens::v1;
 // stack frame that names it by index gets a copy, so one long name cannot become gigabytes.
 inline constexpr size_t kMaxStrNameBytes = 4096;
 
+// What a compile's phase from a trace-event pair that began after its frame compile had ended is
+// named after: "inductor_compile (after the frame compile)". In training that is the backward
+// graph's compile at the first backward(), which compilation_metrics do not time.
+inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
+
 // Which graphs keep their nodes in the capture. Every graph is parsed either way (so that the log's
 // problems are all reported, and the source files its nodes name are known), and every graph is
 // listed; kLoweredOnly drops the nodes of all but the post-grad graphs, which are what the passes

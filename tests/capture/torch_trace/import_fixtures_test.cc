@@ -340,6 +340,47 @@ TEST(ImportFixturesTest, ChromiumEventsGiveEachCompileItsPhases) {
   }
 }
 
+// In training, torch compiles the backward graph at the first backward(), after the frame compile
+// has ended, under the same compile id; compilation_metrics leave it out. Its pairs are phases of
+// their own, so a compile's frame phases are what its metrics time (torch-2.6/train).
+TEST(ImportFixturesTest, TheBackwardCompiledAfterTheFrameIsAPhaseOfItsOwn) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c =
+      ImportTraceFile((kFixtures / "torch-2.6" / "train" / "trace.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  int after = 0, compared = 0;
+  for (const v1::Compile& cp : c->compiles()) {
+    SCOPED_TRACE(cp.id());
+    int64_t frame_end = -1;
+    for (const v1::Phase& p : cp.phases()) {
+      if (p.name() == "entire_frame_compile") frame_end = p.spans_us(p.spans_us_size() - 1);
+    }
+    for (const v1::Phase& p : cp.phases()) {
+      // Each pair's begin: after the frame compile ended for the kept-apart phases, within it
+      // for the frame's own (an outer pair such as "dynamo" may end a little after it).
+      const bool kept_apart = absl::EndsWith(p.name(), kAfterFrameCompile);
+      after += kept_apart;
+      for (int i = 0; i < p.spans_us_size() && frame_end >= 0; i += 2) {
+        if (kept_apart) {
+          EXPECT_GE(p.spans_us(i), frame_end) << p.name();
+        } else if (p.name() != "entire_frame_compile") {
+          EXPECT_LT(p.spans_us(i), frame_end) << p.name();
+        }
+      }
+      const auto& m = cp.metrics().fields();
+      if (p.name() == "inductor_compile" && m.contains("inductor_compile_time_s") &&
+          m.at("inductor_compile_time_s").has_number_value()) {
+        ++compared;
+        const double metric_us = m.at("inductor_compile_time_s").number_value() * 1e6;
+        EXPECT_NEAR(static_cast<double>(p.duration_us()), metric_us, metric_us * 0.01 + 1000);
+      }
+    }
+  }
+  EXPECT_GT(after, 0);
+  EXPECT_GT(compared, 0);
+}
+
 // After torch._dynamo.reset() (tlparse's cache_hit_miss.log: three rounds), a compile's first
 // trace events begin before the dynamo_start that starts its round; they still reach it.
 TEST(ImportFixturesTest, TraceEventsThatBeginBeforeAResetRoundsFirstRecordReachItsCompile) {
