@@ -129,7 +129,7 @@ void WriteCacheLimitHits(const v1::RecompileSection& section, HtmlWriter& w) {
 
 void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
   if (section.graph_breaks().empty()) return;
-  w.Tag("<h3>Graph breaks (").Text(absl::StrCat(section.graph_breaks().size())).Tag(")</h3>\n");
+  w.Tag("<h3>").Text(GraphBreakCount(section)).Tag("</h3>\n");
   w.BeginTable({"reason", "category", "count", "where", "remedy"});
   for (int i = 0; i < ShownRows(section.graph_breaks().size()); ++i) {
     const v1::GraphBreakSummary& brk = section.graph_breaks(i);

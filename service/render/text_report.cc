@@ -17,6 +17,7 @@
 #include "common/utf8.h"
 #include "proto/report_words.h"
 #include "service/render/health_format.h"
+#include "service/render/html_fragments.h"
 #include "service/render/location_format.h"
 #include "service/render/terminal_writer.h"
 #include "service/render/text.h"
@@ -206,8 +207,7 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     t.Text(absl::StrCat(": ", hit.frame(), " hit ", hit.limit(), " = ", hit.value())).EndLine();
   }
   if (!s.graph_breaks().empty()) {
-    t.Text("  ").Styled(Style::kWarn,
-                        FormatCount(s.graph_breaks().size(), "graph break", "graph breaks"));
+    t.Text("  ").Styled(Style::kWarn, GraphBreakCount(s));
     t.EndLine();
     for (int i = 0; i < std::min(s.graph_breaks().size(), kMaxItems); ++i) {
       const v1::GraphBreakSummary& b = s.graph_breaks(i);
