@@ -115,10 +115,11 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
   EXPECT_THAT(text, HasSubstr("Cache-size limit hits (1) frame where limit value evidence forward "
                               "{repo}/examples/hero_scene.py:86 recompile_limit 8 8 cache entries "
                               "for forward"));
-  EXPECT_THAT(text, HasSubstr("2 graph breaks in 1 group reason category count where remedy Unsupported: "
-                              "call_function print (the whole frame ran eager) unsupported_call "
-                              "2 step /abs/train.py:12 print(f\"step {i}\") move the print out of "
-                              "the compiled region"));
+  EXPECT_THAT(text,
+              HasSubstr("2 graph breaks in 1 group reason category count where remedy Unsupported: "
+                        "call_function print (the whole frame ran eager) unsupported_call "
+                        "2 step /abs/train.py:12 print(f\"step {i}\") move the print out of "
+                        "the compiled region"));
 }
 
 // Two modules' `forward` both recompiled: the cluster table has a frame column, each row says
