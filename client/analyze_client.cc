@@ -8,6 +8,8 @@
 #include "absl/strings/strip.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
+#include "capture/torch_trace/importer.h"
+#include "capture/torch_trace/source_names.h"
 #include "common/file_io.h"
 #include "common/grpc_status.h"
 #include "common/gz_read.h"
@@ -196,10 +198,11 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
                                                        const v1::CaptureHeader& header,
                                                        const v1::AnalyzeOptions& options,
-                                                       const RemoteOptions& remote) {
+                                                       const RemoteOptions& remote,
+                                                       const ImportOptions* sources) {
   const size_t budget = PartBudget(remote);
   return Stream(options, remote, [&](auto emit) -> absl::Status {
-    if (header.has_session() || !header.source_name().empty()) {
+    if (header.has_session() || !header.source_name().empty() || header.post_grad_nodes_only()) {
       v1::CapturePart part;
       part.set_side(v1::HEAD);
       *part.mutable_header() = header;
@@ -207,7 +210,9 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
     }
     absl::Status sent;
     bool any = false;
+    SourceNameScanner names;
     CL_RETURN_IF_ERROR(ReadMaybeGzipped(log_path, budget - 64, [&](absl::string_view bytes) {
+      if (sources != nullptr) names.Feed(bytes);
       v1::CapturePart part;
       part.set_side(v1::HEAD);
       part.set_torch_trace(bytes.data(), bytes.size());
@@ -222,6 +227,20 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
       part.set_side(v1::HEAD);
       part.set_torch_trace("");
       CL_RETURN_IF_ERROR(emit(std::move(part)));
+    }
+    if (sources == nullptr) return absl::OkStatus();
+    // The user's files the log spells, as this machine has them: the server keeps the ones the
+    // session names, as an import here would have read them.
+    uint64_t offered = 0;
+    for (const std::string& file : names.Finish()) {
+      if (!IsUserSourceFile(file)) continue;
+      std::optional<std::string> text = ReadSourceFile(*sources, file);
+      if (!text || offered + text->size() > kMaxOfferedSourceBytes) continue;
+      offered += text->size();
+      v1::SourceFile source;
+      source.set_path(file);
+      source.set_text(*std::move(text));
+      CL_RETURN_IF_ERROR(SplitSource(source, v1::HEAD, budget, emit));
     }
     return absl::OkStatus();
   });

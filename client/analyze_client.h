@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "capture/stream/capture_assembler.h"
+#include "capture/torch_trace/importer.h"
 #include "compile_lens/v1/service.pb.h"
 
 namespace cl {
@@ -44,13 +45,21 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
                                                   const v1::AnalyzeOptions& options,
                                                   const RemoteOptions& remote);
 
+// The most source text AnalyzeRemoteTrace offers with a log, all files together.
+inline constexpr uint64_t kMaxOfferedSourceBytes = 32 << 20;
+
 // Streams a TORCH_TRACE log's bytes (decompressed when .gz) to a cl-server, which imports it
-// server-side; `header` goes first: its session fields override what the log says, and its
-// source_name names the log in the import's diagnostics.
+// server-side as they arrive; `header` goes first: its session fields override what the log says,
+// its source_name names the log in the import's diagnostics, and post_grad_nodes_only keeps what a
+// single session's analysis reads. With `sources`, the user files whose paths the log spells
+// (SourceNameScanner) follow, read here (ReadSourceFile: its path_map, max_source_bytes each) up
+// to kMaxOfferedSourceBytes in all: the server keeps those the session names, which only this
+// machine has.
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
                                                        const v1::CaptureHeader& header,
                                                        const v1::AnalyzeOptions& options,
-                                                       const RemoteOptions& remote);
+                                                       const RemoteOptions& remote,
+                                                       const ImportOptions* sources = nullptr);
 
 // grpc.health.v1.Health/Check for `service` ("" = the whole server): OK when SERVING.
 absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service);

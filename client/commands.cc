@@ -130,7 +130,9 @@ std::vector<CommandHelp> MakeCommands() {
        "refuses\n"
        "as bad input (INVALID_ARGUMENT) is not spooled (exit 3). Gates (as check takes them, but\n"
        "none that compare with a base) run on the server, and a failed one exits 5, so a job's\n"
-       "teardown can fail the job.",
+       "teardown can fail the job. A log file goes up as it is (the server imports it as it\n"
+       "arrives), with the user files it names read here (--path-map; --no-sources: none); it is\n"
+       "imported here only if it must be spooled. A directory or --rank is imported here.",
        Join({"spool", "quiet"}, {&kInputFlags, &kRemoteFlags, &kGateFlags}),
        "  cl-client upload /tmp/trace_dir --server dns:///compile-lens:50051 --deadline 30s \\\n"
        "      --label model=llama\n"},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -526,12 +527,14 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
     cl::ApplyOverrides(in->overrides, &facts);
     header.set_schema(cl::SchemaVersion());
     header.set_source_name(std::filesystem::path(head_path).filename().string());
+    header.set_post_grad_nodes_only(true);  // one session, as in-process (above)
     if (facts.has_session()) *header.mutable_session() = facts.session();
     std::error_code size_error;
     const uint64_t size =
         absl::EndsWith(head_path, ".gz") ? 0 : std::filesystem::file_size(head_path, size_error);
     absl::StatusOr<cl::v1::AnalyzeResponse> response = cl::AnalyzeRemoteTrace(
-        head_path, header, options, RemoteWithProgress(head_path, size_error ? 0 : size));
+        head_path, header, options, RemoteWithProgress(head_path, size_error ? 0 : size),
+        in->import.read_sources ? &in->import : nullptr);
     Progress().Clear();
     if (!response.ok()) return Fail(response.status());
     return Deliver(*response, std::nullopt, nullptr);
@@ -649,39 +652,30 @@ cl::RetryPolicy UploadPolicy() {
   return policy;
 }
 
-// upload: the session to the server, retried until --deadline, else into the spool.
-int Upload(const std::string& path) {
+// How an upload ends: the answer's gates, or the session in the spool. `capture` is the session
+// to spool (called only then: a log streamed as it is is imported here only if it must wait).
+int UploadEnded(const std::string& what, const cl::UploadOutcome& outcome,
+                absl::FunctionRef<absl::StatusOr<cl::v1::SessionCapture>()> capture) {
   const std::string server = absl::GetFlag(FLAGS_server);
-  if (server.empty()) return Usage("upload needs --server HOST:PORT");
-  absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
-  if (!in.ok()) return Usage(in.status().message());
-  absl::StatusOr<cl::v1::Gates> gates = ReadGates();  // before the import: a usage error is cheap
-  if (!gates.ok()) return Usage(gates.status().message());
-  if (const absl::string_view flag = ComparingGate(*gates); !flag.empty())
-    return Usage(absl::StrCat("upload sends one session: ", flag, " has no base to compare with"));
-  // The server analyzes the one session: the post-grad graphs' nodes are all its passes read.
-  in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
-  absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
-  if (!capture.ok()) return Fail(capture.status());
-  cl::v1::AnalyzeOptions options;
-  if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
-  cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
-  cl::UploadOutcome outcome = cl::AnalyzeWithRetry(
-      captures, options, RemoteWithProgress(path, UploadBytes(captures)), UploadPolicy());
-  Progress().Clear();
   if (outcome.response.ok()) {
     if (!absl::GetFlag(FLAGS_quiet)) {
-      std::cout << "cl-client: uploaded session " << captures.head.session().id() << " to "
-                << server << " (" << cl::FormatCount(outcome.attempts, "attempt", "attempts")
-                << ")\n";
+      std::cout << "cl-client: uploaded session "
+                << outcome.response->report().metadata().session_id() << " to " << server << " ("
+                << cl::FormatCount(outcome.attempts, "attempt", "attempts") << ")\n";
     }
-    LeaveToExit(std::move(captures.head));
     return GateOutcome(outcome.response->report().health());
   }
   const absl::Status failure = outcome.response.status();
   if (cl::IsRefusedCapture(failure)) return Fail(failure);  // it would be refused again
+  absl::StatusOr<cl::v1::SessionCapture> session = capture();
+  if (!session.ok()) {
+    std::cerr << "cl-client: " << what << " could not be delivered (" << failure.message()
+              << ") nor spooled: " << session.status().message() << "\n";
+    return cl::kExitInternal;
+  }
   const std::string dir = cl::SpoolDir(absl::GetFlag(FLAGS_spool));
-  absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, captures.head);
+  absl::StatusOr<std::string> spooled = cl::SpoolCapture(dir, *session);
+  LeaveToExit(*std::move(session));
   if (!spooled.ok()) {
     std::cerr << "cl-client: the session could not be delivered (" << failure.message()
               << ") nor spooled: " << spooled.status().message() << "\n";
@@ -694,6 +688,57 @@ int Upload(const std::string& path) {
             << " — send it later with: cl-client spool flush --server " << server
             << (dir == cl::SpoolDir("") ? "" : " --spool " + dir) << "\n";
   return cl::kExitUnavailable;
+}
+
+// upload: the session to the server, retried until --deadline, else into the spool.
+int Upload(const std::string& path) {
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) return Usage("upload needs --server HOST:PORT");
+  absl::StatusOr<cl::InputOptions> in = ReadInputOptions();
+  if (!in.ok()) return Usage(in.status().message());
+  absl::StatusOr<cl::v1::Gates> gates = ReadGates();  // before the import: a usage error is cheap
+  if (!gates.ok()) return Usage(gates.status().message());
+  if (const absl::string_view flag = ComparingGate(*gates); !flag.empty())
+    return Usage(absl::StrCat("upload sends one session: ", flag, " has no base to compare with"));
+  // The server analyzes the one session: the post-grad graphs' nodes are all its passes read.
+  in->import.graph_nodes = cl::GraphNodes::kLoweredOnly;
+  cl::v1::AnalyzeOptions options;
+  if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
+
+  std::error_code dir_error;
+  if (cl::IsTraceInput(path) && !std::filesystem::is_directory(path, dir_error) && !in->rank) {
+    // A log goes up as it is, imported by the server as it arrives (the import here would only
+    // add its time before the first byte is sent), followed by the user files it names, which
+    // only this machine has. The session facts given on the command line travel as a header.
+    cl::v1::CaptureHeader header;
+    cl::v1::SessionCapture facts;
+    cl::ApplyOverrides(in->overrides, &facts);
+    header.set_schema(cl::SchemaVersion());
+    header.set_source_name(std::filesystem::path(path).filename().string());
+    header.set_post_grad_nodes_only(true);
+    if (facts.has_session()) *header.mutable_session() = facts.session();
+    std::error_code size_error;
+    const uint64_t size =
+        absl::EndsWith(path, ".gz") ? 0 : std::filesystem::file_size(path, size_error);
+    const cl::ImportOptions* sources = in->import.read_sources ? &in->import : nullptr;
+    cl::UploadOutcome outcome =
+        cl::WithRetry(RemoteWithProgress(path, size_error ? 0 : size), UploadPolicy(),
+                      [&](const cl::RemoteOptions& attempt) {
+                        return cl::AnalyzeRemoteTrace(path, header, options, attempt, sources);
+                      });
+    Progress().Clear();
+    return UploadEnded(path, outcome, [&] { return cl::LoadSession(path, *in); });
+  }
+
+  absl::StatusOr<cl::v1::SessionCapture> capture = cl::LoadSession(path, *in);
+  if (!capture.ok()) return Fail(capture.status());
+  cl::AssembledCaptures captures{*std::move(capture), std::nullopt};
+  cl::UploadOutcome outcome = cl::AnalyzeWithRetry(
+      captures, options, RemoteWithProgress(path, UploadBytes(captures)), UploadPolicy());
+  Progress().Clear();
+  const int code = UploadEnded(path, outcome, [&] { return std::move(captures.head); });
+  LeaveToExit(std::move(captures.head));
+  return code;
 }
 
 // spool flush | spool list.

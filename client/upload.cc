@@ -29,8 +29,9 @@ bool IsRefusedCapture(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument;
 }
 
-UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
-                               const RemoteOptions& remote, const RetryPolicy& policy) {
+UploadOutcome WithRetry(
+    const RemoteOptions& remote, const RetryPolicy& policy,
+    absl::FunctionRef<absl::StatusOr<v1::AnalyzeResponse>(const RemoteOptions&)> attempt_once) {
   const absl::Time end = absl::Now() + policy.deadline;
   absl::BitGen jitter;
   absl::Duration backoff = policy.initial_backoff;
@@ -44,7 +45,7 @@ UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::Anal
       return out;
     }
     ++out.attempts;
-    out.response = AnalyzeRemote(captures, options, attempt);
+    out.response = attempt_once(attempt);
     if (out.response.ok() || !IsRetryable(out.response.status())) return out;
     // Full jitter: a fleet of jobs tearing down at once must not retry in lockstep.
     const absl::Duration wait =
@@ -53,6 +54,13 @@ UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::Anal
     absl::SleepFor(wait);
     backoff = std::min(backoff * policy.multiplier, policy.max_backoff);
   }
+}
+
+UploadOutcome AnalyzeWithRetry(const AssembledCaptures& captures, const v1::AnalyzeOptions& options,
+                               const RemoteOptions& remote, const RetryPolicy& policy) {
+  return WithRetry(remote, policy, [&](const RemoteOptions& attempt) {
+    return AnalyzeRemote(captures, options, attempt);
+  });
 }
 
 std::string SpoolDir(const std::string& flag) {

@@ -12,13 +12,15 @@
 // the server refuses as malformed (INVALID_ARGUMENT) is never spooled: it would be refused again.
 // Any other failure (the client's own setup: a token or TLS file it cannot read; the server
 // refusing the credentials; not a cl-server) spools it too: the capture is fine, and once the
-// setup is fixed `spool flush` delivers it.
+// setup is fixed `spool flush` delivers it. (cl-client streams a log file as it is, and imports it
+// into a capture only to spool it: client/main.cc.)
 #ifndef CLIENT_UPLOAD_H_
 #define CLIENT_UPLOAD_H_
 
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/analyze_client.h"
@@ -43,6 +45,12 @@ struct UploadOutcome {
   absl::StatusOr<v1::AnalyzeResponse> response = absl::UnknownError("not attempted");
   int attempts = 0;
 };
+
+// Calls `attempt_once` until it succeeds or fails for good (not IsRetryable), waiting between tries
+// under `policy`; each try gets `remote` with what is left of policy.deadline as its deadline.
+UploadOutcome WithRetry(
+    const RemoteOptions& remote, const RetryPolicy& policy,
+    absl::FunctionRef<absl::StatusOr<v1::AnalyzeResponse>(const RemoteOptions&)> attempt_once);
 
 // Analyze on `remote.target`, retried under `policy` (remote.deadline is ignored: each attempt gets
 // what is left of policy.deadline).

@@ -106,6 +106,7 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       return absl::InvalidArgumentError("the header must come before the side's trace bytes");
     side.has_header = true;
     side.source_name = part.header().source_name();
+    side.post_grad_nodes_only = part.header().post_grad_nodes_only();
     side.capture->set_schema(part.header().schema());
     *side.capture->mutable_session() = std::move(*part.mutable_header()->mutable_session());
     return CheckSchema(side.capture->schema());
@@ -122,6 +123,7 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
                                 : side.source_name;
       options.memory_budget = max_memory_;
       options.keep_record_texts = keep_record_texts_;
+      if (side.post_grad_nodes_only) options.graph_nodes = GraphNodes::kLoweredOnly;
       side.trace = std::make_unique<TraceImporter>(options);
     }
     side.trace->Feed(part.torch_trace());
@@ -135,8 +137,12 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     return absl::OkStatus();
   }
   if (side.trace != nullptr) {
+    // The files the client offers for the log's stacks (kept at Finish if the session names them).
+    if (part.part_case() == v1::CapturePart::kSourceChunk)
+      return ApplySourceChunk(side, *part.mutable_source_chunk());
     return absl::InvalidArgumentError(
-        "a side carries typed parts or raw TORCH_TRACE bytes, not both");
+        "a side carries typed parts or raw TORCH_TRACE bytes, not both (after the bytes, only "
+        "source_chunk parts)");
   }
   if (!side.has_header)
     return absl::InvalidArgumentError("the header must be the first part of a side");
@@ -185,22 +191,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       if (c.has_divergence()) return absl::InvalidArgumentError("a second divergence record");
       *c.mutable_divergence() = std::move(*part.mutable_divergence());
       return absl::OkStatus();
-    case v1::CapturePart::kSourceChunk: {
-      v1::SourceChunk& chunk = *part.mutable_source_chunk();
-      if (chunk.path().empty()) return absl::InvalidArgumentError("source_chunk.path is empty");
-      if (side.source_path.empty()) {
-        v1::SourceFile* f = c.add_sources();
-        f->set_path(chunk.path());
-        f->set_sha256(chunk.sha256());
-        side.source_path = chunk.path();
-      } else if (side.source_path != chunk.path()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "source \"", side.source_path, "\" was still arriving (no piece marked last)"));
-      }
-      c.mutable_sources(c.sources_size() - 1)->mutable_text()->append(chunk.text());
-      if (chunk.last()) side.source_path.clear();
-      return absl::OkStatus();
-    }
+    case v1::CapturePart::kSourceChunk:
+      return ApplySourceChunk(side, *part.mutable_source_chunk());
     case v1::CapturePart::kKernel:
       *c.add_kernels() = std::move(*part.mutable_kernel());
       return absl::OkStatus();
@@ -221,6 +213,23 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
     default:
       return absl::InternalError("unhandled part kind");
   }
+}
+
+absl::Status CaptureAssembler::ApplySourceChunk(SideState& side, v1::SourceChunk& chunk) {
+  if (chunk.path().empty()) return absl::InvalidArgumentError("source_chunk.path is empty");
+  v1::SessionCapture& c = *side.capture;
+  if (side.source_path.empty()) {
+    v1::SourceFile* f = c.add_sources();
+    f->set_path(chunk.path());
+    f->set_sha256(chunk.sha256());
+    side.source_path = chunk.path();
+  } else if (side.source_path != chunk.path()) {
+    return absl::InvalidArgumentError(absl::StrCat("source \"", side.source_path,
+                                                   "\" was still arriving (no piece marked last)"));
+  }
+  c.mutable_sources(c.sources_size() - 1)->mutable_text()->append(chunk.text());
+  if (chunk.last()) side.source_path.clear();
+  return absl::OkStatus();
 }
 
 absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment& fragment) {
@@ -250,6 +259,20 @@ absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment
         "the reassembled ", field->name(), " is not a valid ", field->message_type()->name()));
   }
   return Apply(side, whole);
+}
+
+void CaptureAssembler::AttachOfferedSources(const SideState& side, v1::SessionCapture* imported) {
+  const auto& offered = side.capture->sources();
+  if (offered.empty()) return;
+  absl::flat_hash_map<absl::string_view, const v1::SourceFile*> by_path;
+  for (const v1::SourceFile& f : offered) by_path.emplace(f.path(), &f);
+  // The files an in-process import would read from disk, from what the client read on its disk.
+  AttachSources(imported, side.trace->unkept_source_files(),
+                [&](const std::string& file) -> std::optional<std::string> {
+                  auto it = by_path.find(file);
+                  if (it == by_path.end()) return std::nullopt;
+                  return it->second->text();
+                });
 }
 
 absl::StatusOr<AssembledCaptures> CaptureAssembler::Finish(const v1::EndOfCapture& end) {
@@ -285,6 +308,7 @@ absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCaptu
             absl::StrCat(name, ": ", side->source_name.empty() ? "the log" : side->source_name,
                          ": ", refused.message()));
       if (side->has_header) imported->mutable_session()->MergeFrom(side->capture->session());
+      AttachOfferedSources(*side, imported.get());
       side->owned = std::move(imported);
       side->capture = side->owned.get();
       side->has_header = true;
@@ -295,6 +319,12 @@ absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCaptu
     }
   }
   if (!head_.has_header) return absl::InvalidArgumentError("the stream carried no head capture");
+  if (base_.has_header && (head_.post_grad_nodes_only || base_.post_grad_nodes_only)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        head_.post_grad_nodes_only ? "head" : "base",
+        ": header.post_grad_nodes_only imports the log without the nodes of all but its post-grad "
+        "graphs, which a comparison with a base diffs; send it without the flag"));
+  }
   return CaptureRefs{head_.capture, base_.has_header ? base_.capture : nullptr};
 }
 

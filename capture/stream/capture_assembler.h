@@ -56,7 +56,8 @@ class CaptureAssembler {
 
   // INVALID_ARGUMENT naming the part for a malformed or out-of-order part; RESOURCE_EXHAUSTED
   // over the byte limit. A side is typed parts (header first) or raw TORCH_TRACE bytes (after an
-  // optional header whose session fields override the log's), imported as they arrive.
+  // optional header whose session fields override the log's), imported as they arrive, then the
+  // source files the client offers for it (source_chunk parts; those the session names are kept).
   // Its items are moved out of `part`.
   absl::Status Add(v1::CapturePart&& part);
   // For a caller that knows the encoded size of what it is about to add (the server reads each
@@ -93,10 +94,15 @@ class CaptureAssembler {
     std::unique_ptr<TraceImporter> trace;  // set once raw TORCH_TRACE bytes arrive
     bool typed = false;                    // typed parts other than the header arrived
     std::string source_name;               // the header's name for the raw log
+    bool post_grad_nodes_only = false;     // the header's: the raw log imported kLoweredOnly
+    // A raw side's `capture` holds the header's session and the sources the client offered.
   };
 
   absl::Status Apply(SideState& side, v1::CapturePart& part);
   absl::Status ApplyFragment(SideState& side, const v1::Fragment& fragment);
+  absl::Status ApplySourceChunk(SideState& side, v1::SourceChunk& chunk);
+  // The sources a raw side's client offered, those `imported` names (AttachSources) added to it.
+  static void AttachOfferedSources(const SideState& side, v1::SessionCapture* imported);
 
   SideState NewSide();
 

@@ -129,4 +129,9 @@ absl::Status SplitCapture(const v1::SessionCapture& capture, v1::Side side, size
   return absl::OkStatus();
 }
 
+absl::Status SplitSource(const v1::SourceFile& source, v1::Side side, size_t part_budget,
+                         absl::FunctionRef<absl::Status(v1::CapturePart&&)> emit) {
+  return Splitter(side, part_budget, emit).SendSource(source);
+}
+
 }  // namespace cl

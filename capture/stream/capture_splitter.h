@@ -28,6 +28,11 @@ inline constexpr size_t kMaxPartBudget = 1024 * 1024 - 4096;
 absl::Status SplitCapture(const v1::SessionCapture& capture, v1::Side side, size_t part_budget,
                           absl::FunctionRef<absl::Status(v1::CapturePart&&)> emit);
 
+// The parts that carry one source file's text, tagged `side`: pieces under the budget, cut on
+// UTF-8 character boundaries.
+absl::Status SplitSource(const v1::SourceFile& source, v1::Side side, size_t part_budget,
+                         absl::FunctionRef<absl::Status(v1::CapturePart&&)> emit);
+
 }  // namespace cl
 
 #endif  // CAPTURE_STREAM_CAPTURE_SPLITTER_H_

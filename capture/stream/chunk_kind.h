@@ -24,6 +24,11 @@ namespace v1 = ::compile_lens::v1;
 std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(
     google::protobuf::io::ZeroCopyInputStream* in);
 
+// Whether a serialized AnalyzeChunk carries a part of raw TORCH_TRACE bytes (a `part`, or one in a
+// batch of `parts`, whose oneof ends set to torch_trace). False for broken framing, which the
+// parse reports. Reads `in` to its end.
+bool CarriesTorchTrace(google::protobuf::io::ZeroCopyInputStream* in);
+
 }  // namespace cl
 
 #endif  // CAPTURE_STREAM_CHUNK_KIND_H_

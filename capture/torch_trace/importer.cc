@@ -266,8 +266,14 @@ bool IsTraceInput(const std::string& path) {
   return !(absl::EndsWith(path, ".json") || absl::EndsWith(path, ".pb"));
 }
 
-void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
-                 const absl::flat_hash_set<std::string>& also) {
+bool IsUserSourceFile(absl::string_view file) {
+  // Only the user's code: torch's own files are not what a stack points the user at.
+  return !file.empty() && file[0] != '<' && !absl::StrContains(file, "/site-packages/") &&
+         !absl::StrContains(file, "/dist-packages/");
+}
+
+void AttachSources(v1::SessionCapture* capture, const absl::flat_hash_set<std::string>& also,
+                   SourceReader read) {
   std::vector<std::string> files;
   absl::flat_hash_set<std::string> seen;
   auto want = [&](const std::string& file) {
@@ -294,27 +300,36 @@ void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
   absl::flat_hash_set<std::string> have;
   for (const v1::SourceFile& s : capture->sources()) have.insert(s.path());
   for (const std::string& file : files) {
-    if (have.contains(file)) continue;
-    // Only the user's code: torch's own files are not what a stack points the user at.
-    if (absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/"))
-      continue;
-    std::string local = file;
-    for (const auto& [from, to] : options.path_map) {
-      if (absl::StartsWith(file, from)) {
-        local = absl::StrCat(to, file.substr(from.size()));
-        break;
-      }
-    }
-    std::error_code ec;
-    const auto size = fs::file_size(local, ec);
-    if (ec || size > options.max_source_bytes) continue;
-    absl::StatusOr<std::string> text = ReadFile(local);
-    if (!text.ok()) continue;
+    if (have.contains(file) || !IsUserSourceFile(file)) continue;
+    std::optional<std::string> text = read(file);
+    if (!text) continue;
     v1::SourceFile* s = capture->add_sources();
     s->set_path(file);
     s->set_sha256(Sha256Hex(*text));
     s->set_text(*std::move(text));
   }
+}
+
+std::optional<std::string> ReadSourceFile(const ImportOptions& options, const std::string& file) {
+  std::string local = file;
+  for (const auto& [from, to] : options.path_map) {
+    if (absl::StartsWith(file, from)) {
+      local = absl::StrCat(to, file.substr(from.size()));
+      break;
+    }
+  }
+  std::error_code ec;
+  const auto size = fs::file_size(local, ec);
+  if (ec || size > options.max_source_bytes) return std::nullopt;
+  absl::StatusOr<std::string> text = ReadFile(local);
+  if (!text.ok()) return std::nullopt;
+  return *std::move(text);
+}
+
+void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
+                 const absl::flat_hash_set<std::string>& also) {
+  AttachSources(capture, also,
+                [&](const std::string& file) { return ReadSourceFile(options, file); });
 }
 
 }  // namespace cl

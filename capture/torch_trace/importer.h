@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -90,8 +91,24 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
 // True when `path` looks like a TORCH_TRACE log or a directory (not a .cls.json / .cls.pb).
 bool IsTraceInput(const std::string& path);
 
-// Reads the user source files `capture`'s frames, graph breaks and nodes name, and `also`, into
-// `sources`; a path `sources` already holds (embedded in the log) is left as it is.
+// Whether `file` is the user's code, whose text a report shows: not a generated name
+// ("<eval_with_key>"), not torch's own or a library's (site-packages, dist-packages).
+bool IsUserSourceFile(absl::string_view file);
+
+// Where AttachSources gets a file's text: nullopt when there is none to have.
+using SourceReader = absl::FunctionRef<std::optional<std::string>(const std::string& file)>;
+
+// Adds to `capture`'s sources the user files (IsUserSourceFile) its frames, graph breaks and nodes
+// name, and `also`, in that order, each with the text `read` gives it; a path `sources` already
+// holds (embedded in the log) is left as it is.
+void AttachSources(v1::SessionCapture* capture, const absl::flat_hash_set<std::string>& also,
+                   SourceReader read);
+
+// A file's text from this machine's disk, where `options.path_map` puts it; nullopt when it cannot
+// be read or is over options.max_source_bytes.
+std::optional<std::string> ReadSourceFile(const ImportOptions& options, const std::string& file);
+
+// AttachSources reading from disk (ReadSourceFile).
 void ReadSources(const ImportOptions& options, v1::SessionCapture* capture,
                  const absl::flat_hash_set<std::string>& also = {});
 

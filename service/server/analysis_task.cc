@@ -10,6 +10,13 @@
 
 namespace cl {
 
+absl::Status CallUpload::Apply(uint64_t number, grpc::ByteBuffer* message) {
+  v1::AnalyzeChunk chunk;
+  if (!ParseChunk(message, &chunk)) return NotAChunk(number, *message);
+  message->Clear();
+  return assembler.AddCountedMessage(chunk, number);
+}
+
 AnalysisTask::Outcome AnalysisTask::Run(const std::atomic<bool>* cancelled,
                                         grpc::ByteBuffer* response) {
   if (absl::Status status = Assemble(); !status.ok()) return {status, /*refused=*/true};

@@ -2,7 +2,10 @@
 // bounded pool once the upload has ended.
 //
 // The reactor reads the upload on gRPC's threads into a CallUpload: the options, the part-carrying
-// messages kept as the bytes that arrived (counted, hashed, not parsed), and the end marker. An
+// messages kept as the bytes that arrived (counted, hashed, not parsed), and the end marker. (A raw
+// TORCH_TRACE log is the exception: its messages are applied as they arrive, so that the server
+// never holds the log, only the session its import builds; the import then runs while the client
+// sends, and the task finishes it.) An
 // AnalysisTask then runs on one pool thread, start to end: it parses the kept messages onto the
 // call's arena, in order, and gives their parts to the CaptureAssembler that counted them (which
 // checks them), claims the session in RecentSessions (a duplicate gets the first call's answer, not
@@ -60,7 +63,14 @@ struct CallUpload {
   // alone does not bound it.
   const uint64_t max_memory;
 
+  // Parses a part-carrying message and gives its parts to the assembler now, on the thread that
+  // read it (a raw log's upload: analyze_reactor.cc).
+  absl::Status Apply(uint64_t number, grpc::ByteBuffer* message);
+
   v1::AnalyzeOptions options;
+  // Set once a message carried raw TORCH_TRACE bytes: from then on each message is applied as it
+  // arrives rather than kept.
+  bool applying = false;
   // The part-carrying messages as they arrived (their slices, not copies), with their numbers in
   // the stream, until the analysis task parses them.
   std::vector<std::pair<uint64_t, grpc::ByteBuffer>> kept;

@@ -153,11 +153,26 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
   switch (*kind) {
     case v1::AnalyzeChunk::kPart:
     case v1::AnalyzeChunk::kParts: {
-      // Counted off the wire as it arrives; parsed by the analysis task.
+      // Counted off the wire as it arrives; parsed by the analysis task, or at once for a raw log.
       const size_t length = message_.Length();
       CL_RETURN_IF_ERROR(
           upload_.assembler.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
       std::vector<std::pair<uint64_t, grpc::ByteBuffer>>& kept = upload_.kept;
+      if (!upload_.applying) {
+        grpc::ProtoBufferReader reader(&message_);
+        upload_.applying = CarriesTorchTrace(&reader);
+        // From the first bytes of a raw log on, every message is applied as it arrives (those
+        // kept so far first, in order): the server then holds the session the import builds,
+        // never the log, and the import runs while the client still sends.
+        if (upload_.applying) {
+          for (auto& [earlier, bytes] : kept) CL_RETURN_IF_ERROR(upload_.Apply(earlier, &bytes));
+          kept.clear();
+        }
+      }
+      if (upload_.applying) {
+        HashMessage(message_, &upload_.hash);
+        return upload_.Apply(number, &message_);
+      }
       const uint64_t held = upload_.assembler.bytes() + (kept.size() + 1) * kKeptMessageCost;
       if (held > state_->max_session_bytes) {
         return absl::ResourceExhaustedError(absl::StrCat(

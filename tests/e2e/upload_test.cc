@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -168,6 +169,47 @@ TEST_F(UploadTest, AServerThatComesBackWhileRetryingGetsTheSessionDirectly) {
   later.join();
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("uploaded session 230d13f4"));
+  EXPECT_EQ(SpooledCount(), 0);
+}
+
+// A TORCH_TRACE log is streamed as it is and imported by the server, with the user files it names
+// read here (the path map): the server's answer is the report `analyze` gives in-process. With the
+// server down, the log is imported here after all and spooled, and `spool flush` delivers it.
+TEST_F(UploadTest, ALogGoesUpAsItIsAndIsSpooledWhenItCannot) {
+  const std::string log =
+      CL_SOURCE_DIR "/tests/fixtures/torch_trace/torch-2.6/specialize/trace.log.gz";
+  const std::string path_map =
+      "--path-map=/mnt/project=" CL_SOURCE_DIR "/tests/fixtures/torch_trace/torch-2.6/scenes";
+  const auto report = [](const std::vector<std::string>& argv) {
+    const std::string json = absl::StrCat(::testing::TempDir(), "/upload-report.json");
+    std::vector<std::string> command = argv;
+    command.insert(command.end(), {"--json", json, "--quiet"});
+    const RunResult r = RunCommand(command);
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    return ReadFile(json).value_or("");
+  };
+  const std::string local = report({kClientBinary, "analyze", log, path_map});
+  ASSERT_FALSE(local.empty());
+
+  RunResult r = RunCommand({kClientBinary, "upload", log, path_map, "--server", target_,
+                            "--deadline=1s", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  EXPECT_EQ(SpooledCount(), 1);
+
+  std::unique_ptr<Subprocess> server = StartServer(port_);
+  r = RunCommand({kClientBinary, "upload", log, path_map, "--server", target_, "--deadline=20s",
+                  "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("cl-client: uploaded session "));
+  // The server's report of the raw log, asked for the way an upload sends it (analyze --raw):
+  // the in-process one, the sources' findings included; without them it is not.
+  EXPECT_EQ(report({kClientBinary, "analyze", log, path_map, "--server", target_, "--raw"}), local);
+  EXPECT_NE(report({kClientBinary, "analyze", log, "--server", target_, "--raw", "--no-sources"}),
+            local);
+
+  r = RunCommand(
+      {kClientBinary, "spool", "flush", "--server", target_, "--deadline=20s", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_EQ(SpooledCount(), 0);
 }
 

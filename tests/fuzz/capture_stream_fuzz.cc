@@ -47,6 +47,14 @@ void CheckChunkKind(const char* data, size_t size) {
   const bool parsed = chunk.ParseFromArray(data, static_cast<int>(size));
   if (parsed) CL_FUZZ_CHECK(kind.has_value() && *kind == chunk.kind_case());
   if (!kind) CL_FUZZ_CHECK(!parsed);
+  // A message the parse reads as carrying raw log bytes is seen as such on the wire (the server
+  // then applies it as it arrives; seeing raw bytes where the parse does not only does that early).
+  google::protobuf::io::ArrayInputStream again(data, static_cast<int>(size), /*block_size=*/64);
+  const bool raw = cl::CarriesTorchTrace(&again);
+  bool parsed_raw = chunk.part().part_case() == v1::CapturePart::kTorchTrace;
+  for (const v1::CapturePart& p : chunk.parts().parts())
+    parsed_raw |= p.part_case() == v1::CapturePart::kTorchTrace;
+  if (parsed && parsed_raw) CL_FUZZ_CHECK(raw);
 }
 
 }  // namespace

@@ -365,7 +365,10 @@ class PrometheusScrapeTest(unittest.TestCase):
         t.raw_call(no_options, grpc.StatusCode.INVALID_ARGUMENT)
         t.raw_call(Traffic.raw_chunks(small, end=False), grpc.StatusCode.INVALID_ARGUMENT)
         t.raw_call(Traffic.raw_chunks(small, parts_delta=1), grpc.StatusCode.INVALID_ARGUMENT)
-        too_large = b"not a torch trace line\n" * ((MAX_SESSION_BYTES + (1 << 20)) // 23)
+        # Log lines (the server imports a raw log as it arrives: bytes that are not one are refused as
+        # such before they add up to the limit).
+        line = b'V1206 00:00:00.000000 1 a.py:1] {"str": ["/w/a.py", 0]}\n'
+        too_large = line * ((MAX_SESSION_BYTES + (1 << 20)) // len(line))
         t.raw_call(Traffic.raw_chunks(too_large), grpc.StatusCode.RESOURCE_EXHAUSTED)
         # A complete upload whose analysis fails: an unknown pass.
         t.raw_call(Traffic.raw_chunks(small, passes=["no-such-pass"]), grpc.StatusCode.INVALID_ARGUMENT,

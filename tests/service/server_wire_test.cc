@@ -12,6 +12,7 @@
 #include "client/analyze_client.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "service/render/html_site.h"
 #include "tests/service/server_test_fixture.h"
@@ -21,6 +22,7 @@
 namespace cl::testing {
 namespace {
 
+using ::google::protobuf::util::MessageDifferencer;
 using ::testing::HasSubstr;
 
 TEST_F(ServerTest, GarbageBytesOnTheWire) {
@@ -88,6 +90,51 @@ TEST_F(ServerTest, ALogThatDoesNotReadIsReportedAsSuchNotAsACutShortStream) {
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)));
   EXPECT_THAT(r.status().message(), ::testing::Not(HasSubstr("end marker")));
   ExpectStillServing();
+}
+
+TEST_F(ServerTest, ARawLogIsImportedAsItArrives) {
+  // The server applies a raw log's messages as they arrive: 150 lines that are not a TORCH_TRACE
+  // log are refused at once, the stream still open and no end marker sent (kept for the analysis
+  // task, they would wait for one until the call's 10-s deadline).
+  RawCall call(server_->address());
+  v1::AnalyzeChunk options;
+  options.mutable_options();
+  ASSERT_TRUE(call.Write(options.SerializeAsString()));
+  v1::AnalyzeChunk bytes;
+  v1::CapturePart* header = bytes.mutable_parts()->add_parts();
+  header->set_side(v1::HEAD);
+  header->mutable_header()->set_schema(SchemaVersion());
+  v1::CapturePart* raw = bytes.mutable_parts()->add_parts();
+  raw->set_side(v1::HEAD);
+  for (int i = 0; i < 150; ++i) raw->mutable_torch_trace()->append("hello, world\n");
+  ASSERT_TRUE(call.Write(bytes.SerializeAsString()));
+  const grpc::Status status = call.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("not a TORCH_TRACE log"));
+  ExpectStillServing();
+}
+
+// A log streamed with the user files it names (read here through the path map) gets the report an
+// in-process analysis of the same log gives; without them, what the sources add is missing.
+TEST_F(ServerTest, ARawLogWithItsSourcesGetsTheInProcessReport) {
+  const std::string log = FixturePath("torch_trace/torch-2.6/specialize/trace.log.gz");
+  ImportOptions import;
+  import.path_map = {{ "/mnt/project", FixturePath("torch_trace/torch-2.6/scenes") }};
+  import.graph_nodes = GraphNodes::kLoweredOnly;
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture capture, ImportTraceFile(log, import));
+  ASSERT_EQ(capture.sources_size(), 1);
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse local, AnalyzeInProcess({capture, std::nullopt}, {}, 2));
+
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_source_name("trace.log.gz");
+  header.set_post_grad_nodes_only(true);
+  const RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse with_sources,
+                       AnalyzeRemoteTrace(log, header, {}, remote, &import));
+  EXPECT_TRUE(MessageDifferencer::Equals(with_sources.report(), local.report()));
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse without, AnalyzeRemoteTrace(log, header, {}, remote));
+  EXPECT_FALSE(MessageDifferencer::Equals(without.report(), local.report()));
 }
 
 // AnalyzeOptions.render_site on a raw log: the server imports it keeping the record texts and

@@ -51,7 +51,9 @@ def _chunks(pb, f, path, session, deadline_at, read_errors, gates=None):
     if gates:
         options.gates.CopyFrom(gates)
     yield pb.service.AnalyzeChunk(options=options)
-    header = pb.service.CaptureHeader(schema=pb.schema, session=session, source_name=os.path.basename(path))
+    # One session, no base: the server keeps only the post-grad graphs' nodes, all its passes read.
+    header = pb.service.CaptureHeader(schema=pb.schema, session=session, source_name=os.path.basename(path),
+                                      post_grad_nodes_only=True)
     parts = 1
     yield pb.service.AnalyzeChunk(part=pb.service.CapturePart(side=pb.service.HEAD, header=header))
     while True:

@@ -9,6 +9,7 @@
 #include "capture/schema.h"
 #include "capture/stream/capture_assembler.h"
 #include "capture/stream/capture_splitter.h"
+#include "capture/torch_trace/importer.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -329,6 +330,71 @@ TEST(CaptureAssemblerTest, TypedPartsAndRawBytesDoNotMix) {
   EXPECT_THAT(a.Add(v1::CapturePart(RawTrace("V1129 x", 100)[0])),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("typed parts or raw TORCH_TRACE bytes, not both")));
+}
+
+TEST(CaptureAssemblerTest, TypedPartsAfterRawBytesAreRefusedButOfferedSourcesAreNot) {
+  CaptureAssembler a(kNoLimit);
+  ASSERT_THAT(a.Add(v1::CapturePart(RawTrace("V1129 x", 100)[0])), IsOk());
+  v1::SourceFile source;
+  source.set_path("/w/model.py");
+  source.set_text("x = 1\n");
+  ASSERT_THAT(SplitSource(source, v1::HEAD, kDefaultPartBudget,
+                          [&](v1::CapturePart&& p) { return a.Add(std::move(p)); }),
+              IsOk());
+  v1::CapturePart frame;
+  frame.set_side(v1::HEAD);
+  frame.mutable_frame()->set_id(0);
+  EXPECT_THAT(a.Add(std::move(frame)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("only source_chunk parts")));
+}
+
+// The sources a client offers with a raw log: those the imported session names are kept, as an
+// in-process import reads them from disk (the same files, in the same order); the others go.
+TEST(CaptureAssemblerTest, ARawLogKeepsTheOfferedSourcesItsSessionNames) {
+  const std::string log_path = CL_SOURCE_DIR "/examples/hero/traces/head.log";
+  ImportOptions here;
+  here.path_map = {{"/mnt/project/examples", CL_SOURCE_DIR "/examples/hero"}};
+  here.graph_nodes = GraphNodes::kLoweredOnly;
+  ASSERT_OK_AND_ASSIGN(v1::SessionCapture local, ImportTraceFile(log_path, here));
+  ASSERT_GT(local.sources_size(), 0);
+  ASSERT_OK_AND_ASSIGN(std::string log, ReadFile(log_path));
+
+  std::vector<v1::CapturePart> parts{Header()};
+  parts[0].mutable_header()->set_post_grad_nodes_only(true);
+  parts[0].mutable_header()->set_source_name("head.log");
+  for (v1::CapturePart& p : RawTrace(log, 65536)) parts.push_back(std::move(p));
+  // Offered in reverse, and one file the log does not name.
+  std::vector<v1::SourceFile> offered(local.sources().rbegin(), local.sources().rend());
+  offered.emplace_back().set_path("/w/unnamed.py");
+  offered.back().set_text("y = 2\n");
+  for (v1::SourceFile& f : offered) f.clear_sha256();
+  for (const v1::SourceFile& f : offered) {
+    ASSERT_THAT(SplitSource(f, v1::HEAD, 1024,
+                            [&](v1::CapturePart&& p) {
+                              parts.push_back(std::move(p));
+                              return absl::OkStatus();
+                            }),
+                IsOk());
+  }
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(std::move(parts)));
+  EXPECT_TRUE(MessageDifferencer::Equals(got.head, local))
+      << "sources: " << got.head.sources_size() << " against " << local.sources_size();
+}
+
+TEST(CaptureAssemblerTest, APostGradOnlySideCannotBeComparedWithABase) {
+  std::vector<v1::CapturePart> parts{Header()};
+  parts[0].mutable_header()->set_post_grad_nodes_only(true);
+  for (v1::CapturePart& p :
+       RawTrace("V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, "
+                "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n",
+                64)) {
+    parts.push_back(std::move(p));
+  }
+  for (v1::CapturePart& p : Split(Hero(), v1::BASE, kDefaultPartBudget))
+    parts.push_back(std::move(p));
+  EXPECT_THAT(Assemble(std::move(parts)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("head: header.post_grad_nodes_only imports the log without")));
 }
 
 TEST(CaptureAssemblerTest, EmptyPart) {

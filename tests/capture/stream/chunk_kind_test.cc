@@ -1,5 +1,6 @@
 // ChunkKindOnWire: the oneof member protobuf's parse would set, read off the top-level tags; broken
-// framing is refused as the parse refuses it.
+// framing is refused as the parse refuses it. CarriesTorchTrace: whether a message carries raw log
+// bytes, read off the tags of its parts.
 #include "capture/stream/chunk_kind.h"
 
 #include <optional>
@@ -123,6 +124,45 @@ TEST(ChunkKindTest, EveryPrefixAgreesWithTheParse) {
     }
   }
   EXPECT_GE(whole, 6);  // the empty message and one after each field, at least
+}
+
+bool Raw(const std::string& bytes, int block = 7) {
+  google::protobuf::io::ArrayInputStream in(bytes.data(), static_cast<int>(bytes.size()), block);
+  return CarriesTorchTrace(&in);
+}
+
+TEST(ChunkKindTest, RawLogBytesAloneOrInABatch) {
+  v1::AnalyzeChunk part;
+  part.mutable_part()->set_side(v1::HEAD);
+  part.mutable_part()->set_torch_trace("V1206 00:00:00.000000 1 a.py:1] {}\n");
+  EXPECT_TRUE(Raw(part.SerializeAsString()));
+  EXPECT_TRUE(Raw(part.SerializeAsString(), 1));
+  v1::AnalyzeChunk batch;
+  batch.mutable_parts()->add_parts()->mutable_header()->set_schema("x");
+  *batch.mutable_parts()->add_parts() = part.part();
+  EXPECT_TRUE(Raw(batch.SerializeAsString()));
+  // An empty log is still raw bytes (length 0, the member set).
+  part.mutable_part()->set_torch_trace("");
+  EXPECT_TRUE(Raw(part.SerializeAsString()));
+}
+
+TEST(ChunkKindTest, TypedPartsAreNotRaw) {
+  for (const std::string& m : ::cl::testing::HeroStreamMessages()) EXPECT_FALSE(Raw(m));
+  // Raw bytes, then another member of the part's oneof: the last one set is what the part is.
+  v1::CapturePart raw, frame;
+  raw.set_torch_trace("V1206 x");
+  frame.mutable_frame()->set_name("forward");
+  v1::AnalyzeChunk chunk;
+  chunk.mutable_part()->ParseFromString(raw.SerializeAsString() + frame.SerializeAsString());
+  ASSERT_EQ(chunk.part().part_case(), v1::CapturePart::kFrame);
+  EXPECT_FALSE(Raw(chunk.SerializeAsString()));
+}
+
+TEST(ChunkKindTest, BrokenFramingIsNotRaw) {
+  v1::AnalyzeChunk part;
+  part.mutable_part()->set_torch_trace("V1206 00:00:00.000000 1 a.py:1] {}\n");
+  const std::string bytes = part.SerializeAsString();
+  for (size_t cut = 0; cut < bytes.size(); ++cut) EXPECT_FALSE(Raw(bytes.substr(0, cut))) << cut;
 }
 
 }  // namespace
