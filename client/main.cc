@@ -29,6 +29,7 @@
 #include "client/command_line.h"
 #include "client/commands.h"
 #include "client/exit_codes.h"
+#include "client/huge_pages.h"
 #include "client/inputs.h"
 #include "client/progress.h"
 #include "client/upload.h"
@@ -813,6 +814,13 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<std::string> operands(args.begin() + 1, args.end());
+  if (command == "analyze" || command == "check" || command == "import-trace") {
+    // 2 MiB pages only where the kernel has free blocks for the import (client/huge_pages.h).
+    std::vector<std::string> inputs = operands;
+    if (command != "import-trace" && !absl::GetFlag(FLAGS_base).empty())
+      inputs.push_back(absl::GetFlag(FLAGS_base));
+    cl::FitHugePagesTo(inputs);
+  }
   if (command == "analyze") {
     if (operands.size() != 1) return Usage("analyze takes one capture, log or directory");
     return Analyze(operands[0], {});
