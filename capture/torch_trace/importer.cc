@@ -21,6 +21,7 @@
 #include "common/gz_read.h"
 #include "common/number_format.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 
 namespace cl {
 namespace {
@@ -323,6 +324,9 @@ std::optional<std::string> ReadSourceFile(const ImportOptions& options, const st
   if (ec || size > options.max_source_bytes) return std::nullopt;
   absl::StatusOr<std::string> text = ReadFile(local);
   if (!text.ok()) return std::nullopt;
+  // A capture's strings are UTF-8 (a file in Latin-1 would make the capture unreadable, and an
+  // upload refused): bytes that are not are replaced, as in the log's own payloads.
+  if (!IsValidUtf8(*text)) return ToValidUtf8(*text);
   return *std::move(text);
 }
 

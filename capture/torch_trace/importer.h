@@ -104,8 +104,8 @@ using SourceReader = absl::FunctionRef<std::optional<std::string>(const std::str
 void AttachSources(v1::SessionCapture* capture, const absl::flat_hash_set<std::string>& also,
                    SourceReader read);
 
-// A file's text from this machine's disk, where `options.path_map` puts it; nullopt when it cannot
-// be read or is over options.max_source_bytes.
+// A file's text from this machine's disk, where `options.path_map` puts it, bytes that are not
+// UTF-8 replaced; nullopt when it cannot be read or is over options.max_source_bytes.
 std::optional<std::string> ReadSourceFile(const ImportOptions& options, const std::string& file);
 
 // AttachSources reading from disk (ReadSourceFile).

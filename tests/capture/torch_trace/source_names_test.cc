@@ -9,7 +9,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "capture/torch_trace/importer.h"
+#include "common/file_io.h"
 #include "common/gz_read.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
@@ -127,6 +129,22 @@ TEST(SourceNamesTest, KeepsAtMostItsCapOfPaths) {
   scanner.Feed(log);
   EXPECT_EQ(scanner.Finish().size(), SourceNameScanner::kMaxNames);
   EXPECT_TRUE(scanner.truncated());
+}
+
+// A source file in Latin-1 is read as UTF-8 (its other bytes replaced): a capture's strings must
+// be, or the capture would not read back and an upload carrying it would be refused.
+TEST(SourceNamesTest, ASourceFileThatIsNotUtf8IsReadAsUtf8) {
+  const std::string path = ::testing::TempDir() + "/latin1.py";
+  ASSERT_TRUE(WriteFile(path, "# caf\xe9\nx = 1\n").ok());
+  ImportOptions options;
+  const std::optional<std::string> text = ReadSourceFile(options, path);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_TRUE(IsValidUtf8(*text));
+  EXPECT_NE(text->find("x = 1\n"), std::string::npos);
+  v1::SourceFile file;
+  file.set_text(*text);
+  v1::SourceFile back;
+  EXPECT_TRUE(back.ParseFromString(file.SerializeAsString()));
 }
 
 }  // namespace
