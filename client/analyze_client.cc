@@ -102,12 +102,20 @@ grpc::ByteBuffer ChunkBytes(const v1::AnalyzeChunk& chunk) {
   return grpc::ByteBuffer(&slice, 1);
 }
 
+// What a cl-server says of itself in the response headers it admits a call with.
+struct Admission {
+  // `cl-offered-sources`: a raw log may be followed by the source files the client offers
+  // (servers from before that refuse such a stream as mixing typed parts and raw bytes).
+  bool takes_offered_sources = false;
+};
+
 // One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
 // the server has already finished the call (with an error, say): stop sending and let Finish()
 // tell why.
 absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
-    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>)>
+    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>,
+                                   const Admission&)>
         send_parts) {
   CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
   grpc::ClientContext context;
@@ -137,8 +145,11 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   // cl-server answers admission at once: its response headers come marked `cl-admitted` when it
   // takes the call, and a refused call (max_inflight, auth) ends with them unmarked. Waiting for
   // them here means a refusal costs the options, not the upload.
+  Admission admission;
   if (open) {
     writer->WaitForInitialMetadata();
+    admission.takes_offered_sources =
+        context.GetServerInitialMetadata().count("cl-offered-sources") > 0;
     if (context.GetServerInitialMetadata().count("cl-admitted") == 0) {
       writer->WritesDone();
       absl::Status refused = FromGrpcStatus(writer->Finish());
@@ -153,8 +164,8 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     write(chunk);
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
   };
-  absl::Status sent =
-      send_parts([&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); });
+  absl::Status sent = send_parts(
+      [&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); }, admission);
   if (sent.ok()) sent = packer.Flush(emit);
   if (sent.ok()) {
     v1::AnalyzeChunk end;
@@ -188,7 +199,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
                                                   const v1::AnalyzeOptions& options,
                                                   const RemoteOptions& remote) {
   const size_t budget = PartBudget(remote);
-  return Stream(options, remote, [&](auto emit) -> absl::Status {
+  return Stream(options, remote, [&](auto emit, const Admission&) -> absl::Status {
     CL_RETURN_IF_ERROR(SplitCapture(captures.head, v1::HEAD, budget, emit));
     if (captures.base) CL_RETURN_IF_ERROR(SplitCapture(*captures.base, v1::BASE, budget, emit));
     return absl::OkStatus();
@@ -201,7 +212,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
                                                        const RemoteOptions& remote,
                                                        const ImportOptions* sources) {
   const size_t budget = PartBudget(remote);
-  return Stream(options, remote, [&](auto emit) -> absl::Status {
+  return Stream(options, remote, [&](auto emit, const Admission& admission) -> absl::Status {
     if (header.has_session() || !header.source_name().empty() || header.post_grad_nodes_only()) {
       v1::CapturePart part;
       part.set_side(v1::HEAD);
@@ -212,7 +223,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
     bool any = false;
     SourceNameScanner names;
     CL_RETURN_IF_ERROR(ReadMaybeGzipped(log_path, budget - 64, [&](absl::string_view bytes) {
-      if (sources != nullptr) names.Feed(bytes);
+      if (sources != nullptr && admission.takes_offered_sources) names.Feed(bytes);
       v1::CapturePart part;
       part.set_side(v1::HEAD);
       part.set_torch_trace(bytes.data(), bytes.size());
@@ -228,7 +239,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
       part.set_torch_trace("");
       CL_RETURN_IF_ERROR(emit(std::move(part)));
     }
-    if (sources == nullptr) return absl::OkStatus();
+    if (sources == nullptr || !admission.takes_offered_sources) return absl::OkStatus();
     // The user's files the log spells, as this machine has them: the server keeps the ones the
     // session names, as an import here would have read them.
     uint64_t offered = 0;

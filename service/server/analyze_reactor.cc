@@ -51,6 +51,9 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   // client that waits for them after the options learns of a refusal (a trailers-only answer,
   // without the mark) before it sends megabytes for nothing.
   context_->AddInitialMetadata("cl-admitted", "1");
+  // A raw log may be followed by the source files the client offers (capture_assembler.h): a
+  // client offers them only to a server that says so.
+  context_->AddInitialMetadata("cl-offered-sources", "1");
   StartSendInitialMetadata();
   watched_ = std::make_shared<Watched>(this);
   state_->watch->Add(watched_);

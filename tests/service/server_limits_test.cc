@@ -10,11 +10,13 @@
 #include "client/analyze_client.h"
 #include "gmock/gmock.h"
 #include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "gtest/gtest.h"
 #include "service/server/server.h"
 #include "tests/service/held_call.h"
 #include "tests/service/metrics_reader.h"
 #include "tests/service/server_test_fixture.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl::testing {
@@ -193,6 +195,77 @@ TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
   EXPECT_THAT(
       AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
       StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
+  server->Shutdown();
+}
+
+// A stand-in for a cl-server from before offered sources: it admits the call without saying it
+// takes them, reads the stream, and refuses it as such a server did if a source file follows the
+// raw bytes; otherwise it answers with an empty response.
+class OlderServerReactor : public grpc::ServerGenericBidiReactor {
+ public:
+  explicit OlderServerReactor(int* source_parts) : source_parts_(*source_parts) {
+    StartSendInitialMetadata();
+    StartRead(&in_);
+  }
+  void OnReadDone(bool ok) override {
+    if (ok) {
+      v1::AnalyzeChunk chunk;
+      grpc::ProtoBufferReader reader(&in_);
+      if (chunk.ParseFromZeroCopyStream(&reader)) {
+        for (const v1::CapturePart& p : chunk.parts().parts())
+          source_parts_ += p.has_source_chunk();
+        source_parts_ += chunk.part().has_source_chunk();
+      }
+      StartRead(&in_);
+      return;
+    }
+    if (source_parts_ > 0) {
+      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "a side carries typed parts or raw TORCH_TRACE bytes, not both"));
+      return;
+    }
+    grpc::Slice empty(v1::AnalyzeResponse().SerializeAsString());
+    out_ = grpc::ByteBuffer(&empty, 1);
+    StartWriteAndFinish(&out_, grpc::WriteOptions(), grpc::Status::OK);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  int& source_parts_;
+  grpc::ByteBuffer in_, out_;
+};
+
+class OlderServerService : public grpc::CallbackGenericService {
+ public:
+  int source_parts = 0;
+
+ private:
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override {
+    context->AddInitialMetadata("cl-admitted", "1");
+    return new OlderServerReactor(&source_parts);
+  }
+};
+
+// A raw log with its sources to a server that does not say it takes them: the log goes alone, and
+// the upload is answered rather than refused.
+TEST(ClientAdmissionTest, AnOlderServerGetsTheLogWithoutTheSources) {
+  OlderServerService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  ImportOptions import;
+  import.path_map = {{ "/mnt/project", FixturePath("torch_trace/torch-2.6/scenes") }};
+  v1::CaptureHeader header;
+  header.set_post_grad_nodes_only(true);
+  EXPECT_THAT(
+      AnalyzeRemoteTrace(FixturePath("torch_trace/torch-2.6/specialize/trace.log.gz"), header, {},
+                         Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30)), &import),
+      IsOk());
+  EXPECT_EQ(service.source_parts, 0);
   server->Shutdown();
 }
 
