@@ -60,7 +60,7 @@ TEST(SourceNamesTest, FindsEveryUserFileTheImportNamesInEveryFixtureLog) {
                 }).ok());
     // Whole, in chunks that cut lines and paths anywhere, and a byte at a time on a small log.
     std::vector<size_t> chunks = {text.size() + 1, 4093, 61};
-    if (text.size() < 200'000) chunks.push_back(1);
+    if (text.size() < 20'000) chunks.push_back(1);
     for (const size_t chunk : chunks) {
       SCOPED_TRACE(absl::StrCat("chunks of ", chunk));
       const std::vector<std::string> scanned = ScanInChunks(text, chunk);
