@@ -182,18 +182,27 @@ class RefusingService : public grpc::CallbackGenericService {
   }
 };
 
-// cl-client waits for the admission headers after the options: refused, it sends nothing more.
-TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
-  RefusingService service;
+// A stand-in server on a loopback port serving `service`; `*address` gets its HOST:PORT.
+std::unique_ptr<grpc::Server> StartStandIn(grpc::CallbackGenericService* service,
+                                           std::string* address) {
   int port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterCallbackGenericService(&service);
+  builder.RegisterCallbackGenericService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  *address = absl::StrCat("127.0.0.1:", port);
+  return server;
+}
+
+// cl-client waits for the admission headers after the options: refused, it sends nothing more.
+TEST(ClientAdmissionTest, ARefusedCallSendsOnlyTheOptions) {
+  RefusingService service;
+  std::string address;
+  std::unique_ptr<grpc::Server> server = StartStandIn(&service, &address);
   ASSERT_NE(server, nullptr);
   AssembledCaptures hero{Load("head.cls.json"), std::nullopt};
   EXPECT_THAT(
-      AnalyzeRemote(hero, {}, Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30))),
+      AnalyzeRemote(hero, {}, Remote(address, absl::Seconds(30))),
       StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("refused after 1 messages")));
   server->Shutdown();
 }
@@ -251,20 +260,16 @@ class OlderServerService : public grpc::CallbackGenericService {
 // the upload is answered rather than refused.
 TEST(ClientAdmissionTest, AnOlderServerGetsTheLogWithoutTheSources) {
   OlderServerService service;
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterCallbackGenericService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::string address;
+  std::unique_ptr<grpc::Server> server = StartStandIn(&service, &address);
   ASSERT_NE(server, nullptr);
   ImportOptions import;
   import.path_map = {{ "/mnt/project", FixturePath("torch_trace/torch-2.6/scenes") }};
   v1::CaptureHeader header;
   header.set_post_grad_nodes_only(true);
-  EXPECT_THAT(
-      AnalyzeRemoteTrace(FixturePath("torch_trace/torch-2.6/specialize/trace.log.gz"), header, {},
-                         Remote(absl::StrCat("127.0.0.1:", port), absl::Seconds(30)), &import),
-      IsOk());
+  EXPECT_THAT(AnalyzeRemoteTrace(FixturePath("torch_trace/torch-2.6/specialize/trace.log.gz"),
+                                 header, {}, Remote(address, absl::Seconds(30)), &import),
+              IsOk());
   EXPECT_EQ(service.source_parts, 0);
   server->Shutdown();
 }
