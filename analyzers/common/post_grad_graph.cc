@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
 namespace cl {
@@ -203,9 +204,22 @@ std::string NoLoweredGraphReason(const v1::SessionCapture& capture) {
   const bool before_copies = std::any_of(
       capture.graphs().begin(), capture.graphs().end(),
       [](const v1::Graph& g) { return g.stage() == v1::Graph::POST_GRAD && IsBeforeCopy(g); });
-  return before_copies ? "no post-grad graph that Inductor lowered: the log holds only the copies "
-                         "torch logged before its post-grad passes ran (before_post_grad_graph)"
-                       : "no post-grad graph in the capture (Inductor's inductor_post_grad_graph)";
+  if (before_copies) {
+    return "no post-grad graph that Inductor lowered: the log holds only the copies torch logged "
+           "before its post-grad passes ran (before_post_grad_graph)";
+  }
+  // A graph the FX graph cache served was not compiled, so Inductor logged no post-grad graph of
+  // it: a warm cache is the usual reason a log of a real run has none.
+  int hits = 0;
+  for (const v1::Compile& c : capture.compiles()) {
+    for (const v1::CacheEvent& e : c.cache_events())
+      hits += e.cache() == "fx_graph" && e.status() == "hit";
+  }
+  if (hits == 0) return "no post-grad graph in the capture (Inductor's inductor_post_grad_graph)";
+  return absl::StrCat("no post-grad graph in the capture: the FX graph cache served ", hits,
+                      hits == 1 ? " graph" : " graphs",
+                      ", and Inductor logs a post-grad graph only for one it compiles (run with "
+                      "TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 to log them)");
 }
 
 }  // namespace cl

@@ -237,6 +237,17 @@ TEST(FusionPassTest, NoPostGradGraphIsSkipped) {
   const v1::AnalysisReport report = testing::RunPassOk(FusionPass(), capture);
   EXPECT_EQ(report.fusion().status(), v1::SKIPPED);
   EXPECT_THAT(report.fusion().reason(), HasSubstr("no post-grad graph in the capture"));
+  // The FX graph cache served the graph (a warm cache): said so, with how to log them.
+  {
+    v1::SessionCapture warm = capture;
+    v1::CacheEvent* hit = warm.mutable_compiles(0)->add_cache_events();
+    hit->set_cache("fx_graph");
+    hit->set_status("hit");
+    EXPECT_THAT(
+        testing::RunPassOk(FusionPass(), warm).fusion().reason(),
+        HasSubstr("the FX graph cache served 1 graph, and Inductor logs a post-grad graph "
+                  "only for one it compiles (run with TORCHINDUCTOR_FORCE_DISABLE_CACHES=1"));
+  }
   // Only the copy torch logged before its passes (tlparse's vllm_post_grad_diff.log): said so.
   v1::Graph* before = testing::AddChainGraph(capture, "0/0/before_post_grad_graph", 6);
   before->set_compile_id("0/0");
