@@ -1,10 +1,7 @@
 #include "common/proto_json_printer.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -13,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/struct.pb.h"
+#include "google/protobuf/stubs/strutil.h"
 
 namespace cl {
 namespace {
@@ -174,17 +172,8 @@ void AppendEscaped(absl::string_view s, std::string& out) {
   }
 }
 
-// protobuf's SimpleDtoa: the shorter of the two precisions that reads back equal.
-std::string DoubleText(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", DBL_DIG, v);
-  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.*g", DBL_DIG + 2, v);
-  return buf;
-}
-
 // NaN and the infinities are words, quoted.
-template <typename T>
-std::string NonFiniteText(T v) {
+const char* NonFiniteText(double v) {
   return std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
 }
 
@@ -314,7 +303,15 @@ class Printer {
     }
   }
 
-  void PrintDouble(double v) { buf_ += std::isfinite(v) ? DoubleText(v) : NonFiniteText(v); }
+  // A finite double as protobuf's printer writes it (SimpleDtoa's shortest text that reads back).
+  void PrintDouble(double v) {
+    if (!std::isfinite(v)) {
+      buf_ += NonFiniteText(v);
+      return;
+    }
+    char text[google::protobuf::kDoubleToBufferSize];
+    buf_ += google::protobuf::DoubleToBuffer(v, text);
+  }
 
   void PrintEnum(const FieldDescriptor* f, int number) {
     if (const auto* value = f->enum_type()->FindValueByNumber(number)) {

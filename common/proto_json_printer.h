@@ -1,10 +1,11 @@
 // Proto3 JSON straight from a message, by reflection: the bytes protobuf's own printer writes
-// (util::BinaryToJsonStream, which common/proto_json.h otherwise goes through), several times
-// faster and without the message's wire bytes in between.
+// (util::BinaryToJsonStream, which common/proto_json.h otherwise goes through), without the
+// message's wire bytes in between: `import-trace -o x.cls.json` of a 73 MB log went from 0.92 to
+// 0.60 s user with it.
 //
 // protobuf 3.21 prints JSON by serializing the message, then re-reading the wire bytes through a
 // type resolver and an object writer: for a capture with its log's texts (a 73 MB log makes a
-// 96 MB capture) that was most of `import-trace -o x.cls.json` (bench/README.md, "Against
+// 97 MB capture) that was most of `import-trace -o x.cls.json` (bench/README.md, "Against
 // tlparse"). This printer walks the message instead and writes what that chain writes: fields in
 // field-number order, proto3 defaults left out, map entries sorted by key (deterministic
 // serialization's order), 64-bit integers quoted, doubles as SimpleDtoa, NaN and infinities as

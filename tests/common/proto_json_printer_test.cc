@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,7 @@
 #include "google/protobuf/util/type_resolver_util.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/hostile_inputs.h"
 
 namespace cl {
 namespace {
@@ -103,34 +105,13 @@ TEST(ProtoJsonPrinterTest, EveryFixtureCaptureAsProtobufPrintsIt) {
   }
 }
 
-// UTF-8 for a code point, surrogates included (which are then not valid UTF-8).
-std::string Encode(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
-}
-
 TEST(ProtoJsonPrinterTest, EveryCodePointIsEscapedAsProtobufEscapesIt) {
   // Each code point between two letters, a few thousand to a string, as a value and as a map key.
   for (uint32_t start = 0; start <= 0x10FFFF; start += 4096) {
     v1::SessionCapture c;
     std::string text;
     for (uint32_t cp = start; cp < start + 4096 && cp <= 0x10FFFF; ++cp) {
-      absl::StrAppend(&text, "a", Encode(cp), "b");
+      absl::StrAppend(&text, "a", testing::CodePointBytes(cp), "b");
     }
     c.mutable_session()->set_host(text);
     (*c.mutable_session()->mutable_labels())[text.substr(0, 64)] = "v";
@@ -243,7 +224,30 @@ TEST(ProtoJsonPrinterTest, LeavesToProtobufWhatItDoesNotPrint) {
   add("Text", google::protobuf::FieldDescriptorProto::TYPE_STRING);
   add("Float", google::protobuf::FieldDescriptorProto::TYPE_FLOAT);
   add("Bytes", google::protobuf::FieldDescriptorProto::TYPE_BYTES);
+  {  // map<int32, string> f = 1;
+    google::protobuf::DescriptorProto* m = file.add_message_type();
+    m->set_name("IntMap");
+    google::protobuf::DescriptorProto* entry = m->add_nested_type();
+    entry->set_name("FEntry");
+    entry->mutable_options()->set_map_entry(true);
+    for (const auto& [name, number, type] :
+         {std::tuple{"key", 1, google::protobuf::FieldDescriptorProto::TYPE_INT32},
+          std::tuple{"value", 2, google::protobuf::FieldDescriptorProto::TYPE_STRING}}) {
+      google::protobuf::FieldDescriptorProto* f = entry->add_field();
+      f->set_name(name);
+      f->set_number(number);
+      f->set_type(type);
+      f->set_label(google::protobuf::FieldDescriptorProto::LABEL_OPTIONAL);
+    }
+    google::protobuf::FieldDescriptorProto* f = m->add_field();
+    f->set_name("f");
+    f->set_number(1);
+    f->set_type(google::protobuf::FieldDescriptorProto::TYPE_MESSAGE);
+    f->set_type_name(".t.IntMap.FEntry");
+    f->set_label(google::protobuf::FieldDescriptorProto::LABEL_REPEATED);
+  }
   ASSERT_NE(pool.BuildFile(file), nullptr);
+  EXPECT_FALSE(CanPrintProtoJson(pool.FindMessageTypeByName("t.IntMap"), plain));
   EXPECT_TRUE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Text"), plain));
   EXPECT_FALSE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Float"), plain));
   EXPECT_FALSE(CanPrintProtoJson(pool.FindMessageTypeByName("t.Bytes"), plain));

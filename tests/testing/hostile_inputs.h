@@ -5,6 +5,7 @@
 #define TESTS_TESTING_HOSTILE_INPUTS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace cl::testing {
@@ -16,6 +17,10 @@ std::string StrTableAmplifier(size_t name_bytes, int starts);
 
 // The first message of every Analyze call, serialized: the options, and nothing else.
 std::string OptionsOnlyMessage();
+
+// The UTF-8 bytes of code point `cp`, surrogates included (which are then not valid UTF-8): for
+// texts that hold every code point, and for decoding numeric character references.
+std::string CodePointBytes(uint32_t cp);
 
 }  // namespace cl::testing
 

@@ -5,27 +5,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "tests/testing/hostile_inputs.h"
 
 namespace cl::testing {
 namespace {
-
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 std::string DecodeEntities(absl::string_view text) {
   std::string out;
@@ -46,9 +29,9 @@ std::string DecodeEntities(absl::string_view text) {
     else if (name == "#39")
       out += '\'';
     else if (name.size() > 2 && name[0] == '#' && (name[1] == 'x' || name[1] == 'X'))
-      AppendUtf8(std::strtoul(name.c_str() + 2, nullptr, 16), out);
+      out += CodePointBytes(std::strtoul(name.c_str() + 2, nullptr, 16));
     else if (name.size() > 1 && name[0] == '#')
-      AppendUtf8(std::strtoul(name.c_str() + 1, nullptr, 10), out);
+      out += CodePointBytes(std::strtoul(name.c_str() + 1, nullptr, 10));
     else
       absl::StrAppend(&out, text.substr(amp, semi - amp + 1));
     text.remove_prefix(semi + 1);
