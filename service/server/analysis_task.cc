@@ -10,11 +10,24 @@
 
 namespace cl {
 
+absl::Status CallUpload::CheckMemory(uint64_t number) {
+  if (const uint64_t used = arena.SpaceUsed(); used > max_memory) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("message ", number, ": the session takes ", used,
+                     " bytes in memory once parsed, over the limit of ", max_memory,
+                     " bytes (max_session_memory)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CallUpload::Apply(uint64_t number, grpc::ByteBuffer* message) {
+  // On the heap, not the arena: a raw log's bytes are fed to the import and dropped, never held.
+  // Typed parts are copied onto the arena by the assembler, and counted there.
   v1::AnalyzeChunk chunk;
   if (!ParseChunk(message, &chunk)) return NotAChunk(number, *message);
   message->Clear();
-  return assembler.AddCountedMessage(chunk, number);
+  CL_RETURN_IF_ERROR(assembler.AddCountedMessage(chunk, number));
+  return CheckMemory(number);
 }
 
 AnalysisTask::Outcome AnalysisTask::Run(const std::atomic<bool>* cancelled,
@@ -48,12 +61,7 @@ absl::Status AnalysisTask::Assemble() {
     auto* chunk = google::protobuf::Arena::CreateMessage<v1::AnalyzeChunk>(&upload_.arena);
     if (!ParseChunk(&message, chunk)) return NotAChunk(number, message);
     message.Clear();
-    if (const uint64_t used = upload_.arena.SpaceUsed(); used > upload_.max_memory) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("message ", number, ": the session takes ", used,
-                       " bytes in memory once parsed, over the limit of ", upload_.max_memory,
-                       " bytes (max_session_memory)"));
-    }
+    CL_RETURN_IF_ERROR(upload_.CheckMemory(number));
     CL_RETURN_IF_ERROR(upload_.assembler.AddCountedMessage(*chunk, number));
   }
   upload_.kept.clear();

@@ -171,6 +171,38 @@ TEST_F(HostileServerTest, PartsThatParsePastTheMemoryLimitAreRefused) {
   ExpectServing();
 }
 
+// The same once a raw log has put the call in applying its messages as they arrive: a typed base
+// beside a raw head is held to the limit too.
+TEST_F(HostileServerTest, TypedPartsAfterARawLogAreHeldToTheMemoryLimit) {
+  Start({"--max_session_memory=16000000"});
+  absl::StatusOr<std::string> log = ReadFile(CL_SOURCE_DIR "/examples/hero/traces/head.log");
+  ASSERT_TRUE(log.ok());
+  std::vector<v1::AnalyzeChunk> chunks(5);
+  chunks[0].mutable_options();
+  chunks[1].mutable_part()->set_side(v1::HEAD);
+  chunks[1].mutable_part()->set_torch_trace(log->substr(0, 200000));
+  v1::CapturePart* base = chunks[2].mutable_part();
+  base->set_side(v1::BASE);
+  base->mutable_header()->set_schema(SchemaVersion());
+  base->mutable_header()->mutable_session()->set_id("base");
+  chunks[3].mutable_part()->set_side(v1::BASE);
+  chunks[3].mutable_part()->mutable_graph_header()->set_id("g");
+  // 2 bytes on the wire each, a message on the arena: some 40 MB parsed from under 1 MB.
+  chunks[4].mutable_part()->set_side(v1::BASE);
+  v1::NodeBatch* nodes = chunks[4].mutable_part()->mutable_node_batch();
+  nodes->set_graph_id("g");
+  for (int i = 0; i < 400000; ++i) nodes->add_nodes();
+  RawCall call(remote_.target);
+  for (const v1::AnalyzeChunk& chunk : chunks) {
+    if (!call.Write(chunk.SerializeAsString())) break;
+  }
+  const grpc::Status status = call.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("message 5: the session takes "));
+  EXPECT_THAT(status.error_message(), HasSubstr("(max_session_memory)"));
+  ExpectServing();
+}
+
 // A 16 MiB frame name once came back as a 50 MB response, a 12 MiB recompile reason as a 94 MB one:
 // the report echoed them whole, several times over, and the HTML again. Every string the report
 // holds is clipped to kMaxReportStringBytes, and says how long it was.
