@@ -34,6 +34,7 @@
 #include "client/progress.h"
 #include "client/upload.h"
 #include "common/file_io.h"
+#include "common/gz_read.h"
 #include "common/number_format.h"
 #include "service/render/html_site.h"
 #include "service/render/markdown.h"
@@ -225,6 +226,31 @@ cl::RemoteOptions RemoteWithProgress(const std::string& what, uint64_t total) {
 // The bytes a capture's upload sends, about.
 uint64_t UploadBytes(const cl::AssembledCaptures& captures) {
   return captures.head.ByteSizeLong() + (captures.base ? captures.base->ByteSizeLong() : 0);
+}
+
+// How a raw log travels to the server: its header (the session facts given on the command line,
+// which the server applies over the log's; the log's name for the import's diagnostics; which
+// graphs' nodes to keep, as an import here would) and the remote options, with a progress line
+// over the log's size (unknown for a .gz, which inflates).
+struct RawLog {
+  cl::v1::CaptureHeader header;
+  cl::RemoteOptions remote;
+  const cl::ImportOptions* sources = nullptr;  // the user files to offer, unless --no-sources
+};
+RawLog RawLogFor(const std::string& path, const cl::InputOptions& in) {
+  RawLog raw;
+  cl::v1::SessionCapture facts;
+  cl::ApplyOverrides(in.overrides, &facts);
+  raw.header.set_schema(cl::SchemaVersion());
+  raw.header.set_source_name(std::filesystem::path(path).filename().string());
+  raw.header.set_post_grad_nodes_only(in.import.graph_nodes == cl::GraphNodes::kLoweredOnly);
+  if (facts.has_session()) *raw.header.mutable_session() = facts.session();
+  std::error_code size_error;
+  const uint64_t size =
+      absl::EndsWith(path, ".gz") ? 0 : std::filesystem::file_size(path, size_error);
+  raw.remote = RemoteWithProgress(path, size_error ? 0 : size);
+  raw.sources = in.import.read_sources ? &in.import : nullptr;
+  return raw;
 }
 
 // The import and session flags, read once.
@@ -522,20 +548,9 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
     if (!cl::IsTraceInput(head_path) || std::filesystem::is_directory(head_path)) {
       return Usage("--raw streams one TORCH_TRACE log file (.log or .log.gz)");
     }
-    // The session facts given on the command line travel as a header the server applies.
-    cl::v1::CaptureHeader header;
-    cl::v1::SessionCapture facts;
-    cl::ApplyOverrides(in->overrides, &facts);
-    header.set_schema(cl::SchemaVersion());
-    header.set_source_name(std::filesystem::path(head_path).filename().string());
-    header.set_post_grad_nodes_only(true);  // one session, as in-process (above)
-    if (facts.has_session()) *header.mutable_session() = facts.session();
-    std::error_code size_error;
-    const uint64_t size =
-        absl::EndsWith(head_path, ".gz") ? 0 : std::filesystem::file_size(head_path, size_error);
-    absl::StatusOr<cl::v1::AnalyzeResponse> response = cl::AnalyzeRemoteTrace(
-        head_path, header, options, RemoteWithProgress(head_path, size_error ? 0 : size),
-        in->import.read_sources ? &in->import : nullptr);
+    const RawLog log = RawLogFor(head_path, *in);
+    absl::StatusOr<cl::v1::AnalyzeResponse> response =
+        cl::AnalyzeRemoteTrace(head_path, log.header, options, log.remote, log.sources);
     Progress().Clear();
     if (!response.ok()) return Fail(response.status());
     return Deliver(*response, std::nullopt, nullptr);
@@ -706,27 +721,20 @@ int Upload(const std::string& path) {
   cl::v1::AnalyzeOptions options;
   if (cl::HasGates(*gates)) *options.mutable_gates() = *gates;
 
-  std::error_code dir_error;
-  if (cl::IsTraceInput(path) && !std::filesystem::is_directory(path, dir_error) && !in->rank) {
+  if (cl::IsTraceInput(path) && !std::filesystem::is_directory(path) && !in->rank) {
     // A log goes up as it is, imported by the server as it arrives (the import here would only
     // add its time before the first byte is sent), followed by the user files it names, which
-    // only this machine has. The session facts given on the command line travel as a header.
-    cl::v1::CaptureHeader header;
-    cl::v1::SessionCapture facts;
-    cl::ApplyOverrides(in->overrides, &facts);
-    header.set_schema(cl::SchemaVersion());
-    header.set_source_name(std::filesystem::path(path).filename().string());
-    header.set_post_grad_nodes_only(true);
-    if (facts.has_session()) *header.mutable_session() = facts.session();
-    std::error_code size_error;
-    const uint64_t size =
-        absl::EndsWith(path, ".gz") ? 0 : std::filesystem::file_size(path, size_error);
-    const cl::ImportOptions* sources = in->import.read_sources ? &in->import : nullptr;
+    // only this machine has. One that does not open fails here, before any server is asked.
+    if (const absl::Status opens =
+            cl::ReadMaybeGzipped(path, 1, [](absl::string_view) { return false; });
+        !opens.ok()) {
+      return Fail(opens);
+    }
+    const RawLog log = RawLogFor(path, *in);
     cl::UploadOutcome outcome =
-        cl::WithRetry(RemoteWithProgress(path, size_error ? 0 : size), UploadPolicy(),
-                      [&](const cl::RemoteOptions& attempt) {
-                        return cl::AnalyzeRemoteTrace(path, header, options, attempt, sources);
-                      });
+        cl::WithRetry(log.remote, UploadPolicy(), [&](const cl::RemoteOptions& attempt) {
+          return cl::AnalyzeRemoteTrace(path, log.header, options, attempt, log.sources);
+        });
     Progress().Clear();
     return UploadEnded(path, outcome, [&] { return cl::LoadSession(path, *in); });
   }
@@ -814,12 +822,16 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<std::string> operands(args.begin() + 1, args.end());
-  if (command == "analyze" || command == "check" || command == "import-trace") {
-    // 2 MiB pages only where the kernel has free blocks for the import (client/huge_pages.h).
+  // 2 MiB pages only where the kernel has free blocks for what is read (client/huge_pages.h).
+  if (command == "analyze" || command == "check" || command == "import-trace" ||
+      command == "upload") {
     std::vector<std::string> inputs = operands;
-    if (command != "import-trace" && !absl::GetFlag(FLAGS_base).empty())
-      inputs.push_back(absl::GetFlag(FLAGS_base));
+    if (command == "analyze" || command == "check") {
+      if (const std::string base = absl::GetFlag(FLAGS_base); !base.empty()) inputs.push_back(base);
+    }
     cl::FitHugePagesTo(inputs);
+  } else if (command == "spool") {
+    cl::FitHugePagesTo({cl::SpoolDir(absl::GetFlag(FLAGS_spool))});
   }
   if (command == "analyze") {
     if (operands.size() != 1) return Usage("analyze takes one capture, log or directory");

@@ -213,6 +213,16 @@ TEST_F(UploadTest, ALogGoesUpAsItIsAndIsSpooledWhenItCannot) {
   EXPECT_EQ(SpooledCount(), 0);
 }
 
+// A log that does not open is the user's mistake, said at once (exit 3), with no server asked and
+// nothing spooled.
+TEST_F(UploadTest, ALogThatDoesNotOpenFailsBeforeAnyServerIsAsked) {
+  const RunResult r = RunCommand({kClientBinary, "upload", "/nonexistent/run.log", "--server",
+                                  target_, "--deadline=20s", "--spool", spool_});
+  EXPECT_EQ(r.exit_code, 3) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("/nonexistent/run.log: cannot open"));
+  EXPECT_EQ(SpooledCount(), 0);
+}
+
 TEST_F(UploadTest, AServerKilledMidStreamLosesNothing) {
   // A capture big enough that the upload is still streaming when the server dies.
   const std::string big = absl::StrCat(::testing::TempDir(), "/big.cls.pb");
