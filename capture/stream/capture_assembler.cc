@@ -91,6 +91,19 @@ absl::Status CaptureAssembler::AddCountedMessage(v1::AnalyzeChunk& chunk, uint64
 }
 
 absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
+  // A side imported with the post-grad graphs' nodes only cannot be compared: refused at the first
+  // part that makes the stream a comparison, before the other side is imported for nothing.
+  const bool flags_it =
+      part.part_case() == v1::CapturePart::kHeader && part.header().post_grad_nodes_only();
+  if (head_.post_grad_nodes_only || base_.post_grad_nodes_only || flags_it) {
+    const bool comparison = &side == &base_ || base_.has_header || base_.trace != nullptr;
+    if (comparison) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          head_.post_grad_nodes_only || (flags_it && &side == &head_) ? "head" : "base",
+          ": header.post_grad_nodes_only imports the log without the nodes of all but its "
+          "post-grad graphs, which a comparison with a base diffs; send it without the flag"));
+    }
+  }
   if (part.part_case() == v1::CapturePart::kFragment) return ApplyFragment(side, part.fragment());
   if (!side.fragment_kind.empty()) {
     return absl::InvalidArgumentError(
@@ -261,17 +274,18 @@ absl::Status CaptureAssembler::ApplyFragment(SideState& side, const v1::Fragment
   return Apply(side, whole);
 }
 
-void CaptureAssembler::AttachOfferedSources(const SideState& side, v1::SessionCapture* imported) {
-  const auto& offered = side.capture->sources();
+void CaptureAssembler::AttachOfferedSources(SideState& side, v1::SessionCapture* imported) {
+  auto& offered = *side.capture->mutable_sources();
   if (offered.empty()) return;
-  absl::flat_hash_map<absl::string_view, const v1::SourceFile*> by_path;
-  for (const v1::SourceFile& f : offered) by_path.emplace(f.path(), &f);
-  // The files an in-process import would read from disk, from what the client read on its disk.
+  absl::flat_hash_map<absl::string_view, v1::SourceFile*> by_path;
+  for (v1::SourceFile& f : offered) by_path.emplace(f.path(), &f);
+  // The files an in-process import would read from disk, from what the client read on its disk
+  // (moved: each is asked for once).
   AttachSources(imported, side.trace->unkept_source_files(),
                 [&](const std::string& file) -> std::optional<std::string> {
                   auto it = by_path.find(file);
                   if (it == by_path.end()) return std::nullopt;
-                  return it->second->text();
+                  return std::move(*it->second->mutable_text());
                 });
 }
 
@@ -319,12 +333,6 @@ absl::StatusOr<CaptureRefs> CaptureAssembler::FinishInPlace(const v1::EndOfCaptu
     }
   }
   if (!head_.has_header) return absl::InvalidArgumentError("the stream carried no head capture");
-  if (base_.has_header && (head_.post_grad_nodes_only || base_.post_grad_nodes_only)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        head_.post_grad_nodes_only ? "head" : "base",
-        ": header.post_grad_nodes_only imports the log without the nodes of all but its post-grad "
-        "graphs, which a comparison with a base diffs; send it without the flag"));
-  }
   return CaptureRefs{head_.capture, base_.has_header ? base_.capture : nullptr};
 }
 

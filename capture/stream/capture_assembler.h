@@ -102,7 +102,7 @@ class CaptureAssembler {
   absl::Status ApplyFragment(SideState& side, const v1::Fragment& fragment);
   absl::Status ApplySourceChunk(SideState& side, v1::SourceChunk& chunk);
   // The sources a raw side's client offered, those `imported` names (AttachSources) added to it.
-  static void AttachOfferedSources(const SideState& side, v1::SessionCapture* imported);
+  static void AttachOfferedSources(SideState& side, v1::SessionCapture* imported);
 
   SideState NewSide();
 

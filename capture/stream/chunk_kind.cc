@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-#include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 
@@ -15,23 +14,15 @@ bool LengthDelimited(uint32_t tag) {
   return WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
 }
 
-bool InPartOneof(int number) {
-  const google::protobuf::FieldDescriptor* field =
-      v1::CapturePart::descriptor()->FindFieldByNumber(number);
-  return field != nullptr && field->real_containing_oneof() != nullptr;
-}
-
-// Whether the CapturePart `input` is limited to ends with its oneof set to torch_trace (the last
-// member on the wire wins, as in the parse). Reads to the limit; false where framing breaks.
-bool PartIsTorchTrace(google::protobuf::io::CodedInputStream& input) {
+// Whether the CapturePart `input` is limited to has a torch_trace field. Reads to the limit;
+// false where framing breaks.
+bool PartHasTorchTrace(google::protobuf::io::CodedInputStream& input) {
   bool raw = false;
   while (true) {
     const uint32_t tag = input.ReadTag();
     if (tag == 0) return raw && input.ConsumedEntireMessage();
-    // Every member of the oneof is length-delimited; with another wire type, or a field the
-    // oneof does not have, the parse keeps it as an unknown field.
-    if (LengthDelimited(tag) && InPartOneof(WireFormatLite::GetTagFieldNumber(tag)))
-      raw = WireFormatLite::GetTagFieldNumber(tag) == v1::CapturePart::kTorchTrace;
+    raw |= WireFormatLite::GetTagFieldNumber(tag) == v1::CapturePart::kTorchTraceFieldNumber &&
+           LengthDelimited(tag);
     if (!WireFormatLite::SkipField(&input, tag)) return false;
   }
 }
@@ -72,29 +63,30 @@ std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(
 
 bool CarriesTorchTrace(google::protobuf::io::ZeroCopyInputStream* in) {
   google::protobuf::io::CodedInputStream input(in);
+  const auto part = [&input] { return PartHasTorchTrace(input); };
+  // A batch: any of its parts.
+  const auto batch = [&input, &part] {
+    bool any = false;
+    while (true) {
+      const uint32_t tag = input.ReadTag();
+      if (tag == 0) return any;
+      if (WireFormatLite::GetTagFieldNumber(tag) == v1::PartBatch::kPartsFieldNumber &&
+          LengthDelimited(tag)) {
+        any |= Within(input, part);
+      } else if (!WireFormatLite::SkipField(&input, tag)) {
+        return false;
+      }
+    }
+  };
   bool raw = false;
   while (true) {
     const uint32_t tag = input.ReadTag();
     if (tag == 0) return raw && input.ConsumedEntireMessage();
     const int field = WireFormatLite::GetTagFieldNumber(tag);
     if (field == v1::AnalyzeChunk::kPart && LengthDelimited(tag)) {
-      raw = Within(input, [&] { return PartIsTorchTrace(input); }) || raw;
+      raw |= Within(input, part);
     } else if (field == v1::AnalyzeChunk::kParts && LengthDelimited(tag)) {
-      raw = Within(input,
-                   [&] {
-                     bool any = false;
-                     while (true) {
-                       const uint32_t part_tag = input.ReadTag();
-                       if (part_tag == 0) return any;
-                       if (WireFormatLite::GetTagFieldNumber(part_tag) == 1 &&
-                           LengthDelimited(part_tag)) {
-                         any = Within(input, [&] { return PartIsTorchTrace(input); }) || any;
-                       } else if (!WireFormatLite::SkipField(&input, part_tag)) {
-                         return false;
-                       }
-                     }
-                   }) ||
-            raw;
+      raw |= Within(input, batch);
     } else if (!WireFormatLite::SkipField(&input, tag)) {
       return false;
     }

@@ -24,9 +24,11 @@ namespace v1 = ::compile_lens::v1;
 std::optional<v1::AnalyzeChunk::KindCase> ChunkKindOnWire(
     google::protobuf::io::ZeroCopyInputStream* in);
 
-// Whether a serialized AnalyzeChunk carries a part of raw TORCH_TRACE bytes (a `part`, or one in a
-// batch of `parts`, whose oneof ends set to torch_trace). False for broken framing, which the
-// parse reports. Reads `in` to its end.
+// Whether a serialized AnalyzeChunk carries raw TORCH_TRACE bytes: a `part`, or one in a batch of
+// `parts`, with a torch_trace field. A part whose oneof a later member overrides counts too: the
+// server then applies the call's messages as they arrive from this one on, which changes when it
+// parses them, not what it makes of them. False for broken framing, which the parse reports. Reads
+// `in` to its end.
 bool CarriesTorchTrace(google::protobuf::io::ZeroCopyInputStream* in);
 
 }  // namespace cl

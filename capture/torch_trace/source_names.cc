@@ -97,10 +97,7 @@ void SourceNameScanner::Add(absl::string_view path) {
   // closing one (`"x.py" <y>.py`).
   if (path.size() <= 3 || path[0] == ' ' || absl::StrContains(path, '<') || seen_.contains(path))
     return;
-  if (names_.size() >= kMaxNames) {
-    truncated_ = true;
-    return;
-  }
+  if (names_.size() >= kMaxNames) return;
   seen_.emplace(path);
   names_.emplace_back(path);
 }

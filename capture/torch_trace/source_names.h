@@ -23,14 +23,14 @@ namespace cl {
 
 class SourceNameScanner {
  public:
-  // At most this many distinct paths are kept; past it, more are dropped (truncated() says so).
+  // At most this many distinct paths are kept; past it, more are dropped (a log naming more user
+  // files than that gets the first ones' sources).
   static constexpr size_t kMaxNames = 4096;
 
   // The log's bytes, in order, in chunks of any size.
   void Feed(absl::string_view bytes);
   // The paths found, in the order they were first seen (the end of the log included).
   std::vector<std::string> Finish();
-  bool truncated() const { return truncated_; }
 
  private:
   // Finds the paths in `text`; one that ends at the text's very end may go on in the next bytes,
@@ -43,7 +43,6 @@ class SourceNameScanner {
   std::string carry_;  // the unfinished last line (its last 16 KiB at most)
   absl::flat_hash_set<std::string> seen_;
   std::vector<std::string> names_;
-  bool truncated_ = false;
 };
 
 }  // namespace cl

@@ -392,9 +392,11 @@ TEST(CaptureAssemblerTest, APostGradOnlySideCannotBeComparedWithABase) {
   }
   for (v1::CapturePart& p : Split(Hero(), v1::BASE, kDefaultPartBudget))
     parts.push_back(std::move(p));
+  // Refused at the base's first part, before the base is imported for nothing.
   EXPECT_THAT(Assemble(std::move(parts)),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("head: header.post_grad_nodes_only imports the log without")));
+                       HasSubstr("(base header): head: header.post_grad_nodes_only imports the "
+                                 "log without")));
 }
 
 TEST(CaptureAssemblerTest, EmptyPart) {
