@@ -236,10 +236,10 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
   std::string phase_name = *name;
   if (*name != "entire_frame_compile") {
     for (const v1::Phase& p : c.phases()) {
-      if (p.name() == "entire_frame_compile" && p.spans_us_size() > 0 &&
-          p.spans_us(p.spans_us_size() - 1) <= *begin_us) {
+      if (p.name() != "entire_frame_compile") continue;
+      if (p.spans_us_size() > 0 && p.spans_us(p.spans_us_size() - 1) <= *begin_us)
         absl::StrAppend(&phase_name, kAfterFrameCompile);
-      }
+      break;  // phases are one per name
     }
   }
   v1::Phase* phase = nullptr;

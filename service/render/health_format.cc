@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzers/health/health.h"
+#include "common/number_format.h"
 
 namespace cl {
 
@@ -47,5 +48,15 @@ double WorseBy(const v1::HealthMetric& m) {
 
 bool HealthWorse(const v1::HealthMetric& m) { return WorseBy(m) > 0; }
 bool HealthBetter(const v1::HealthMetric& m) { return WorseBy(m) < 0; }
+
+std::string GraphBreakCount(const v1::RecompileSection& section) {
+  uint64_t breaks = 0;
+  for (const v1::GraphBreakSummary& b : section.graph_breaks()) breaks += b.count();
+  const int groups = section.graph_breaks_size();
+  std::string words = FormatCount(breaks, "graph break", "graph breaks");
+  if (groups > 0 && static_cast<uint64_t>(groups) < breaks)
+    absl::StrAppend(&words, " in ", FormatCount(groups, "group", "groups"));
+  return words;
+}
 
 }  // namespace cl

@@ -24,6 +24,11 @@ std::string HealthDelta(const v1::HealthMetric& m);
 bool HealthWorse(const v1::HealthMetric& m);
 bool HealthBetter(const v1::HealthMetric& m);
 
+// The recompile section's graph breaks as the page and the terminal head them: every break, and
+// the groups (one reason at one line) they are listed in when those are fewer: "9 graph breaks
+// in 6 groups", "2 graph breaks". The health table counts the same breaks.
+std::string GraphBreakCount(const v1::RecompileSection& section);
+
 }  // namespace cl
 
 #endif  // SERVICE_RENDER_HEALTH_FORMAT_H_

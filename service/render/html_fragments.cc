@@ -9,16 +9,6 @@ namespace cl {
 
 std::string CauseWords(absl::string_view cause) { return absl::StrReplaceAll(cause, {{"_", " "}}); }
 
-std::string GraphBreakCount(const v1::RecompileSection& section) {
-  uint64_t breaks = 0;
-  for (const v1::GraphBreakSummary& b : section.graph_breaks()) breaks += b.count();
-  const int groups = section.graph_breaks_size();
-  std::string words = FormatCount(breaks, "graph break", "graph breaks");
-  if (groups > 0 && static_cast<uint64_t>(groups) < breaks)
-    absl::StrAppend(&words, " in ", FormatCount(groups, "group", "groups"));
-  return words;
-}
-
 absl::string_view OrDash(absl::string_view value) { return value.empty() ? "—" : value; }
 
 void WriteCodeLocation(const v1::Location& location, HtmlWriter& w) {

@@ -37,11 +37,6 @@ void WriteSuggestions(const google::protobuf::RepeatedPtrField<v1::Suggestion>& 
 // A compile-time ledger cause as a reader reads it: "first_compile" -> "first compile".
 std::string CauseWords(absl::string_view cause);
 
-// The recompile section's graph breaks as the page and the terminal head them: every break, and
-// the groups (one reason at one line) they are listed in when those are fewer: "9 graph breaks
-// in 6 groups", "2 graph breaks". The health table counts the same breaks.
-std::string GraphBreakCount(const v1::RecompileSection& section);
-
 // The number of rows a table shows.
 inline int ShownRows(int total) { return total < kMaxTableRows ? total : kMaxTableRows; }
 

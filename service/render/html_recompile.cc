@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "common/number_format.h"
 #include "proto/report_words.h"
+#include "service/render/health_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"

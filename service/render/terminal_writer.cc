@@ -28,7 +28,7 @@ const char* StyleCode(Style style) {
 }  // namespace
 
 TerminalWriter& TerminalWriter::Text(absl::string_view untrusted) {
-  out_ += ScrubUntrusted(untrusted, Newlines::kFlatten);
+  AppendScrubbed(untrusted, Newlines::kFlatten, Escape::kNone, &out_);
   return *this;
 }
 

@@ -17,7 +17,6 @@
 #include "common/utf8.h"
 #include "proto/report_words.h"
 #include "service/render/health_format.h"
-#include "service/render/html_fragments.h"
 #include "service/render/location_format.h"
 #include "service/render/terminal_writer.h"
 #include "service/render/text.h"

@@ -55,7 +55,8 @@ TEST(CaptureIoTest, JsonAndBinaryRoundTrip) {
   }
 }
 
-// Written as it is encoded: a device that takes no byte fails the write, naming why.
+// A capture is written as it is encoded, straight to the file: a device that takes no byte fails
+// that write with the reason, not a success or a vague error (a guard on the streamed path).
 TEST(CaptureIoTest, AFullDeviceFailsTheWrite) {
   ASSERT_OK_AND_ASSIGN(v1::SessionCapture hero,
                        ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
