@@ -46,6 +46,22 @@ bool IsClassLine(absl::string_view s) {
   return absl::StartsWith(s, "class ") && absl::EndsWith(s, ":");
 }
 
+// What a line before the forward is to a GraphModule's outline: the parser and the scan
+// (ScanFxSourceFiles) take the same ones.
+enum class PreambleLine {
+  kSkip,     // a comment; inside the class, the torch.fx.wrap registrations FX prints
+  kClass,    // the one class line
+  kForward,  // `def ...`: the forward begins
+  kForeign,  // anything else: not an FX GraphModule
+};
+PreambleLine ReadPreambleLine(absl::string_view text, bool comment, bool in_class) {
+  if (comment) return PreambleLine::kSkip;
+  if (absl::StartsWith(text, "def ")) return PreambleLine::kForward;
+  if (!in_class && IsClassLine(text)) return PreambleLine::kClass;
+  if (in_class && absl::StrContains(text, "wrap(")) return PreambleLine::kSkip;
+  return PreambleLine::kForeign;
+}
+
 // ---- Source comments ----------------------------------------------------------------------
 
 // At most kMaxSourceBytes of valid UTF-8 `s` (and the ellipsis when cut). Every node after a
@@ -117,16 +133,19 @@ class FxGraphReader {
     switch (state_) {
       case State::kPreamble:
       case State::kClass:
-        if (line.comment) return;
-        if (absl::StartsWith(line.text, "def ")) {
-          StartForward(line);
-        } else if (state_ == State::kPreamble && IsClassLine(line.text)) {
-          class_indent_ = static_cast<int64_t>(line.indent);
-          state_ = State::kClass;
-        } else if (state_ == State::kClass && absl::StrContains(line.text, "wrap(")) {
-          // torch.fx.wrap registrations that FX prints before the forward.
-        } else {
-          Problem(line.number, "not part of an FX GraphModule", line.text);
+        switch (ReadPreambleLine(line.text, line.comment, state_ == State::kClass)) {
+          case PreambleLine::kSkip:
+            return;
+          case PreambleLine::kForward:
+            StartForward(line);
+            return;
+          case PreambleLine::kClass:
+            class_indent_ = static_cast<int64_t>(line.indent);
+            state_ = State::kClass;
+            return;
+          case PreambleLine::kForeign:
+            Problem(line.number, "not part of an FX GraphModule", line.text);
+            return;
         }
         return;
       case State::kForward:
@@ -522,16 +541,18 @@ bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>*
     line = fx::Strip(line.substr(indent));
     if (line.empty()) continue;
     if (!in_forward) {
-      // What the parser takes before the forward: comments, one class line, and inside the class
-      // the wrap() calls FX prints.
-      if (absl::StartsWith(line, "def ")) {
-        in_forward = true;
-        def_indent = indent;
-      } else if (line[0] == '#') {
-      } else if (!in_class && fx::IsClassLine(line)) {
-        in_class = true;
-      } else if (!in_class || !absl::StrContains(line, "wrap(")) {
-        return false;
+      switch (fx::ReadPreambleLine(line, line[0] == '#', in_class)) {
+        case fx::PreambleLine::kSkip:
+          break;
+        case fx::PreambleLine::kForward:
+          in_forward = true;
+          def_indent = indent;
+          break;
+        case fx::PreambleLine::kClass:
+          in_class = true;
+          break;
+        case fx::PreambleLine::kForeign:
+          return false;
       }
       continue;
     }
