@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "capture/torch_trace/lowered_graphs.h"
 
 namespace cl {
 namespace {
@@ -166,37 +167,24 @@ absl::string_view GraphEvent(const v1::Graph& graph) {
   return id.substr(0, id.find('#'));
 }
 
-bool IsBeforeCopy(const v1::Graph& graph) { return absl::StartsWith(GraphEvent(graph), "before_"); }
+bool IsBeforeCopy(const v1::Graph& graph) { return IsBeforeEvent(GraphEvent(graph)); }
 
 std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& capture) {
-  // Preferred events first: the graph Inductor lowers is logged as inductor_post_grad_graph (after
-  // the post-grad passes); newer torch also logs before_ and after_post_grad_graph.
-  constexpr absl::string_view kLowered[] = {"inductor_post_grad_graph", "after_post_grad_graph",
-                                            "after_recompile_post_grad"};
-  absl::flat_hash_map<absl::string_view, std::vector<const v1::Graph*>> post_grad;  // by compile id
-  for (const v1::Graph& graph : capture.graphs()) {
-    if (graph.stage() == v1::Graph::POST_GRAD) post_grad[graph.compile_id()].push_back(&graph);
+  absl::flat_hash_map<absl::string_view, std::pair<uint32_t, int>> compiles;  // frame, index
+  for (int i = 0; i < capture.compiles_size(); ++i) {
+    compiles.try_emplace(capture.compiles(i).id(), capture.compiles(i).frame_id(), i);
+  }
+  LoweredGraphChoice choice;
+  std::vector<int> unread;
+  for (int i = 0; i < capture.graphs_size(); ++i) {
+    const v1::Graph& graph = capture.graphs(i);
+    if (graph.stage() != v1::Graph::POST_GRAD) continue;
+    auto compile = compiles.find(graph.compile_id());
+    if (compile == compiles.end()) continue;
+    choice.Add({compile->second.first, compile->second.second, i, GraphEvent(graph)}, &unread);
   }
   std::vector<const v1::Graph*> out;
-  std::set<uint32_t> frames_done;
-  for (const v1::Compile& compile : capture.compiles()) {
-    auto it = post_grad.find(compile.id());
-    if (it == post_grad.end() || frames_done.count(compile.frame_id()) > 0) continue;
-    frames_done.insert(compile.frame_id());
-    const std::vector<const v1::Graph*>& graphs = it->second;
-    const size_t before = out.size();
-    for (absl::string_view event : kLowered) {
-      for (const v1::Graph* g : graphs) {
-        if (GraphEvent(*g) == event) out.push_back(g);
-      }
-      if (out.size() > before) break;
-    }
-    if (out.size() > before) continue;
-    // Ids that name no lowered event: the last graph that is not a before_ copy.
-    auto last = std::find_if(graphs.rbegin(), graphs.rend(),
-                             [](const v1::Graph* g) { return !IsBeforeCopy(*g); });
-    if (last != graphs.rend()) out.push_back(*last);
-  }
+  for (int i : choice.Chosen()) out.push_back(&capture.graphs(i));
   return out;
 }
 

@@ -1,14 +1,10 @@
 // A read-only view of one post-grad FX graph for the fusion and roofline passes: nodes by name,
 // their users, and the tensor facts (element count, element size) the byte models need.
 //
-// Which graphs a pass reads: those of each frame's first compile that has POST_GRAD graphs, and of
-// those the graphs Inductor lowered: every `inductor_post_grad_graph` (a training compile lowers
-// two, the forward and then the backward, logged under one compile id), else every
-// `after_post_grad_graph` (else every `after_recompile_post_grad`), never a `before_` copy. A
-// compile whose graph ids name none of those (ids not the TORCH_TRACE importer's
-// `<compile id>/<event>[#n]`) gives its last POST_GRAD graph that is not a `before_` copy.
-// Recompiles of a frame compile the same code again (for other shapes), so reading them all would
-// count every block once per recompile.
+// Which graphs a pass reads: per frame, the lowered post-grad graphs of its first compile that
+// lowered one (LoweredGraphChoice in capture/torch_trace/lowered_graphs.h, the rule the importer
+// keeps nodes by): the forward and the backward of a training compile, never a `before_` copy,
+// never a recompile's (the same code again, for other shapes).
 #ifndef ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
 #define ANALYZERS_COMMON_POST_GRAD_GRAPH_H_
 

@@ -19,6 +19,7 @@
 #include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/json_value.h"
 #include "capture/torch_trace/lens_records.h"
+#include "capture/torch_trace/lowered_graphs.h"
 #include "capture/torch_trace/trace_parser.h"
 #include "common/number_format.h"
 #include "common/utf8.h"
@@ -569,26 +570,42 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   // A graph whose nodes no pass reads is not parsed: the source files its comments name are picked
   // out, to be read with the others. Import-trace and a comparison with a base parse it, and
   // report the problems of its statements; one that is not even shaped like a GraphModule (cut
-  // off, not FX at all) is parsed here too, for what is wrong with it, and its nodes dropped.
+  // off, not FX at all) is parsed here too, for what is wrong with it, and its nodes dropped. Of
+  // the post-grad graphs, a frame's recompiles and the before_ copies are not read either; a graph
+  // that is read until a later one displaces it (an earlier compile of its frame lowering after
+  // it) drops its nodes then, so that what a long log keeps stops growing with its recompiles.
   Count(ImportCounter::kGraphs);
-  const bool nodes_unread =
-      options_.graph_nodes == GraphNodes::kLoweredOnly && stage != v1::Graph::POST_GRAD;
+  std::optional<PostGradGraphRef> lowered;
+  if (stage == v1::Graph::POST_GRAD && c != nullptr) {
+    lowered =
+        PostGradGraphRef{c->frame_id(), compile_index_.at(c->id()), capture_.graphs_size(), event};
+  }
+  const bool nodes_unread = options_.graph_nodes == GraphNodes::kLoweredOnly &&
+                            (!lowered || !lowered_choice_.WouldRead(*lowered));
   if (!nodes_unread || !ScanFxSourceFiles(r.payload, &unkept_source_files_)) {
     if (!ParseGraph(r, event, &graph)) return;
-    if (nodes_unread) {
-      for (const v1::Node& n : graph.nodes()) {
-        if (!n.source().file().empty()) unkept_source_files_.insert(n.source().file());
-      }
-      graph.clear_nodes();
-    }
+    if (nodes_unread) DropNodes(&graph);
   }
   if (c != nullptr) {
     c->add_graph_ids(id);
-    if (stage == v1::Graph::POST_GRAD && !absl::StartsWith(event, "before_"))
-      lowered_graph_[c->id()] = id;
+    if (stage == v1::Graph::POST_GRAD && !IsBeforeEvent(event)) lowered_graph_[c->id()] = id;
   }
   last_graph_id_ = id;
   *capture_.add_graphs() = std::move(graph);
+  if (options_.graph_nodes == GraphNodes::kLoweredOnly && !nodes_unread) {
+    std::vector<int> unread;
+    lowered_choice_.Add(*lowered, &unread);
+    for (int i : unread) DropNodes(capture_.mutable_graphs(i));
+  }
+}
+
+void TraceParser::DropNodes(v1::Graph* graph) {
+  for (const v1::Node& n : graph->nodes()) {
+    if (!n.source().file().empty()) unkept_source_files_.insert(n.source().file());
+  }
+  // Clear() would keep every node's allocation for reuse: swapped out, they are freed.
+  google::protobuf::RepeatedPtrField<v1::Node> dropped;
+  graph->mutable_nodes()->Swap(&dropped);
 }
 
 void TraceParser::OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name) {

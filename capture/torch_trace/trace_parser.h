@@ -21,6 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "capture/torch_trace/import_counters.h"
+#include "capture/torch_trace/lowered_graphs.h"
 #include "capture/torch_trace/tokenizer.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -44,9 +45,11 @@ inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 
 // Which graphs keep their nodes in the capture. Every graph is parsed either way (so that the log's
 // problems are all reported, and the source files its nodes name are known), and every graph is
-// listed; kLoweredOnly drops the nodes of all but the post-grad graphs, which are what the passes
-// of one session read (fusion, roofline; the site and the trace events read none). A capture that
-// is written out or compared with another keeps them all.
+// listed; kLoweredOnly keeps the nodes of the post-grad graphs the passes of one session read
+// (fusion, roofline: LoweredGraphChoice, one compile's per frame; the site and the trace events
+// read none) and frees the others' as soon as they are known to be unread; nor does it list the
+// log's records (`records`) unless it keeps their texts, for a site. A capture that is written out
+// or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
 
 struct TraceParseOptions {
@@ -149,6 +152,8 @@ class TraceParser {
   bool ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph);
   void OnGraph(const TraceRecord& r, const Envelope& env, absl::string_view event,
                v1::Graph::Stage stage);
+  // Frees `graph`'s nodes, keeping the source files they name (unkept_source_files).
+  void DropNodes(v1::Graph* graph);
   void OnKernels(const TraceRecord& r, const Envelope& env, absl::string_view name);
   void OnGuards(const TraceRecord& r, const Envelope& env);
   // symbolic_shape_specialization; guard_added_fast and guard_added.
@@ -176,6 +181,8 @@ class TraceParser {
   // compile id -> the post-grad graph Inductor lowered last (not a before_ copy): the kernels
   // logged after it are its (a training compile lowers the forward, then the backward).
   absl::flat_hash_map<std::string, std::string> lowered_graph_;
+  // GraphNodes::kLoweredOnly: the post-grad graphs that keep their nodes.
+  LoweredGraphChoice lowered_choice_;
   absl::flat_hash_map<std::string, int> kernel_index_;  // kernel name -> index in kernels
   std::vector<uint64_t> iteration_lines_;               // the line of each of capture_.iterations
   std::optional<int64_t> rank_;                         // the rank this log is about

@@ -109,6 +109,17 @@ TEST(TrainingGraphsTest, WithoutEventNamesTheLastPostGradGraphIsRead) {
   // Nor when it is all the compile has (a log cut short during the post-grad passes).
   c.mutable_graphs()->RemoveLast();
   EXPECT_THAT(LoweredGraphsPerFrame(c), ::testing::IsEmpty());
+  // Then the frame's next compile that lowered a graph is the one read.
+  v1::Compile* recompile = c.add_compiles();
+  recompile->set_id("0/1");
+  recompile->set_frame_compile_id(1);
+  v1::Graph* lowered = c.add_graphs();
+  lowered->set_id("0/1/inductor_post_grad_graph");
+  lowered->set_compile_id("0/1");
+  lowered->set_stage(v1::Graph::POST_GRAD);
+  read.clear();
+  for (const v1::Graph* g : LoweredGraphsPerFrame(c)) read.push_back(g->id());
+  EXPECT_THAT(read, ElementsAre("0/1/inductor_post_grad_graph"));
 }
 
 }  // namespace
