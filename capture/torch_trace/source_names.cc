@@ -68,11 +68,15 @@ void SourceNameScanner::Scan(absl::string_view text, bool final) {
   const char* const end = begin + text.size();
   const char* at = begin;
   while (at < end) {
-    const void* hit = memmem(at, end - at, ".py", 3);
+    // ".py" by its rarest byte: a log has ten times as many '.' and 'p' as 'y', and memchr has no
+    // set-up per call (memmem's is most of its time when the hits are many).
+    const void* hit = memchr(at, 'y', end - at);
     if (hit == nullptr) return;
-    const char* dot = static_cast<const char*>(hit);
-    const char* stop = dot + 3;
-    at = stop;
+    const char* y = static_cast<const char*>(hit);
+    at = y + 1;
+    if (y - begin < 2 || y[-1] != 'p' || y[-2] != '.') continue;
+    const char* dot = y - 2;
+    const char* stop = y + 1;
     if (stop < end ? ContinuesPath(*stop) : !final) continue;
     const char* start = dot;
     const char* const limit = dot - std::min<size_t>(dot - begin, kMaxPath);
