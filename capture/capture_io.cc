@@ -259,4 +259,46 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
   });
 }
 
+absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+  using google::protobuf::internal::WireFormatLite;
+  constexpr uint32_t kGraphTag = WireFormatLite::MakeTag(v1::SessionCapture::kGraphsFieldNumber,
+                                                         WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  absl::StatusOr<v1::SessionCapture> made = absl::UnknownError("not made");
+  CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
+    google::protobuf::io::FileOutputStream file(fd);
+    absl::Status status;
+    {
+      google::protobuf::io::CodedOutputStream out(&file);
+      // A repeated field's items may come anywhere in a message's encoding: each graph is written
+      // as one `graphs` item as it comes.
+      const auto write_graph = [&](const v1::Graph& graph) {
+        out.WriteTag(kGraphTag);
+        out.WriteVarint32(static_cast<uint32_t>(graph.ByteSizeLong()));
+        graph.SerializeWithCachedSizes(&out);
+      };
+      int sunk = 0;
+      made = make([&](const v1::Graph& graph) {
+        write_graph(graph);
+        ++sunk;
+      });
+      if (!made.ok()) return made.status();
+      // The graphs the sink was not given, then everything else.
+      google::protobuf::RepeatedPtrField<v1::Graph> graphs;
+      made->mutable_graphs()->Swap(&graphs);
+      for (int i = sunk; i < graphs.size(); ++i) write_graph(graphs.Get(i));
+      if (!made->SerializeToCodedStream(&out) && !out.HadError())
+        status = absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
+      made->mutable_graphs()->Swap(&graphs);
+    }
+    if (!file.Flush() || file.GetErrno() != 0) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": write failed: ", std::strerror(file.GetErrno())));
+    }
+    return status;
+  }));
+  return made;
+}
+
 }  // namespace cl

@@ -6,8 +6,10 @@
 #ifndef CAPTURE_CAPTURE_IO_H_
 #define CAPTURE_CAPTURE_IO_H_
 
+#include <functional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -40,6 +42,18 @@ absl::StatusOr<v1::SessionCapture> ReadCaptureFile(const std::string& path);
 
 absl::StatusOr<std::string> CaptureToJson(const v1::SessionCapture& capture);
 absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture& capture);
+
+// Writes a `.cls.pb` while `make` builds its capture, so that the graphs' nodes (most of a
+// capture) are never all in memory: `make` is given a sink to call with each graph, nodes and all,
+// in the capture's order as soon as it is final, and keeps in the capture only what is left of the
+// graph (an importer's TraceParseOptions::graph_sink drops the nodes). Those graphs go to the file
+// as they come, then the capture's further graphs and the rest of it: the file parses to the
+// message WriteCaptureFile would write, the graphs' bytes first. Returns the capture `make` made
+// (its first graphs as it left them); on an error, `make`'s or the write's, no file is left.
+using GraphSink = std::function<void(const v1::Graph& graph)>;
+absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
 
 }  // namespace cl
 

@@ -1,8 +1,9 @@
 // What the capture of one log keeps in memory, by part: imports LOG as `cl-client analyze` does
-// (GraphNodes::kLoweredOnly, sources not read) and prints the SpaceUsedLong of each part, totals
-// and per compile. The figures behind bench/README.md's "Scale"; a measurement, not a test.
+// (GraphNodes::kLoweredOnly, sources not read), or with --all as `import-trace` does (every
+// graph's nodes, the records listed), and prints the SpaceUsedLong of each part, totals and per
+// compile. The figures behind bench/README.md's "Scale"; a measurement, not a test.
 //
-// Usage: capture_space LOG
+// Usage: capture_space [--all] LOG
 #include <cstdio>
 #include <string>
 
@@ -25,17 +26,45 @@ void Row(const char* part, size_t bytes, int compiles) {
               compiles > 0 ? bytes / 1e3 / compiles : 0.0);
 }
 
+// Each field of Compile, summed over the capture's compiles: messages by SpaceUsedLong, strings by
+// their size.
+void CompileFields(const v1::SessionCapture& c) {
+  const google::protobuf::Descriptor* d = v1::Compile::descriptor();
+  const google::protobuf::Reflection* r = v1::Compile::GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    size_t bytes = 0;
+    for (const v1::Compile& compile : c.compiles()) {
+      const bool message = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE;
+      const bool string = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_STRING;
+      if (f->is_repeated()) {
+        for (int k = 0; k < r->FieldSize(compile, f); ++k) {
+          if (message) bytes += r->GetRepeatedMessage(compile, f, k).SpaceUsedLong();
+          if (string) bytes += sizeof(std::string) + r->GetRepeatedString(compile, f, k).size();
+        }
+      } else if (message && r->HasField(compile, f)) {
+        bytes += r->GetMessage(compile, f).SpaceUsedLong();
+      } else if (string) {
+        bytes += r->GetString(compile, f).size();
+      }
+    }
+    if (bytes >= 100000) Row(("  compiles' " + f->name()).c_str(), bytes, c.compiles_size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: capture_space LOG\n");
+  const bool all = argc == 3 && std::string(argv[1]) == "--all";
+  if (argc != 2 && !all) {
+    std::fprintf(stderr, "usage: capture_space [--all] LOG\n");
     return 2;
   }
+  const char* log = argv[argc - 1];
   cl::ImportOptions options;
   options.read_sources = false;
-  options.graph_nodes = cl::GraphNodes::kLoweredOnly;
-  absl::StatusOr<v1::SessionCapture> capture = cl::ImportTraceFile(argv[1], options);
+  options.graph_nodes = all ? cl::GraphNodes::kAll : cl::GraphNodes::kLoweredOnly;
+  absl::StatusOr<v1::SessionCapture> capture = cl::ImportTraceFile(log, options);
   if (!capture.ok()) {
     std::fprintf(stderr, "capture_space: %s\n", capture.status().ToString().c_str());
     return 1;
@@ -49,17 +78,13 @@ int main(int argc, char** argv) {
     nodes += g.nodes_size();
     for (const v1::Node& n : g.nodes()) graph_nodes += n.SpaceUsedLong();
   }
-  size_t cache_components = 0;
-  for (const v1::Compile& compile : c.compiles()) {
-    for (const v1::CacheEvent& e : compile.cache_events()) cache_components += e.SpaceUsedLong();
-  }
-  std::printf("%s: %d frames, %d compiles, %d graphs (%zu with their %zu nodes kept)\n", argv[1],
+  std::printf("%s: %d frames, %d compiles, %d graphs (%zu with their %zu nodes kept)\n", log,
               c.frames_size(), compiles, c.graphs_size(), graphs_with_nodes, nodes);
   Row("whole capture", c.SpaceUsedLong(), compiles);
   Row("graphs' nodes", graph_nodes, compiles);
   Row("graphs, less their nodes", SpaceOf(c.graphs()) - graph_nodes, compiles);
   Row("compiles", SpaceOf(c.compiles()), compiles);
-  Row("  of which cache events", cache_components, compiles);
+  CompileFields(c);
   Row("kernels", SpaceOf(c.kernels()), compiles);
   Row("frames", SpaceOf(c.frames()), compiles);
   Row("extras (capped)", SpaceOf(c.extras()), compiles);

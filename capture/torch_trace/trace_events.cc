@@ -597,6 +597,11 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
     lowered_choice_.Add(*lowered, &unread);
     for (int i : unread) DropNodes(capture_.mutable_graphs(i));
   }
+  if (options_.graph_sink) {
+    v1::Graph* added = capture_.mutable_graphs(capture_.graphs_size() - 1);
+    options_.graph_sink(*added);
+    DropNodes(added);
+  }
 }
 
 void TraceParser::DropNodes(v1::Graph* graph) {

@@ -13,6 +13,7 @@
 #define CAPTURE_TORCH_TRACE_TRACE_PARSER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,6 +71,10 @@ struct TraceParseOptions {
   // it misses keep their key only.
   size_t cache_components_budget = 16 << 20;
   GraphNodes graph_nodes = GraphNodes::kAll;
+  // Given, each graph is handed here, nodes and all, as soon as it is parsed, and the capture keeps
+  // it without its nodes (id, compile, stage): for a writer that streams the graphs to its output
+  // rather than holding them all (CapturePbStream in capture/capture_io.h).
+  std::function<void(const v1::Graph& graph)> graph_sink;
 };
 
 class TraceParser {

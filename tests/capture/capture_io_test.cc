@@ -66,6 +66,56 @@ TEST(CaptureIoTest, AFullDeviceFailsTheWrite) {
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("/dev/full: write failed: No space")));
 }
 
+// WriteCapturePbAsMade: the graphs a maker hands to the sink go to the file at once, the maker
+// keeping only what is left of them; the file reads back as the whole capture.
+TEST(CaptureIoTest, GraphsWrittenAsMadeReadBackAsTheWholeCapture) {
+  ASSERT_OK_AND_ASSIGN(const v1::SessionCapture hero,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
+  ASSERT_GE(hero.graphs_size(), 3);
+  const std::string path = ::testing::TempDir() + "/as-made.cls.pb";
+  // Sinks all graphs, none, or the first two (the rest left in the capture, nodes and all).
+  for (int sunk : {hero.graphs_size(), 0, 2}) {
+    ASSERT_OK_AND_ASSIGN(
+        const v1::SessionCapture made,
+        WriteCapturePbAsMade(path,
+                             [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
+                               v1::SessionCapture c = hero;
+                               for (int i = 0; i < sunk; ++i) {
+                                 sink(c.graphs(i));
+                                 c.mutable_graphs(i)->clear_nodes();
+                               }
+                               return c;
+                             }));
+    EXPECT_EQ(made.graphs_size(), hero.graphs_size()) << "the maker's capture is returned";
+    EXPECT_EQ(made.graphs(0).nodes_size(), sunk > 0 ? 0 : hero.graphs(0).nodes_size());
+    ASSERT_OK_AND_ASSIGN(const v1::SessionCapture back, ReadCaptureFile(path));
+    EXPECT_TRUE(MessageDifferencer::Equals(back, hero)) << sunk << " graphs sunk";
+  }
+}
+
+TEST(CaptureIoTest, AMakerThatFailsLeavesNoFile) {
+  const std::string dir = ::testing::TempDir() + "/as-made-fails";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/x.cls.pb";
+  EXPECT_THAT(
+      WriteCapturePbAsMade(path,
+                           [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
+                             v1::Graph g;
+                             g.set_id("g");
+                             sink(g);  // written already, when the maker gives up
+                             return absl::InvalidArgumentError("run.log: not a log");
+                           }),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "neither the file nor its temporary";
+  EXPECT_THAT(
+      WriteCapturePbAsMade("/dev/full",
+                           [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> {
+                             return ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
+                           }),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("write failed")));
+}
+
 TEST(CaptureIoTest, JsonUsesOriginalFieldNames) {
   v1::SessionCapture c;
   c.set_schema("0.5.0");

@@ -12,9 +12,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "capture/capture_io.h"
 #include "client/commands.h"
 #include "common/file_io.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "service/analysis.h"
 #include "service/render/render.h"
@@ -136,6 +138,45 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
       RunCommand({kClientBinary, "import-trace", "/nonexistent.log", "-o", TmpPath("x.cls.json")});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
+}
+
+// One log to .cls.pb is written graph by graph as the import goes (WriteCapturePbAsMade); to
+// .cls.json, and from a directory, the capture is made first. Each reads back as the same capture,
+// record texts, every graph's nodes and the source files included; a log that is refused leaves
+// no file.
+TEST_F(E2eTest, ImportTraceToBinaryIsTheSameCapture) {
+  const std::string pb = TmpPath("streamed.cls.pb"), json = TmpPath("whole.cls.json");
+  const std::string dir = TmpPath("one-log-dir");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kHeadTrace, dir + "/head.log",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string from_dir = TmpPath("from-dir.cls.pb");
+  for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {kHeadTrace, pb}, {kHeadTrace, json}, {dir, from_dir}}) {
+    const RunResult r =
+        RunCommand({kClientBinary, "import-trace", in, "-o", out, "--project-root", "/mnt/project",
+                    "--path-map", "/mnt/project/examples=" CL_SOURCE_DIR "/examples/hero"});
+    ASSERT_EQ(r.exit_code, 0) << out << ": " << r.stderr_text;
+    EXPECT_THAT(r.stdout_text, HasSubstr("4 compiles")) << out;
+  }
+  absl::StatusOr<v1::SessionCapture> streamed = ReadCaptureFile(pb);
+  absl::StatusOr<v1::SessionCapture> whole = ReadCaptureFile(json);
+  absl::StatusOr<v1::SessionCapture> directory = ReadCaptureFile(from_dir);
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_TRUE(directory.ok()) << directory.status();
+  EXPECT_GT(streamed->sources_size(), 0) << "the files the dropped nodes name are still read";
+  EXPECT_GT(streamed->records_size(), 0);
+  ASSERT_GT(streamed->graphs_size(), 0);
+  for (const v1::Graph& g : streamed->graphs()) EXPECT_GT(g.nodes_size(), 0) << g.id();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*streamed, *whole));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*directory, *whole));
+
+  const std::string refused = TmpPath("refused.cls.pb");
+  const std::string not_a_log = TmpPath("not-a-log.txt");
+  ASSERT_TRUE(WriteFile(not_a_log, "just some text\n").ok());
+  EXPECT_EQ(RunCommand({kClientBinary, "import-trace", not_a_log, "-o", refused}).exit_code, 3);
+  EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
 TEST_F(E2eTest, EveryRankOfAMultiRankDirectory) {

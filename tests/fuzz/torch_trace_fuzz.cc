@@ -1,9 +1,13 @@
 // Any bytes as a TORCH_TRACE log through the importer (tokenizer + parser): counted diagnostics,
 // never a crash. The capture that comes out always validates, and it does not depend on how the
 // bytes were cut into chunks: uneven chunks give the same capture as one Feed. Its bytes parse back
-// (a .cls.pb written from it loads): proto3 refuses a string field that is not valid UTF-8.
+// (a .cls.pb written from it loads): proto3 refuses a string field that is not valid UTF-8. The
+// import an analysis makes (GraphNodes::kLoweredOnly) validates too, lists no record, and each
+// graph it keeps nodes of has all the nodes the full import gives it.
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "capture/torch_trace/importer.h"
 #include "capture/validate.h"
@@ -29,5 +33,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cl::TraceImporter whole;
   whole.Feed({bytes, size});
   CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(whole.Finish()) == bytes_out);
+
+  cl::TraceParseOptions options;
+  options.graph_nodes = cl::GraphNodes::kLoweredOnly;
+  cl::TraceImporter lowered_importer(options);
+  lowered_importer.Feed({bytes, size});
+  const compile_lens::v1::SessionCapture lowered = lowered_importer.Finish();
+  CL_FUZZ_CHECK_OK(cl::ValidateCapture(lowered));
+  CL_FUZZ_CHECK(lowered.records_size() == 0);
+  // A graph whose nodes it kept has the nodes the full import gives it (graphs it did not parse
+  // may be listed where the full import dropped them, for a fault only a parse sees).
+  std::map<std::string, const compile_lens::v1::Graph*> full;
+  for (const compile_lens::v1::Graph& graph : capture.graphs()) full.emplace(graph.id(), &graph);
+  for (const compile_lens::v1::Graph& graph : lowered.graphs()) {
+    if (graph.nodes_size() == 0) continue;
+    auto it = full.find(graph.id());
+    CL_FUZZ_CHECK(it != full.end());
+    CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(graph) == cl::fuzz::DeterministicBytes(*it->second));
+  }
   return 0;
 }
