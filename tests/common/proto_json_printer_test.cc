@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
 #include "capture/torch_trace/importer.h"
@@ -116,6 +117,33 @@ TEST(ProtoJsonPrinterTest, EveryCodePointIsEscapedAsProtobufEscapesIt) {
     c.mutable_session()->set_host(text);
     (*c.mutable_session()->mutable_labels())[text.substr(0, 64)] = "v";
     ExpectSameAsProtobuf(c, absl::StrCat("code points from U+", absl::Hex(start)));
+  }
+}
+
+// Plain text is scanned 16 bytes at a time: each character that is escaped (or starts a
+// multi-byte one) at every place in and around a 16-byte block, and two in one block.
+TEST(ProtoJsonPrinterTest, EscapesAnywhereInALongPlainRun) {
+  const std::string specials[] = {"\"",
+                                  "\\",
+                                  "<",
+                                  ">",
+                                  "\n",
+                                  std::string(1, '\0'),
+                                  "\x1f",
+                                  "\x7f",
+                                  "\xc3\xa9",
+                                  "\xe2\x80\xa8",
+                                  "\xf0\x9f\x98\x80",
+                                  "\x80"};
+  for (const std::string& special : specials) {
+    for (size_t at = 0; at <= 40; ++at) {
+      std::string text = std::string(at, 'a') + special + std::string(40 - at, 'b');
+      text += std::string(at % 7, 'c') + special + "d";
+      v1::SessionCapture c;
+      c.mutable_session()->set_host(text);
+      ExpectSameAsProtobuf(c, absl::StrCat("byte ", absl::CHexEscape(special), " at ", at));
+      if (HasFailure()) return;
+    }
   }
 }
 
