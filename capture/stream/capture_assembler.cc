@@ -60,14 +60,24 @@ absl::Status CaptureAssembler::CountBytes(uint64_t bytes, absl::FunctionRef<std:
   return absl::OkStatus();
 }
 
-absl::Status CaptureAssembler::AddCounted(v1::CapturePart&& part) {
+absl::Status CaptureAssembler::AddCountedTorchTrace(v1::Side side,
+                                                    absl::Span<const absl::string_view> pieces) {
+  v1::CapturePart part;
+  part.set_side(side);
+  part.set_torch_trace(
+      "");  // the part's kind, for the checks and the messages; the bytes: `pieces`
+  return AddPart(std::move(part), pieces);
+}
+
+absl::Status CaptureAssembler::AddPart(v1::CapturePart&& part,
+                                       absl::Span<const absl::string_view> raw) {
   const uint64_t index = parts_++;
   if (part.side() != v1::HEAD && part.side() != v1::BASE) {
     return absl::InvalidArgumentError(
         absl::StrCat(PartWhere(index, part), ": side must be HEAD or BASE"));
   }
   SideState& side = part.side() == v1::BASE ? base_ : head_;
-  absl::Status status = Apply(side, part);
+  absl::Status status = Apply(side, part, raw);
   // Named only when something is wrong: this runs for every part of every upload.
   if (!status.ok())
     return absl::Status(status.code(),
@@ -90,7 +100,8 @@ absl::Status CaptureAssembler::AddCountedMessage(v1::AnalyzeChunk& chunk, uint64
   return absl::OkStatus();
 }
 
-absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
+absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part,
+                                     absl::Span<const absl::string_view> raw) {
   // A side imported with the post-grad graphs' nodes only cannot be compared: refused at the first
   // part that makes the stream a comparison, before the other side is imported for nothing.
   const bool flags_it =
@@ -139,7 +150,8 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part) {
       if (side.post_grad_nodes_only) options.graph_nodes = GraphNodes::kLoweredOnly;
       side.trace = std::make_unique<TraceImporter>(options);
     }
-    side.trace->Feed(part.torch_trace());
+    if (raw.empty()) side.trace->Feed(part.torch_trace());
+    for (absl::string_view piece : raw) side.trace->Feed(piece);
     if (absl::Status refused = side.trace->Refusal(); !refused.ok()) {
       const bool over_budget = absl::IsResourceExhausted(refused);
       return absl::Status(

@@ -16,11 +16,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "capture/torch_trace/importer.h"
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/service.pb.h"
@@ -65,11 +67,15 @@ class CaptureAssembler {
   // error, and is called only then), and AddCounted then adds their parts without counting them
   // again. Add's own count is ByteSizeLong, a second walk over every field of the part.
   absl::Status CountBytes(uint64_t bytes, absl::FunctionRef<std::string()> what);
-  absl::Status AddCounted(v1::CapturePart&& part);
+  absl::Status AddCounted(v1::CapturePart&& part) { return AddPart(std::move(part), {}); }
   // AddCounted for every part a part-carrying Analyze message carries (a `part` or a batch of
   // `parts`; moved out of it), `message` being its number in the stream: an empty batch, or a
   // message that carries neither, is INVALID_ARGUMENT naming it.
   absl::Status AddCountedMessage(v1::AnalyzeChunk& chunk, uint64_t message);
+  // AddCounted for a part of raw TORCH_TRACE bytes given as `pieces`, in order, rather than copied
+  // into a part first: what a server reads straight off the received message (RawTraceParts in
+  // service/server/chunk_parse.h).
+  absl::Status AddCountedTorchTrace(v1::Side side, absl::Span<const absl::string_view> pieces);
   // Ends the stream: the marker's part count must match, nothing may be left half-sent. The
   // captures stay in the assembler (or its arena); the pointers are valid while it lives.
   absl::StatusOr<CaptureRefs> FinishInPlace(const v1::EndOfCapture& end);
@@ -98,7 +104,11 @@ class CaptureAssembler {
     // A raw side's `capture` holds the header's session and the sources the client offered.
   };
 
-  absl::Status Apply(SideState& side, v1::CapturePart& part);
+  // AddCounted; `raw` is a torch_trace part's bytes, when they are not in `part`
+  // (AddCountedTorchTrace).
+  absl::Status AddPart(v1::CapturePart&& part, absl::Span<const absl::string_view> raw);
+  absl::Status Apply(SideState& side, v1::CapturePart& part,
+                     absl::Span<const absl::string_view> raw = {});
   absl::Status ApplyFragment(SideState& side, const v1::Fragment& fragment);
   absl::Status ApplySourceChunk(SideState& side, v1::SourceChunk& chunk);
   // The sources a raw side's client offered, those `imported` names (AttachSources) added to it.

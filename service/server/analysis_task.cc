@@ -21,6 +21,17 @@ absl::Status CallUpload::CheckMemory(uint64_t number) {
 }
 
 absl::Status CallUpload::Apply(uint64_t number, grpc::ByteBuffer* message) {
+  // A log's bytes go to the import from the received slices themselves, not parsed into a copy.
+  if (std::optional<absl::Status> raw =
+          ApplyRawTraceParts(message,
+                             [&](v1::Side side, absl::Span<const absl::string_view> pieces) {
+                               return assembler.AddCountedTorchTrace(side, pieces);
+                             });
+      raw.has_value()) {
+    CL_RETURN_IF_ERROR(*raw);
+    message->Clear();
+    return CheckMemory(number);
+  }
   // On the heap, not the arena: a raw log's bytes are fed to the import and dropped, never held.
   // Typed parts are copied onto the arena by the assembler, and counted there.
   v1::AnalyzeChunk chunk;
