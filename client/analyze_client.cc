@@ -77,10 +77,21 @@ absl::Status Authorize(const RemoteOptions& remote, grpc::ClientContext* context
 
 }  // namespace
 
+int InProcessThreads(const AssembledCaptures& captures, int requested) {
+  if (requested > 0) return requested;
+  const auto small = [](const v1::SessionCapture& c) {
+    int nodes = 0;
+    for (const v1::Graph& g : c.graphs()) nodes += g.nodes_size();
+    return nodes < 20000 && c.compiles_size() < 200;
+  };
+  if (small(captures.head) && (!captures.base || small(*captures.base))) return 1;
+  return 0;  // ThreadPool: one per hardware thread
+}
+
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
                                                      const v1::AnalyzeOptions& options,
                                                      int threads) {
-  ThreadPool pool(threads, /*max_queue=*/64);
+  ThreadPool pool(InProcessThreads(captures, threads), /*max_queue=*/64);
   Engine engine(&pool);
   return RunAnalysis(engine, captures, options, /*cancelled=*/nullptr);
 }

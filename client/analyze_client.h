@@ -16,7 +16,13 @@
 
 namespace cl {
 
-// Runs the analysis here, on a pool of `threads` (0: one per hardware thread).
+// How many threads an in-process analysis of `captures` runs on, `requested` by the user (0:
+// choose): one for a small session (under 20,000 graph nodes and 200 compiles on each side), where
+// the passes take about a millisecond and starting and coordinating workers would cost more
+// (bench/README.md, "Every log of the corpus"); else one per hardware thread.
+int InProcessThreads(const AssembledCaptures& captures, int requested);
+
+// Runs the analysis here, on a pool of `threads` (0: InProcessThreads chooses).
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
                                                      const v1::AnalyzeOptions& options,
                                                      int threads);

@@ -63,7 +63,9 @@ ABSL_FLAG(
     "findings: "
     "severity, remedy, issue links; an invalid one is refused (exit 3) with the line it fails on");
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(120), "give up on the server after this long");
-ABSL_FLAG(int, threads, 0, "in-process analysis threads; 0 = one per hardware thread");
+ABSL_FLAG(int, threads, 0,
+          "in-process analysis threads; 0 = one for a small session (under 20,000 graph nodes "
+          "and 200 compiles), else one per hardware thread");
 ABSL_FLAG(std::string, color, "auto", "colour the summary: auto (on a terminal), always, never");
 ABSL_FLAG(bool, quiet, false, "print no summary");
 // Reading TORCH_TRACE logs.
