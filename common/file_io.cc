@@ -94,6 +94,15 @@ absl::Status WriteFileWith(const std::string& path, absl::FunctionRef<absl::Stat
     absl::Cleanup close_fd = [fd] { ::close(fd); };
     CL_RETURN_IF_ERROR(write(fd));
   }
+  // Over a file that is there, the two are exchanged and the old one, now under the temporary
+  // name, removed. A rename over it would make ext4 (auto_da_alloc) start writing the new file back
+  // at once, in this process: up to 0.35 s of system time for a 159 MB capture. Where nothing is
+  // there, or the file system cannot exchange, a rename.
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    ::unlink(tmp.c_str());
+    renamed = true;
+    return absl::OkStatus();
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -259,7 +260,11 @@ class Printer {
     buf_ += '{';
     Scope scope{level + 1};
     const Reflection* r = m.GetReflection();
-    std::vector<const FieldDescriptor*> fields;
+    // One list per nesting level, reused: a capture is a million small messages. A deque, so that
+    // a deeper level's list, added while this one is walked, does not move this one.
+    if (field_lists_.size() <= static_cast<size_t>(level)) field_lists_.resize(level + 1);
+    std::vector<const FieldDescriptor*>& fields = field_lists_[level];
+    fields.clear();
     r->ListFields(m, &fields);
     for (const FieldDescriptor* f : fields) {
       Prefix(scope, proto_names_ ? f->name() : f->json_name(), true);
@@ -456,6 +461,7 @@ class Printer {
     return ok_;
   }
 
+  std::deque<std::vector<const FieldDescriptor*>> field_lists_;  // by level (PrintMessage)
   const bool whitespace_;
   const bool proto_names_;
   google::protobuf::io::ZeroCopyOutputStream* const out_;

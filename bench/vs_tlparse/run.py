@@ -4,6 +4,7 @@
 Every case is a whole process, as a user runs it, so start-up is in the figures. The cases of one
 log run alternately, round after round (a slow moment of the machine lands on all of them alike),
 and each figure is the median over the rounds: wall time and CPU time (user + system, from wait4).
+Each run starts after os.sync(), so that what one case wrote is not written back during the next.
 The peak RSS comes from one more run under GNU time (peak_rss_kib says why; the upload client's is
 wait4's). The ratios are against the baseline of the same run: tlparse --plain-text, tlparse's
 fastest mode, when --tlparse names its binary; else `wc -l` over the log, a naive scan that reads
@@ -61,6 +62,9 @@ def peak_rss_kib(argv):
 def run_once(argv, stdout=subprocess.DEVNULL):
     """Runs argv to completion: (wall seconds, CPU seconds, peak RSS KiB, exit status); the RSS is
     wait4's, which peak_rss_kib replaces where it can."""
+    # What the last case wrote is flushed first, outside the timing: otherwise its writeback lands
+    # on whichever case runs next (on a slow disk, half a second of system time for a large file).
+    os.sync()
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
