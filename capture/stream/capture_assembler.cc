@@ -64,8 +64,8 @@ absl::Status CaptureAssembler::AddCountedTorchTrace(v1::Side side,
                                                     absl::Span<const absl::string_view> pieces) {
   v1::CapturePart part;
   part.set_side(side);
-  part.set_torch_trace(
-      "");  // the part's kind, for the checks and the messages; the bytes: `pieces`
+  // The part's kind, for the checks and the messages; its bytes are `pieces`.
+  part.set_torch_trace("");
   return AddPart(std::move(part), pieces);
 }
 

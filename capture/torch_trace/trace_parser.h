@@ -44,13 +44,14 @@ inline constexpr size_t kMaxStrNameBytes = 4096;
 // graph's compile at the first backward(), which compilation_metrics do not time.
 inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 
-// Which graphs keep their nodes in the capture. Every graph is parsed either way (so that the log's
-// problems are all reported, and the source files its nodes name are known), and every graph is
-// listed; kLoweredOnly keeps the nodes of the post-grad graphs the passes of one session read
-// (fusion, roofline: LoweredGraphChoice, one compile's per frame; the site and the trace events
-// read none) and frees the others' as soon as they are known to be unread; nor does it list the
-// log's records (`records`) unless it keeps their texts, for a site. A capture that is written out
-// or compared with another keeps them all.
+// Which graphs keep their nodes in the capture. Every graph is listed, and the source files its
+// nodes name are known, either way; kAll parses every graph (so that the log's problems are all
+// reported); kLoweredOnly parses only the graphs it keeps the nodes of (the rest are scanned for
+// their source files, ScanFxSourceFiles), keeps the nodes of the post-grad graphs the passes of one
+// session read (fusion, roofline: LoweredGraphChoice, one compile's per frame; the site and the
+// trace events read none) and frees the others' as soon as they are known to be unread; nor does it
+// list the log's records (`records`) unless it keeps their texts, for a site. A capture that is
+// written out or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
 
 struct TraceParseOptions {
@@ -73,7 +74,7 @@ struct TraceParseOptions {
   GraphNodes graph_nodes = GraphNodes::kAll;
   // Given, each graph is handed here, nodes and all, as soon as it is parsed, and the capture keeps
   // it without its nodes (id, compile, stage): for a writer that streams the graphs to its output
-  // rather than holding them all (CapturePbStream in capture/capture_io.h).
+  // rather than holding them all (WriteCapturePbAsMade in capture/capture_io.h).
   std::function<void(const v1::Graph& graph)> graph_sink;
 };
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -17,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 
@@ -25,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using google::protobuf::Value;
+using google::protobuf::util::MessageDifferencer;
 
 const fs::path kFixtures = testing::FixturePath("torch_trace");
 const fs::path kExpected = fs::path(CL_SOURCE_DIR) / "tests" / "golden" / "torch_trace";
@@ -95,6 +98,39 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
   std::cout << "imported " << logs.size() << " logs: " << compiles << " compiles, " << graphs
             << " graphs, " << nodes << " nodes\n";
   EXPECT_GT(graphs, 100u);
+}
+
+// ImportOptions::graph_sink (import-trace to .cls.pb): every graph is handed over whole, in order,
+// and the capture keeps each without its nodes; the rest of it, the source files those nodes name
+// among it, is what the import without a sink makes.
+TEST(ImportFixturesTest, TheGraphSinkGetsEveryGraphWhole) {
+  ImportOptions options;
+  options.project_root = "/mnt/project";
+  options.path_map = {{"/mnt/project/examples", CL_SOURCE_DIR "/examples/hero"}};
+  std::vector<std::string> logs = testing::FixtureTraceLogs();
+  logs.push_back(CL_SOURCE_DIR "/examples/hero/traces/head.log");
+  int sunk_nodes = 0;
+  for (const std::string& log : logs) {
+    SCOPED_TRACE(log);
+    absl::StatusOr<v1::SessionCapture> whole = ImportTraceFile(log, options);
+    ImportOptions sinking = options;
+    std::vector<v1::Graph> sunk;
+    sinking.graph_sink = [&](const v1::Graph& g) {
+      sunk.push_back(g);
+      sunk_nodes += g.nodes_size();
+    };
+    absl::StatusOr<v1::SessionCapture> streamed = ImportTraceFile(log, sinking);
+    ASSERT_EQ(whole.ok(), streamed.ok());
+    if (!whole.ok()) continue;  // the corpus's few files that are not logs
+    ASSERT_EQ(sunk.size(), static_cast<size_t>(whole->graphs_size()));
+    for (int i = 0; i < whole->graphs_size(); ++i) {
+      EXPECT_TRUE(MessageDifferencer::Equals(sunk[i], whole->graphs(i))) << whole->graphs(i).id();
+      EXPECT_EQ(streamed->graphs(i).nodes_size(), 0);
+      whole->mutable_graphs(i)->clear_nodes();
+    }
+    EXPECT_TRUE(MessageDifferencer::Equals(*streamed, *whole));
+  }
+  EXPECT_GT(sunk_nodes, 10000);
 }
 
 TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
