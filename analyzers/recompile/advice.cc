@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/number_format.h"
@@ -143,6 +144,18 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
     return {absl::StrCat(var,
                          " flips between True / False / None — each value is its own graph: "
                          "pass it as a tensor, or branch outside the compiled function.")};
+  }
+  if (c.category == Category::VALUE && absl::StartsWith(f.variable, "___stack") &&
+      absl::StartsWith(frame.name, "torch_dynamo_resume_in_")) {
+    // Not a name in the user's code: what the call that broke the graph left on the stack, which
+    // the code resumed after it receives as a constant and specializes on.
+    return {absl::StrCat(
+        var, " is the value the graph break before `", frame.name,
+        "` handed to the code after it (most often the result of the call that broke the graph, "
+        "such as `.item()`): each new value compiles that code again — keep it a tensor (compare "
+        "with tensor ops, not a Python `if`), or set "
+        "`torch._dynamo.config.capture_scalar_outputs = True` so that `.item()` stays in the "
+        "graph; for a float, `torch._dynamo.config.specialize_float = False`.")};
   }
   if (c.category == Category::VALUE) {
     return {absl::StrCat(var,

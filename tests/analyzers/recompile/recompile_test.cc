@@ -141,6 +141,26 @@ TEST(RecompilePassTest, EachRecompileIsFiledUnderWhatNoEntryHad) {
   EXPECT_THAT(section.suggestions(0).evidence(), HasSubstr("idx[1]"));
 }
 
+// A resume function recompiling on `___stack0`: the value a graph break (`.item()` in an `if`)
+// left on the stack, not a name the user wrote; the advice says what it is (guard text from a
+// real torch 2.6 log of a KV-cache decode loop).
+TEST(RecompilePassTest, AValueTheGraphBreakLeftOnTheStackIsExplained) {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("torch_dynamo_resume_in_forward_at_51");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: L['___stack0'] == 1.6096662282943726                        "});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("`___stack0` is the value the graph break before "
+                        "`torch_dynamo_resume_in_forward_at_51` handed to the code after it"));
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("capture_scalar_outputs = True"));
+  // A frame of the user's own keeps the advice for a Python constant.
+  frame->set_name("forward");
+  EXPECT_THAT(RunPass(capture).suggestions(0).text(), HasSubstr("is a Python constant"));
+}
+
 // The facts of fixtures/torch_trace/torch-2.6/dynamic: automatic dynamic shapes, then grad mode,
 // then a bf16 copy of the module through the same code object.
 TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
