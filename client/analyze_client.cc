@@ -1,13 +1,20 @@
 #include "client/analyze_client.h"
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/internal/resize_uninitialized.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
+#include "capture/stream/raw_trace_chunk.h"
 #include "capture/torch_trace/importer.h"
 #include "capture/torch_trace/source_names.h"
 #include "common/file_io.h"
@@ -113,21 +120,92 @@ grpc::ByteBuffer ChunkBytes(const v1::AnalyzeChunk& chunk) {
   return grpc::ByteBuffer(&slice, 1);
 }
 
+// The buffers raw log pieces are written into (raw_trace_chunk.h), reused from message to message
+// so that each piece is not also copied into fresh pages. gRPC lets go of a message's slice when it
+// has sent it, on whichever thread that is: each slice holds the pool, which outlives the call.
+class RawChunkBuffers : public std::enable_shared_from_this<RawChunkBuffers> {
+ public:
+  grpc::ByteBuffer Chunk(v1::Side side, absl::string_view piece) {
+    const size_t size = RawTraceChunkSize(side, piece.size());
+    auto* held = new Held{shared_from_this(), Take(size)};
+    const size_t written = WriteRawTraceChunk(side, piece, held->buffer.data());
+    grpc::Slice slice(
+        held->buffer.data(), written,
+        [](void* owned) {
+          std::unique_ptr<Held> held(static_cast<Held*>(owned));
+          held->pool->Give(std::move(held->buffer));
+        },
+        held);
+    return grpc::ByteBuffer(&slice, 1);
+  }
+
+ private:
+  struct Held {
+    std::shared_ptr<RawChunkBuffers> pool;
+    std::string buffer;
+  };
+
+  std::string Take(size_t size) {
+    std::string buffer;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!free_.empty()) {
+        buffer = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (buffer.size() < size) absl::strings_internal::STLStringResizeUninitialized(&buffer, size);
+    return buffer;
+  }
+
+  void Give(std::string buffer) {
+    absl::MutexLock lock(&mu_);
+    if (free_.size() < 4) free_.push_back(std::move(buffer));
+  }
+
+  absl::Mutex mu_;
+  std::vector<std::string> free_ ABSL_GUARDED_BY(mu_);
+};
+
 // What a cl-server says of itself in the response headers it admits a call with.
 struct Admission {
   // `cl-offered-sources`: a raw log may be followed by the source files the client offers
   // (servers from before that refuse such a stream as mixing typed parts and raw bytes).
   bool takes_offered_sources = false;
+  // `cl-max-message-bytes`: the largest message the server takes (0: it does not say).
+  size_t max_message_bytes = 0;
 };
+
+// The most log bytes one message carries. Each message costs the server's reading thread a hand-off
+// between gRPC's threads: 1 MiB pieces took about 8 % off an upload of a 73 MB log against 512 KiB
+// ones (bench/README.md). Not larger: the server imports a message only once it has all of it.
+constexpr size_t kMaxRawPiece = 1 << 20;
+// Room for a raw piece's framing (raw_trace_chunk.h: 10 bytes for a piece of 1 MiB).
+constexpr size_t kRawFraming = 64;
+
+// How many log bytes each raw message carries: what fills the server's largest message, up to
+// kMaxRawPiece; the part budget where the caller set one or the server does not say (a server
+// from before it did).
+size_t RawPieceBytes(const RemoteOptions& remote, const Admission& admission) {
+  size_t message = PartBudget(remote);
+  if (remote.part_budget == 0 && admission.max_message_bytes > 0)
+    message = std::min(admission.max_message_bytes, kMaxRawPiece);
+  return message > 2 * kRawFraming ? message - kRawFraming : kRawFraming;
+}
 
 // One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
 // the server has already finished the call (with an error, say): stop sending and let Finish()
 // tell why.
+// What Stream hands the function that sends a call's parts.
+struct PartSink {
+  absl::FunctionRef<absl::Status(v1::CapturePart&&)> part;
+  // A piece of a raw log, as a message of its own written straight from the piece.
+  absl::FunctionRef<absl::Status(v1::Side, absl::string_view)> raw_trace;
+};
+
 absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
-    absl::FunctionRef<absl::Status(absl::FunctionRef<absl::Status(v1::CapturePart&&)>,
-                                   const Admission&)>
-        send_parts) {
+    absl::FunctionRef<absl::Status(const PartSink&, const Admission&)> send_parts) {
   CL_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(remote));
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + remote.deadline));
@@ -143,12 +221,14 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
 
   bool open = true;
   uint64_t bytes_sent = 0;
-  auto write = [&](const v1::AnalyzeChunk& chunk) {
+  auto write_bytes = [&](const grpc::ByteBuffer& bytes) {
     if (!open) return;
-    grpc::ByteBuffer bytes = ChunkBytes(chunk);
     bytes_sent += bytes.Length();
     open = writer->Write(bytes);
     if (open && remote.on_sent) remote.on_sent(bytes_sent);
+  };
+  auto write = [&](const v1::AnalyzeChunk& chunk) {
+    if (open) write_bytes(ChunkBytes(chunk));
   };
   v1::AnalyzeChunk first;
   *first.mutable_options() = options;
@@ -159,8 +239,14 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   Admission admission;
   if (open) {
     writer->WaitForInitialMetadata();
-    admission.takes_offered_sources =
-        context.GetServerInitialMetadata().count("cl-offered-sources") > 0;
+    const auto& said = context.GetServerInitialMetadata();
+    admission.takes_offered_sources = said.count("cl-offered-sources") > 0;
+    if (const auto it = said.find("cl-max-message-bytes"); it != said.end()) {
+      int bytes = 0;
+      if (absl::SimpleAtoi(absl::string_view(it->second.data(), it->second.size()), &bytes) &&
+          bytes > 0)
+        admission.max_message_bytes = static_cast<size_t>(bytes);
+    }
     if (context.GetServerInitialMetadata().count("cl-admitted") == 0) {
       writer->WritesDone();
       absl::Status refused = FromGrpcStatus(writer->Finish());
@@ -175,12 +261,21 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
     write(chunk);
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
   };
-  absl::Status sent = send_parts(
-      [&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); }, admission);
+  const auto buffers = std::make_shared<RawChunkBuffers>();
+  uint64_t raw_parts = 0;
+  const auto add_part = [&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); };
+  const auto add_raw_trace = [&](v1::Side side, absl::string_view piece) -> absl::Status {
+    CL_RETURN_IF_ERROR(packer.Flush(emit));  // what was queued goes first, in order
+    write_bytes(buffers->Chunk(side, piece));
+    ++raw_parts;
+    return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
+  };
+  const PartSink sink{add_part, add_raw_trace};  // FunctionRefs: the lambdas must outlive them
+  absl::Status sent = send_parts(sink, admission);
   if (sent.ok()) sent = packer.Flush(emit);
   if (sent.ok()) {
     v1::AnalyzeChunk end;
-    end.mutable_end()->set_parts(packer.parts());
+    end.mutable_end()->set_parts(packer.parts() + raw_parts);
     write(end);
   } else if (!absl::IsAborted(sent)) {
     // It failed here (the log would not read, say): cancel rather than half-close, so that the
@@ -210,9 +305,10 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
                                                   const v1::AnalyzeOptions& options,
                                                   const RemoteOptions& remote) {
   const size_t budget = PartBudget(remote);
-  return Stream(options, remote, [&](auto emit, const Admission&) -> absl::Status {
-    CL_RETURN_IF_ERROR(SplitCapture(captures.head, v1::HEAD, budget, emit));
-    if (captures.base) CL_RETURN_IF_ERROR(SplitCapture(*captures.base, v1::BASE, budget, emit));
+  return Stream(options, remote, [&](const PartSink& sink, const Admission&) -> absl::Status {
+    CL_RETURN_IF_ERROR(SplitCapture(captures.head, v1::HEAD, budget, sink.part));
+    if (captures.base)
+      CL_RETURN_IF_ERROR(SplitCapture(*captures.base, v1::BASE, budget, sink.part));
     return absl::OkStatus();
   });
 }
@@ -223,33 +319,26 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
                                                        const RemoteOptions& remote,
                                                        const ImportOptions* sources) {
   const size_t budget = PartBudget(remote);
-  return Stream(options, remote, [&](auto emit, const Admission& admission) -> absl::Status {
+  const auto send = [&](const PartSink& sink, const Admission& admission) -> absl::Status {
     if (header.has_session() || !header.source_name().empty() || header.post_grad_nodes_only()) {
       v1::CapturePart part;
       part.set_side(v1::HEAD);
       *part.mutable_header() = header;
-      CL_RETURN_IF_ERROR(emit(std::move(part)));
+      CL_RETURN_IF_ERROR(sink.part(std::move(part)));
     }
     absl::Status sent;
     bool any = false;
     SourceNameScanner names;
-    CL_RETURN_IF_ERROR(ReadMaybeGzipped(log_path, budget - 64, [&](absl::string_view bytes) {
-      if (sources != nullptr && admission.takes_offered_sources) names.Feed(bytes);
-      v1::CapturePart part;
-      part.set_side(v1::HEAD);
-      part.set_torch_trace(bytes.data(), bytes.size());
-      any = true;
-      sent = emit(std::move(part));
-      return sent.ok();
-    }));
+    CL_RETURN_IF_ERROR(
+        ReadMaybeGzipped(log_path, RawPieceBytes(remote, admission), [&](absl::string_view bytes) {
+          if (sources != nullptr && admission.takes_offered_sources) names.Feed(bytes);
+          any = true;
+          sent = sink.raw_trace(v1::HEAD, bytes);
+          return sent.ok();
+        }));
     CL_RETURN_IF_ERROR(sent);
-    if (!any) {
-      // An empty log is still a log: the server says what it makes of one (it refuses it).
-      v1::CapturePart part;
-      part.set_side(v1::HEAD);
-      part.set_torch_trace("");
-      CL_RETURN_IF_ERROR(emit(std::move(part)));
-    }
+    // An empty log is still a log: the server says what it makes of one (it refuses it).
+    if (!any) CL_RETURN_IF_ERROR(sink.raw_trace(v1::HEAD, ""));
     if (sources == nullptr || !admission.takes_offered_sources) return absl::OkStatus();
     // The user's files the log spells, as this machine has them: the server keeps the ones the
     // session names, as an import here would have read them.
@@ -262,10 +351,11 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_pa
       v1::SourceFile source;
       source.set_path(file);
       source.set_text(*std::move(text));
-      CL_RETURN_IF_ERROR(SplitSource(source, v1::HEAD, budget, emit));
+      CL_RETURN_IF_ERROR(SplitSource(source, v1::HEAD, budget, sink.part));
     }
     return absl::OkStatus();
-  });
+  };
+  return Stream(options, remote, send);
 }
 
 absl::Status CheckHealth(const RemoteOptions& remote, const std::string& service) {

@@ -48,6 +48,12 @@ ABSL_FLAG(int64_t, max_session_memory, int64_t{2} << 30,
           "max_inflight x max_session_bytes of uploads");
 ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
 ABSL_FLAG(
+    int, receive_window_bytes, 0,
+    "each call's HTTP/2 receive window: the bytes of an upload gRPC may hold before the "
+    "import reads them; 0 = sized by gRPC from the measured bandwidth (tens of MiB per upload "
+    "on a fast link). A fixed window, say 4194304, bounds that memory per call; an upload "
+    "then goes at most this many bytes per round trip");
+ABSL_FLAG(
     absl::Duration, upload_timeout, absl::Seconds(60),
     "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "
     "DEADLINE_EXCEEDED, and its max_inflight slot is free again; inf: no limit (idle_timeout "
@@ -189,6 +195,7 @@ int main(int argc, char** argv) {
   options.lint_cache_bytes =
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_lint_cache_mib))) << 20;
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.receive_window_bytes = absl::GetFlag(FLAGS_receive_window_bytes);
   options.upload_timeout = absl::GetFlag(FLAGS_upload_timeout);
   options.idle_timeout = absl::GetFlag(FLAGS_idle_timeout);
   options.recent_sessions = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_recent_sessions)));

@@ -54,6 +54,9 @@ AnalyzeReactor::AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerC
   // A raw log may be followed by the source files the client offers (capture_assembler.h): a
   // client offers them only to a server that says so.
   context_->AddInitialMetadata("cl-offered-sources", "1");
+  // The largest message it takes: a client sends a raw log in pieces that fill it (fewer, larger
+  // messages: each costs the reading thread a hand-off).
+  context_->AddInitialMetadata("cl-max-message-bytes", absl::StrCat(state_->max_message_bytes));
   StartSendInitialMetadata();
   watched_ = std::make_shared<Watched>(this);
   state_->watch->Add(watched_);

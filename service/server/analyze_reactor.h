@@ -58,6 +58,7 @@ struct AnalyzeServiceState {
   uint64_t max_session_bytes = 0;
   uint64_t max_session_memory = 0;
   int max_inflight = 0;
+  int max_message_bytes = 0;     // said to each admitted client (`cl-max-message-bytes`)
   UploadWatch* watch = nullptr;  // ends stalled uploads (idle_timeout, upload_timeout); never null
   std::atomic<int> inflight{0};
 };

@@ -61,6 +61,11 @@ absl::Status CheckLimits(const ServerOptions& options) {
   CL_RETURN_IF_ERROR(
       at_least_one("max_session_memory", static_cast<int64_t>(options.max_session_memory)));
   CL_RETURN_IF_ERROR(at_least_one("max_message_bytes", options.max_message_bytes));
+  if (options.receive_window_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--receive_window_bytes=", options.receive_window_bytes,
+                     ": must be 0 (gRPC sizes it) or more"));
+  }
   for (const auto& [name, timeout] :
        {std::pair<absl::string_view, absl::Duration>{"upload_timeout", options.upload_timeout},
         {"idle_timeout", options.idle_timeout}}) {
@@ -88,6 +93,7 @@ AnalysisServer::AnalysisServer(const ServerOptions& options,
   state_.max_session_bytes = options.max_session_bytes;
   state_.max_session_memory = options.max_session_memory;
   state_.max_inflight = options.max_inflight;
+  state_.max_message_bytes = options.max_message_bytes;
   state_.watch = &watch_;
   service_ = std::make_unique<Service>(&state_);
 }
@@ -134,6 +140,10 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(
                              ChannelArgMillis(options.max_connection_age));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                              ChannelArgMillis(options.max_connection_age_grace));
+  if (options.receive_window_bytes > 0) {
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, options.receive_window_bytes);
+  }
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
     return absl::UnavailableError(

@@ -35,6 +35,11 @@ struct ServerOptions {
   // records plus what its str table's names expand into). Past it RESOURCE_EXHAUSTED.
   uint64_t max_session_memory = 2ull << 30;
   int max_message_bytes = 1 << 20;  // per gRPC message; the client sends parts under it
+  // Each call's HTTP/2 receive window: how many bytes of an upload gRPC may hold that the import
+  // has not read yet. 0: gRPC sizes it from the bandwidth it measures (BDP probing), which on a
+  // fast link grows to tens of MiB per upload. A fixed window bounds that memory per call, for
+  // throughput on links whose bandwidth x round trip exceeds it (bench/README.md has the trade).
+  int receive_window_bytes = 0;
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
   absl::Duration upload_timeout = absl::Seconds(60);

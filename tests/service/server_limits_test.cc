@@ -124,6 +124,9 @@ TEST(ServerStartTest, LimitsThatWouldRefuseEveryCallStopTheStart) {
                        HasSubstr("--max_inflight=-3: must be at least 1")));
   EXPECT_THAT(start([](ServerOptions& o) { o.max_message_bytes = 0; }),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--max_message_bytes=0")));
+  EXPECT_THAT(start([](ServerOptions& o) { o.receive_window_bytes = -1; }),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--receive_window_bytes=-1: must be 0 (gRPC sizes it) or more")));
   EXPECT_THAT(start([](ServerOptions& o) { o.max_session_bytes = 0; }),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--max_session_bytes=0")));
   EXPECT_THAT(start([](ServerOptions& o) { o.upload_timeout = absl::ZeroDuration(); }),

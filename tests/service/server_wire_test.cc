@@ -2,6 +2,7 @@
 // AnalyzeChunks at all, framing broken on arrival, a string that is not UTF-8 inside a message that
 // frames well, a raw log that does not decompress. Each is refused naming the message, and the
 // server serves on.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -111,6 +112,54 @@ TEST_F(ServerTest, ARawLogIsImportedAsItArrives) {
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("not a TORCH_TRACE log"));
+  ExpectStillServing();
+}
+
+// A raw log goes in messages that fill the largest one the server says it takes (up to 1 MiB):
+// fewer hand-offs for its reading thread, and a server that takes less than the default part
+// budget still gets the log. Where the pieces are cut does not change the report.
+TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
+  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_post_grad_nodes_only(true);
+  std::vector<v1::AnalysisReport> reports;
+  for (const int max_message : {48 << 10, 1 << 20}) {
+    ServerOptions options;
+    options.max_message_bytes = max_message;
+    Start(options);
+    RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
+    std::vector<uint64_t> sent;
+    remote.on_sent = [&](uint64_t bytes) { sent.push_back(bytes); };
+    ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse answer, AnalyzeRemoteTrace(log, header, {}, remote));
+    reports.push_back(answer.report());
+    uint64_t largest = 0;
+    for (size_t i = 1; i < sent.size(); ++i) largest = std::max(largest, sent[i] - sent[i - 1]);
+    EXPECT_LE(largest, static_cast<uint64_t>(max_message)) << max_message;
+    EXPECT_GT(largest, static_cast<uint64_t>(max_message) - 64) << max_message;
+  }
+  EXPECT_TRUE(MessageDifferencer::Equals(reports[0], reports[1]));
+  EXPECT_GT(reports[0].recompile().graph_breaks_size(), 0);
+}
+
+// A fixed receive window far under one message (64 KiB against 1 MiB) still takes a raw log
+// whole: gRPC credits the window as the import reads, and the report is the one a server that
+// sizes its window itself gives. (How much it holds is measured in bench/, not here.)
+TEST_F(ServerTest, AFixedReceiveWindowStillTakesTheLogWhole) {
+  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_post_grad_nodes_only(true);
+  ASSERT_OK_AND_ASSIGN(
+      v1::AnalyzeResponse sized,
+      AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
+  ServerOptions options;
+  options.receive_window_bytes = 64 << 10;
+  Start(options);
+  ASSERT_OK_AND_ASSIGN(
+      v1::AnalyzeResponse fixed,
+      AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
+  EXPECT_TRUE(MessageDifferencer::Equals(fixed.report(), sized.report()));
   ExpectStillServing();
 }
 
