@@ -115,30 +115,67 @@ absl::Status AnalyzeReactor::Stalled(UploadEnd why, absl::Duration idle) const {
 
 void AnalyzeReactor::OnReadDone(bool ok) {
   if (phase_.load() == Phase::kFinished) return;  // the upload watch ended the call
-  if (!ok) {
-    if (context_->IsCancelled()) return FinishWith(absl::CancelledError("the call was cancelled"));
-    // The client closed its side: after the end marker, the upload is whole.
-    if (ended_.load()) return StartAnalysis();
-    return Refuse(absl::InvalidArgumentError(
-        absl::StrCat("the stream ended after message ", messages_.load(),
-                     " without an end marker; the capture was not analyzed")));
+  if (ok) watched_->Read();
+  const uint64_t number = ok ? ++messages_ : messages_.load();
+  if (read_ahead_ != nullptr) {
+    // A raw log's reads go to the import pool, in order, while this reads on (read_ahead.h).
+    ReadAhead::Read read{number, ok, grpc::ByteBuffer()};
+    read.message.Swap(&message_);
+    bool refused = false;
+    if (read_ahead_->Push(std::move(read), &refused)) StartRead(&message_);
+    if (refused) FinishWith(absl::UnavailableError("the server is shutting down"));
+    return;
   }
-  watched_->Read();
-  const uint64_t number = ++messages_;
-  if (ended_.load()) {
-    return Refuse(absl::InvalidArgumentError(
-        absl::StrCat("message ", number, " came after the end marker (message ", number - 1,
-                     "), which must be the stream's last; the capture was not analyzed")));
+  if (!Take(ok, number, &message_)) return;
+  if (upload_.applying) {
+    // From the first bytes of a raw log on, the import runs on the import pool, not here.
+    read_ahead_ = std::make_unique<ReadAhead>(
+        state_->import_threads[state_->next_import_thread.fetch_add(1) %
+                               state_->import_threads.size()],
+        kReadAheadBytes,
+        [this](ReadAhead::Read& read) {
+          return phase_.load() != Phase::kFinished && Take(read.ok, read.number, &read.message);
+        },
+        [this] { StartRead(&message_); });
   }
-  const absl::Status status = has_options_ ? AcceptMessage(number) : AcceptOptions(number);
-  message_.Clear();  // kept messages were moved out first
-  if (!status.ok()) return Refuse(status);
   StartRead(&message_);  // after the end marker too: the client must close its side
 }
 
-absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
+bool AnalyzeReactor::Take(bool ok, uint64_t number, grpc::ByteBuffer* message) {
+  if (!ok) {
+    if (context_->IsCancelled()) {
+      FinishWith(absl::CancelledError("the call was cancelled"));
+      return false;
+    }
+    // The client closed its side: after the end marker, the upload is whole.
+    if (ended_.load()) {
+      StartAnalysis();
+      return false;
+    }
+    Refuse(absl::InvalidArgumentError(
+        absl::StrCat("the stream ended after message ", number,
+                     " without an end marker; the capture was not analyzed")));
+    return false;
+  }
+  if (ended_.load()) {
+    Refuse(absl::InvalidArgumentError(
+        absl::StrCat("message ", number, " came after the end marker (message ", number - 1,
+                     "), which must be the stream's last; the capture was not analyzed")));
+    return false;
+  }
+  const absl::Status status =
+      has_options_ ? AcceptMessage(number, message) : AcceptOptions(number, message);
+  message->Clear();  // kept messages were moved out first
+  if (!status.ok()) {
+    Refuse(status);
+    return false;
+  }
+  return true;
+}
+
+absl::Status AnalyzeReactor::AcceptOptions(uint64_t number, grpc::ByteBuffer* message) {
   v1::AnalyzeChunk chunk;
-  if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
+  if (!ParseChunk(message, &chunk)) return NotAChunk(number, *message);
   if (chunk.kind_case() != v1::AnalyzeChunk::kOptions) {
     return absl::InvalidArgumentError("the first message of Analyze must carry the options");
   }
@@ -148,24 +185,23 @@ absl::Status AnalyzeReactor::AcceptOptions(uint64_t number) {
   return absl::OkStatus();
 }
 
-absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
+absl::Status AnalyzeReactor::AcceptMessage(uint64_t number, grpc::ByteBuffer* message) {
   std::optional<v1::AnalyzeChunk::KindCase> kind;
   {
-    grpc::ProtoBufferReader reader(
-        &message_);  // done with the buffer before it is moved or cleared
+    grpc::ProtoBufferReader reader(message);  // done with the buffer before it is moved or cleared
     kind = ChunkKindOnWire(&reader);
   }
-  if (!kind) return NotAChunk(number, message_);
+  if (!kind) return NotAChunk(number, *message);
   switch (*kind) {
     case v1::AnalyzeChunk::kPart:
     case v1::AnalyzeChunk::kParts: {
       // Counted off the wire as it arrives; parsed by the analysis task, or at once for a raw log.
-      const size_t length = message_.Length();
+      const size_t length = message->Length();
       CL_RETURN_IF_ERROR(
           upload_.assembler.CountBytes(length, [&] { return absl::StrCat("message ", number); }));
       std::vector<std::pair<uint64_t, grpc::ByteBuffer>>& kept = upload_.kept;
       if (!upload_.applying) {
-        grpc::ProtoBufferReader reader(&message_);
+        grpc::ProtoBufferReader reader(message);
         upload_.applying = CarriesTorchTrace(&reader);
         // From the first bytes of a raw log on, every message is applied as it arrives (those
         // kept so far first, in order): the server then holds the session the import builds,
@@ -176,8 +212,8 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
         }
       }
       if (upload_.applying) {
-        HashMessage(message_, &upload_.hash);
-        return upload_.Apply(number, &message_);
+        HashMessage(*message, &upload_.hash);
+        return upload_.Apply(number, message);
       }
       const uint64_t held = upload_.assembler.bytes() + (kept.size() + 1) * kKeptMessageCost;
       if (held > state_->max_session_bytes) {
@@ -187,19 +223,19 @@ absl::Status AnalyzeReactor::AcceptMessage(uint64_t number) {
             " bytes each), over the session limit of ", state_->max_session_bytes,
             " bytes (max_session_bytes); batch parts into fewer messages (PartBatch)"));
       }
-      HashMessage(message_, &upload_.hash);
+      HashMessage(*message, &upload_.hash);
       kept.emplace_back(number, grpc::ByteBuffer());
       grpc::Slice copy;  // its bytes in a slice of their own, exactly as long as the message
-      if (length < kCopyMessagesUnder && message_.DumpToSingleSlice(&copy).ok()) {
+      if (length < kCopyMessagesUnder && message->DumpToSingleSlice(&copy).ok()) {
         kept.back().second = grpc::ByteBuffer(&copy, 1);
       } else {
-        kept.back().second.Swap(&message_);
+        kept.back().second.Swap(message);
       }
       return absl::OkStatus();
     }
     case v1::AnalyzeChunk::kEnd: {
       v1::AnalyzeChunk chunk;
-      if (!ParseChunk(&message_, &chunk)) return NotAChunk(number, message_);
+      if (!ParseChunk(message, &chunk)) return NotAChunk(number, *message);
       upload_.end = chunk.end();
       ended_.store(true);
       return absl::OkStatus();
@@ -257,6 +293,7 @@ void AnalyzeReactor::Finished(const absl::Status& status, std::optional<Rejectio
 void AnalyzeReactor::OnCancel() { cancelled_->store(true); }
 
 void AnalyzeReactor::OnDone() {
+  if (read_ahead_ != nullptr) read_ahead_->Close();  // no import task touches the call after this
   if (watched_ != nullptr) {
     watched_->Detach();
     state_->watch->Remove(watched_.get());

@@ -8,6 +8,12 @@
 // analysis, its metrics, the serialized answer). The reactor ends the call with what the task
 // returns: Finish() is the last touch of the reactor, by whichever thread gets to end the call.
 //
+// A raw TORCH_TRACE log is imported as it arrives instead of kept: from its first bytes on, the
+// reactions queue each read for the call's import thread (read_ahead.h), which handles the reads
+// in order exactly as a reaction would (the end marker and the end of the stream included), while
+// the reactions read on, at most kReadAheadBytes ahead of it. OnDone waits for that thread to
+// leave the call.
+//
 // Refused at once: a call over max_inflight or a full pool (RESOURCE_EXHAUSTED; but a full server
 // first takes the slot of a call that has sent nothing for a second, upload_watch.h), a session
 // over max_session_bytes (RESOURCE_EXHAUSTED; each kept message also counts kKeptMessageCost, for
@@ -41,6 +47,7 @@
 #include "service/engine.h"
 #include "service/metrics.h"
 #include "service/server/analysis_task.h"
+#include "service/server/read_ahead.h"
 #include "service/server/recent_sessions.h"
 #include "service/server/security.h"
 #include "service/server/upload_watch.h"
@@ -52,6 +59,9 @@ namespace cl {
 struct AnalyzeServiceState {
   const Engine* engine = nullptr;
   ThreadPool* pool = nullptr;
+  // Where raw logs' reads are imported (read_ahead.h): a call takes the next, round the list.
+  std::vector<ThreadPool*> import_threads;
+  std::atomic<size_t> next_import_thread{0};
   ServiceMetrics* metrics = nullptr;  // fed after each call; never null
   TokenAuth auth;                     // the bearer token every call must carry, when configured
   RecentSessions* recent = nullptr;   // sessions analyzed lately: a duplicate is not analyzed twice
@@ -75,6 +85,9 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   // A kept message smaller than this is copied out of the slices it arrived in, which share (and
   // keep whole) gRPC's read buffers of kilobytes.
   static constexpr size_t kCopyMessagesUnder = 16 << 10;
+  // How far the reactions read ahead of a raw log's import (read_ahead.h): two of cl-client's
+  // 1 MiB pieces. More took no time off an upload of a 73 MB log and held more.
+  static constexpr size_t kReadAheadBytes = 2 << 20;
 
   AnalyzeReactor(AnalyzeServiceState* state, grpc::CallbackServerContext* context,
                  grpc::ByteBuffer* response);
@@ -84,10 +97,14 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   void OnDone() override;
 
  private:
-  // Message `number` of the stream (from 1), in message_: the first, the options; any later one.
-  // An error ends the call with it.
-  absl::Status AcceptOptions(uint64_t number);
-  absl::Status AcceptMessage(uint64_t number);
+  // What read `number` brought (ok false: the client closed its side), in order: by the reaction
+  // itself, or by the import pool once a raw log streams (read_ahead_). False: the call has ended
+  // (or waits for the client to close its side); this touched nothing after ending it.
+  bool Take(bool ok, uint64_t number, grpc::ByteBuffer* message);
+  // Message `number` of the stream (from 1): the first, the options; any later one. An error ends
+  // the call with it.
+  absl::Status AcceptOptions(uint64_t number, grpc::ByteBuffer* message);
+  absl::Status AcceptMessage(uint64_t number, grpc::ByteBuffer* message);
   // Hands the upload to an AnalysisTask on the pool, which ends the call when it is done.
   void StartAnalysis();
   void Refuse(const absl::Status& status);  // ends a call whose session will not be analyzed
@@ -123,6 +140,8 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
   grpc::ByteBuffer message_;          // the message being read
+  // Set once a raw log streams: its reads are imported on the import pool from then on.
+  std::unique_ptr<ReadAhead> read_ahead_;
   // Holds a max_inflight slot, given back when the call is done (or passed on, UploadWatch::Evict).
   std::atomic<bool> holds_slot_{false};
   bool has_options_ = false;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -36,10 +37,11 @@ struct ServerOptions {
   uint64_t max_session_memory = 2ull << 30;
   int max_message_bytes = 1 << 20;  // per gRPC message; the client sends parts under it
   // Each call's HTTP/2 receive window: how many bytes of an upload gRPC may hold that the import
-  // has not read yet. 0: gRPC sizes it from the bandwidth it measures (BDP probing), which on a
-  // fast link grows to tens of MiB per upload. A fixed window bounds that memory per call, for
-  // throughput on links whose bandwidth x round trip exceeds it (bench/README.md has the trade).
-  int receive_window_bytes = 0;
+  // has not read yet. Fixed, so that what a call holds of its upload is bounded (about this plus
+  // ReadAhead's 2 MiB): gRPC's own sizing from the bandwidth it measures (0) let one upload hold
+  // 17 MiB or more. An upload then goes at most this many bytes per round trip: 4 MiB is 4 GB/s at
+  // a 1 ms round trip, 80 MB/s at 50 ms (bench/README.md has the measured trade).
+  int receive_window_bytes = 4 << 20;
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
   absl::Duration upload_timeout = absl::Seconds(60);
@@ -99,6 +101,10 @@ class AnalysisServer {
   absl::Status StartMetricsEndpoint(const std::string& listen);
 
   ThreadPool pool_;
+  // Import raw logs as they stream in (read_ahead.h), one thread per hardware thread, each call on
+  // one of them for its whole upload. Not niced, as the transport's threads that did it before were
+  // not.
+  std::vector<std::unique_ptr<ThreadPool>> import_threads_;
   Engine engine_;
   RecentSessions recent_;
   std::shared_ptr<ServiceMetrics> metrics_;  // shared: the Exposer holds a weak_ptr to it

@@ -142,24 +142,76 @@ TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
   EXPECT_GT(reports[0].recompile().graph_breaks_size(), 0);
 }
 
-// A fixed receive window far under one message (64 KiB against 1 MiB) still takes a raw log
-// whole: gRPC credits the window as the import reads, and the report is the one a server that
-// sizes its window itself gives. (How much it holds is measured in bench/, not here.)
-TEST_F(ServerTest, AFixedReceiveWindowStillTakesTheLogWhole) {
+// A receive window far under one message (64 KiB against 1 MiB) still takes a raw log whole, as
+// does gRPC's own sizing (0): gRPC credits the window as the import reads, and the report is the
+// default server's. (How much each holds is measured in bench/, not here.)
+TEST_F(ServerTest, EveryReceiveWindowTakesTheLogWhole) {
   const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
   v1::CaptureHeader header;
   header.set_schema(SchemaVersion());
   header.set_post_grad_nodes_only(true);
   ASSERT_OK_AND_ASSIGN(
-      v1::AnalyzeResponse sized,
+      v1::AnalyzeResponse by_default,
       AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
-  ServerOptions options;
-  options.receive_window_bytes = 64 << 10;
-  Start(options);
-  ASSERT_OK_AND_ASSIGN(
-      v1::AnalyzeResponse fixed,
-      AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
-  EXPECT_TRUE(MessageDifferencer::Equals(fixed.report(), sized.report()));
+  for (const int window : {64 << 10, 0}) {
+    ServerOptions options;
+    options.receive_window_bytes = window;
+    Start(options);
+    ASSERT_OK_AND_ASSIGN(
+        v1::AnalyzeResponse answer,
+        AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
+    EXPECT_TRUE(MessageDifferencer::Equals(answer.report(), by_default.report())) << window;
+    ExpectStillServing();
+  }
+}
+
+// Once a raw log streams, its reads are imported in order on an import thread (read_ahead.h):
+// the end of the stream is one of them, so a log the client stops sending without the end marker
+// is still refused as such, after its bytes, and a message after the marker too.
+TEST_F(ServerTest, ARawLogsStreamEndsInOrderBehindItsBytes) {
+  const auto raw_stream = [&](bool end, bool after_end) {
+    RawCall call(server_->address());
+    v1::AnalyzeChunk options;
+    options.mutable_options();
+    EXPECT_TRUE(call.Write(options.SerializeAsString()));
+    absl::StatusOr<std::string> bytes =
+        ReadFixture(FixturePath("torch_trace/torch-2.6/specialize/trace.log.gz"));
+    EXPECT_TRUE(bytes.ok());
+    uint64_t parts = 0;
+    for (size_t at = 0; at < bytes->size(); at += 16 << 10, ++parts) {
+      v1::AnalyzeChunk piece;
+      piece.mutable_part()->set_side(v1::HEAD);
+      piece.mutable_part()->set_torch_trace(bytes->substr(at, 16 << 10));
+      EXPECT_TRUE(call.Write(piece.SerializeAsString()));
+    }
+    if (end) {
+      v1::AnalyzeChunk marker;
+      marker.mutable_end()->set_parts(parts);
+      EXPECT_TRUE(call.Write(marker.SerializeAsString()));
+    }
+    if (after_end) {
+      v1::AnalyzeChunk late;
+      late.mutable_part()->set_side(v1::HEAD);
+      late.mutable_part()->set_torch_trace("\n");
+      call.Write(late.SerializeAsString());  // may find the call ended already
+    }
+    call.WritesDone();
+    std::string answer;  // read, if there is one, or the status would wait for it
+    call.Read(&answer);
+    return std::make_pair(call.Finish(), parts);
+  };
+  const auto [unended, parts] = raw_stream(/*end=*/false, /*after_end=*/false);
+  ASSERT_GT(parts, 3u);
+  EXPECT_EQ(unended.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(unended.error_message(),
+              HasSubstr(absl::StrCat("the stream ended after message ", parts + 1,
+                                     " without an end marker")));
+  const grpc::Status late = raw_stream(/*end=*/true, /*after_end=*/true).first;
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(late.error_message(),
+              HasSubstr(absl::StrCat("message ", parts + 3, " came after the end marker")));
+  const grpc::Status whole = raw_stream(/*end=*/true, /*after_end=*/false).first;
+  EXPECT_TRUE(whole.ok()) << whole.error_message();
   ExpectStillServing();
 }
 
