@@ -55,12 +55,15 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemote(const AssembledCaptures& captu
 inline constexpr uint64_t kMaxOfferedSourceBytes = 32 << 20;
 
 // Streams a TORCH_TRACE log's bytes (decompressed when .gz) to a cl-server, which imports it
-// server-side as they arrive; `header` goes first: its session fields override what the log says,
-// its source_name names the log in the import's diagnostics, and post_grad_nodes_only keeps what a
-// single session's analysis reads. With `sources`, the user files whose paths the log spells
-// (SourceNameScanner) follow, read here (ReadSourceFile: its path_map, max_source_bytes each) up
-// to kMaxOfferedSourceBytes in all: the server keeps those the session names, which only this
-// machine has. They are offered only to a server that admits the call saying it takes them
+// server-side as they arrive, in pieces that fill the largest message the server says it takes
+// (`cl-max-message-bytes`, up to 1 MiB; the part budget where it does not say or one is set), each
+// written straight into its message (raw_trace_chunk.h); `header` goes first: its session fields
+// override what the log says, its source_name names the log in the import's diagnostics, and
+// post_grad_nodes_only keeps what a single session's analysis reads. With `sources`, the user files
+// whose paths the log spells (SourceNameScanner) follow, read here (ReadSourceFile: its path_map,
+// max_source_bytes each) up to kMaxOfferedSourceBytes in all: the server keeps those the session
+// names, which only this machine has. They are offered only to a server that admits the call saying
+// it takes them
 // (`cl-offered-sources`); an older one gets the log alone.
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
                                                        const v1::CaptureHeader& header,

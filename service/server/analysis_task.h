@@ -5,8 +5,8 @@
 // messages kept as the bytes that arrived (counted, hashed, not parsed), and the end marker. (A raw
 // TORCH_TRACE log is the exception: its messages are applied as they arrive, so that the server
 // never holds the log, only the session its import builds; the import then runs while the client
-// sends, on gRPC's threads, as many at once as max_inflight admits rather than the pool's threads,
-// and the task finishes it.) An
+// sends, on the server's import threads (read_ahead.h), as many at once as max_inflight admits
+// rather than the pool's threads, and the task finishes it.) An
 // AnalysisTask then runs on one pool thread, start to end: it parses the kept messages onto the
 // call's arena, in order, and gives their parts to the CaptureAssembler that counted them (which
 // checks them), claims the session in RecentSessions (a duplicate gets the first call's answer, not
@@ -64,8 +64,8 @@ struct CallUpload {
   // alone does not bound it.
   const uint64_t max_memory;
 
-  // Parses a part-carrying message and gives its parts to the assembler now, on the thread that
-  // read it (a raw log's upload: analyze_reactor.cc), within max_memory.
+  // Parses a part-carrying message and gives its parts to the assembler now (a raw log's upload,
+  // on the call's import thread: analyze_reactor.cc), within max_memory.
   absl::Status Apply(uint64_t number, grpc::ByteBuffer* message);
   // RESOURCE_EXHAUSTED naming message `number` once the arena holds more than max_memory.
   absl::Status CheckMemory(uint64_t number);
