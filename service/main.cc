@@ -46,7 +46,9 @@ ABSL_FLAG(int64_t, max_session_memory, int64_t{2} << 30,
           "name clipped to 4096 bytes); past it RESOURCE_EXHAUSTED. Sessions are read on the "
           "analysis threads, so at most analysis_threads x this is held at once, besides "
           "max_inflight x max_session_bytes of uploads");
-ABSL_FLAG(int, max_message_bytes, 1 << 20, "largest single gRPC message accepted");
+ABSL_FLAG(int, max_message_bytes, 1 << 20,
+          "largest single gRPC message accepted; said to each admitted client, and cl-client sends "
+          "a raw log in pieces that fill it (up to 1 MiB)");
 ABSL_FLAG(int, receive_window_bytes, 4 << 20,
           "each call's HTTP/2 receive window: the bytes of an upload gRPC may hold before the "
           "import reads them. An upload goes at most this many bytes per round trip (4 MiB: 4 GB/s "

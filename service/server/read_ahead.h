@@ -1,5 +1,5 @@
 // What an Analyze call has read of a raw log and not imported yet, imported in order by one task
-// at a time on the server's import pool while the call's reactions read on.
+// at a time on the call's import thread (a pool of one) while the call's reactions read on.
 //
 // A raw log is imported as it arrives (analysis_task.h, CallUpload::Apply). Importing in the
 // reaction that read each message left the import thread waiting on gRPC's hand-off of the next
@@ -33,7 +33,8 @@ class ReadAhead {
     bool ok = true;
     grpc::ByteBuffer message;
   };
-  // Handles one read, in order, on the pool; false: the call has ended, handle and read no more.
+  // Handles one read, in order, on the pool's thread; false: the call has ended, handle and read
+  // no more.
   using Handle = std::function<bool(Read&)>;
 
   // `read_on` starts the call's next read (a reaction's StartRead), from the pool's thread.
