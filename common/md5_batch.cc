@@ -33,12 +33,10 @@ constexpr int Word(int step) {
   }
 }
 
-// Eight or sixteen 32-bit lanes. GCC and clang lower the operators of eight to AVX2 or, without
-// it, to pairs of SSE2 instructions, and those of sixteen to AVX-512 (where a rotation is one
-// instruction, not three); the same templates below also run on a plain uint32_t for one message
-// alone.
+// Eight 32-bit lanes. GCC and clang lower the operators to AVX2 or, without it, to pairs of SSE2
+// instructions; the same templates below also run on a plain uint32_t for one message alone.
 using U32x8 = uint32_t __attribute__((vector_size(32)));
-using U32x16 = uint32_t __attribute__((vector_size(64)));
+constexpr int kLanes = 8;
 
 template <typename T>
 struct State {
@@ -134,14 +132,12 @@ void FinishAlone(Lane& lane, State<uint32_t> s, Md5Digest& out) {
   lane.busy = false;
 }
 
-template <typename V>
 [[gnu::always_inline]] inline void RunLanes(absl::Span<const absl::string_view> messages,
                                             absl::Span<Md5Digest> digests) {
-  constexpr int kLanes = sizeof(V) / sizeof(uint32_t);
   static constexpr char kIdle[64] = {};
   Lane lanes[kLanes];
-  State<V> s{};
-  alignas(sizeof(V)) uint32_t words[16][kLanes];
+  State<U32x8> s{};
+  alignas(32) uint32_t words[16][kLanes];
   size_t next_message = 0;
   for (;;) {
     int busy = 0;
@@ -168,8 +164,8 @@ template <typename V>
       const char* block = lanes[l].busy ? lanes[l].Block() : kIdle;
       for (int w = 0; w < 16; ++w) words[w][l] = LoadLittle(block + 4 * w);
     }
-    V x[16];
-    for (int w = 0; w < 16; ++w) std::memcpy(&x[w], words[w], sizeof(V));
+    U32x8 x[16];
+    for (int w = 0; w < 16; ++w) std::memcpy(&x[w], words[w], sizeof(U32x8));
     Compress(s, x);
     for (int l = 0; l < kLanes; ++l) {
       Lane& lane = lanes[l];
@@ -182,48 +178,33 @@ template <typename V>
 }
 
 void RunGeneric(absl::Span<const absl::string_view> messages, absl::Span<Md5Digest> digests) {
-  RunLanes<U32x8>(messages, digests);
+  RunLanes(messages, digests);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) void RunAvx2(absl::Span<const absl::string_view> messages,
                                              absl::Span<Md5Digest> digests) {
-  RunLanes<U32x8>(messages, digests);
+  RunLanes(messages, digests);
 }
 
-__attribute__((target("avx512f"))) void RunAvx512(absl::Span<const absl::string_view> messages,
-                                                  absl::Span<Md5Digest> digests) {
-  RunLanes<U32x16>(messages, digests);
+bool HasAvx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
 }
 #endif
 
 }  // namespace
 
-bool Supports(Md5Kernel kernel) {
-#if defined(__x86_64__)
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  static const bool avx512 = __builtin_cpu_supports("avx512f") != 0;
-  if (kernel == Md5Kernel::kAvx2) return avx2;
-  if (kernel == Md5Kernel::kAvx512) return avx512;
-  return true;
-#else
-  return kernel == Md5Kernel::kBest || kernel == Md5Kernel::kGeneric;
-#endif
-}
-
 void Md5Batch(absl::Span<const absl::string_view> messages, absl::Span<Md5Digest> digests,
               Md5Kernel kernel) {
 #if defined(__x86_64__)
-  if (kernel == Md5Kernel::kBest) {
-    kernel = Supports(Md5Kernel::kAvx512) ? Md5Kernel::kAvx512
-             : Supports(Md5Kernel::kAvx2) ? Md5Kernel::kAvx2
-                                          : Md5Kernel::kGeneric;
+  if (kernel == Md5Kernel::kBest && HasAvx2()) {
+    RunAvx2(messages, digests);
+    return;
   }
-  if (kernel == Md5Kernel::kAvx512 && Supports(kernel)) return RunAvx512(messages, digests);
-  if (kernel == Md5Kernel::kAvx2 && Supports(kernel)) return RunAvx2(messages, digests);
 #endif
   RunGeneric(messages, digests);
 }

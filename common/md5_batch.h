@@ -21,14 +21,9 @@ namespace cl {
 using Md5Digest = std::array<uint8_t, 16>;
 
 enum class Md5Kernel {
-  kBest,     // AVX-512 (16 lanes) or AVX2 when the CPU has it, else SSE2
-  kGeneric,  // the SSE2 build of the same lanes, whatever the CPU
-  kAvx2,     // eight lanes on AVX2 (the generic build where the CPU lacks it)
-  kAvx512,   // sixteen lanes on AVX-512 (the generic build where the CPU lacks it)
+  kBest,     // AVX2 when the CPU has it, else SSE2
+  kGeneric,  // the SSE2 build of the same lanes, whatever the CPU (for tests)
 };
-
-// Whether this CPU runs `kernel` as itself rather than falling back to the generic build.
-bool Supports(Md5Kernel kernel);
 
 // digests[i] = MD5(messages[i]); the two spans have the same size.
 void Md5Batch(absl::Span<const absl::string_view> messages, absl::Span<Md5Digest> digests,
