@@ -5,7 +5,7 @@
 namespace cl {
 
 ReadAhead::ReadAhead(ThreadPool* pool, size_t limit, Handle handle, std::function<void()> read_on)
-    : pool_(pool), s_(std::make_shared<State>(limit, std::move(handle), std::move(read_on))) {}
+    : s_(std::make_shared<State>(pool, limit, std::move(handle), std::move(read_on))) {}
 
 bool ReadAhead::Push(Read read, bool* refused) {
   *refused = false;
@@ -22,7 +22,7 @@ bool ReadAhead::Push(Read read, bool* refused) {
     read_on = !end && s_->bytes < s_->limit;
     s_->paused = !end && !read_on;
   }
-  if (schedule && !pool_->TrySchedule([s = s_] { Drain(*s); })) {
+  if (schedule && !s_->pool->TrySchedule([s = s_] { Drain(s); })) {
     absl::MutexLock lock(&s_->mu);
     s_->stopped = true;
     s_->draining = false;
@@ -34,8 +34,9 @@ bool ReadAhead::Push(Read read, bool* refused) {
   return read_on;
 }
 
-void ReadAhead::Drain(State& s) {
-  for (;;) {
+void ReadAhead::Drain(const std::shared_ptr<State>& state) {
+  State& s = *state;
+  for (int turn = 0;; ++turn) {
     Read read;
     {
       absl::MutexLock lock(&s.mu);
@@ -43,6 +44,11 @@ void ReadAhead::Drain(State& s) {
         s.draining = false;
         s.drainer = std::thread::id();
         return;
+      }
+      if (turn == kReadsPerTurn) {
+        s.drainer = std::thread::id();  // still draining: the next turn is queued
+        if (s.pool->TrySchedule([state] { Drain(state); })) return;
+        turn = 0;  // the pool takes no task (shutting down): go on here
       }
       s.drainer = std::this_thread::get_id();
       read = std::move(s.queue.front());

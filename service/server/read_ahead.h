@@ -57,10 +57,11 @@ class ReadAhead {
   // Shared with the task that drains it, which may still be returning when Close() has let the
   // owner go.
   struct State {
-    State(size_t limit, Handle handle, std::function<void()> read_on)
-        : limit(limit), handle(std::move(handle)), read_on(std::move(read_on)) {}
+    State(ThreadPool* pool, size_t limit, Handle handle, std::function<void()> read_on)
+        : pool(pool), limit(limit), handle(std::move(handle)), read_on(std::move(read_on)) {}
     bool Idle() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return !draining; }
 
+    ThreadPool* const pool;
     const size_t limit;
     const Handle handle;
     const std::function<void()> read_on;
@@ -72,9 +73,13 @@ class ReadAhead {
     bool stopped ABSL_GUARDED_BY(mu) = false;   // the call ended, or Close()
     std::thread::id drainer ABSL_GUARDED_BY(mu);
   };
-  static void Drain(State& s);
+  // Handles what is queued, kReadsPerTurn reads at a time: then, with more queued, the task goes
+  // to the back of the pool's queue, so that the calls sharing an import thread take turns (a call
+  // that streams without pause would otherwise keep the thread, and the others' uploads would
+  // stall until the upload watch ended them).
+  static void Drain(const std::shared_ptr<State>& s);
+  static constexpr int kReadsPerTurn = 4;
 
-  ThreadPool* const pool_;
   const std::shared_ptr<State> s_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "grpcpp/impl/grpc_library.h"
 #include "gtest/gtest.h"
@@ -83,6 +84,39 @@ TEST(ReadAheadTest, AHandlerThatEndsTheCallStopsTheRest) {
   EXPECT_EQ(read_on.load(), 0);  // an ended call is not read on
   EXPECT_FALSE(ahead.Push(MessageOf(3, 10), &refused));
   EXPECT_FALSE(refused);
+}
+
+// Two calls on one import thread take turns: a call with many reads queued does not keep the
+// thread until they are all handled while the other's read waits.
+TEST(ReadAheadTest, CallsSharingAThreadTakeTurns) {
+  ThreadPool pool(1, 8);
+  absl::Notification go;
+  ASSERT_TRUE(pool.TrySchedule([&] { go.WaitForNotification(); }));  // holds the thread
+  absl::Mutex mu;
+  std::vector<std::string> handled;
+  const auto handler = [&](const char* call) {
+    return [&, call](ReadAhead::Read& read) {
+      absl::MutexLock lock(&mu);
+      handled.push_back(absl::StrCat(call, read.number));
+      return true;
+    };
+  };
+  ReadAhead busy(&pool, /*limit=*/1 << 20, handler("a"), [] {});
+  ReadAhead other(&pool, /*limit=*/1 << 20, handler("b"), [] {});
+  bool refused = false;
+  for (uint64_t n = 1; n <= 10; ++n) EXPECT_TRUE(busy.Push(MessageOf(n, 10), &refused));
+  EXPECT_TRUE(other.Push(MessageOf(1, 10), &refused));
+  go.Notify();
+  for (;;) {
+    absl::MutexLock lock(&mu);
+    if (handled.size() == 11) break;
+    mu.AwaitWithTimeout(absl::Condition::kTrue, absl::Milliseconds(1));
+  }
+  // The busy call's first turn, the other call's read, then the rest of the busy call's.
+  EXPECT_EQ(handled, (std::vector<std::string>{"a1", "a2", "a3", "a4", "b1", "a5", "a6", "a7", "a8",
+                                               "a9", "a10"}));
+  busy.Close();
+  other.Close();
 }
 
 TEST(ReadAheadTest, APoolThatTakesNoTaskRefusesTheRead) {

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "capture/schema.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
@@ -163,6 +165,33 @@ TEST_F(ServerTest, EveryReceiveWindowTakesTheLogWhole) {
     EXPECT_TRUE(MessageDifferencer::Equals(answer.report(), by_default.report())) << window;
     ExpectStillServing();
   }
+}
+
+// Raw logs uploaded at once share the server's import threads (one per core), taking turns: every
+// upload gets the report one alone gets.
+TEST_F(ServerTest, RawLogsUploadedAtOnceShareTheImportThreads) {
+  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_post_grad_nodes_only(true);
+  const RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
+  ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse alone, AnalyzeRemoteTrace(log, header, {}, remote));
+  constexpr int kUploads = 6;
+  std::vector<absl::StatusOr<v1::AnalyzeResponse>> answers(kUploads);
+  std::vector<std::thread> uploads;
+  for (int i = 0; i < kUploads; ++i) {
+    v1::CaptureHeader own = header;
+    own.mutable_session()->set_id(absl::StrCat("upload-", i));  // not one recent session
+    uploads.emplace_back([&, i, own] { answers[i] = AnalyzeRemoteTrace(log, own, {}, remote); });
+  }
+  for (std::thread& t : uploads) t.join();
+  for (int i = 0; i < kUploads; ++i) {
+    ASSERT_TRUE(answers[i].ok()) << i << ": " << answers[i].status();
+    v1::AnalysisReport report = answers[i]->report();
+    report.mutable_metadata()->set_session_id(alone.report().metadata().session_id());
+    EXPECT_TRUE(MessageDifferencer::Equals(report, alone.report())) << i;
+  }
+  ExpectStillServing();
 }
 
 // Once a raw log streams, its reads are imported in order on an import thread (read_ahead.h):
