@@ -117,14 +117,23 @@ TEST_F(ServerTest, ARawLogIsImportedAsItArrives) {
   ExpectStillServing();
 }
 
+// A raw log of several MB (2.9 once inflated), and the header cl-client sends with it.
+std::string BreakFamiliesLog() {
+  return FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
+}
+v1::CaptureHeader RawLogHeader() {
+  v1::CaptureHeader header;
+  header.set_schema(SchemaVersion());
+  header.set_post_grad_nodes_only(true);
+  return header;
+}
+
 // A raw log goes in messages that fill the largest one the server says it takes (up to 1 MiB):
 // fewer hand-offs for its reading thread, and a server that takes less than the default part
 // budget still gets the log. Where the pieces are cut does not change the report.
 TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
-  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
-  v1::CaptureHeader header;
-  header.set_schema(SchemaVersion());
-  header.set_post_grad_nodes_only(true);
+  const std::string log = BreakFamiliesLog();
+  const v1::CaptureHeader header = RawLogHeader();
   std::vector<v1::AnalysisReport> reports;
   for (const int max_message : {48 << 10, 1 << 20}) {
     ServerOptions options;
@@ -148,10 +157,8 @@ TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
 // does gRPC's own sizing (0): gRPC credits the window as the import reads, and the report is the
 // default server's. (How much each holds is measured in bench/, not here.)
 TEST_F(ServerTest, EveryReceiveWindowTakesTheLogWhole) {
-  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
-  v1::CaptureHeader header;
-  header.set_schema(SchemaVersion());
-  header.set_post_grad_nodes_only(true);
+  const std::string log = BreakFamiliesLog();
+  const v1::CaptureHeader header = RawLogHeader();
   ASSERT_OK_AND_ASSIGN(
       v1::AnalyzeResponse by_default,
       AnalyzeRemoteTrace(log, header, {}, Remote(server_->address(), absl::Seconds(60))));
@@ -170,10 +177,8 @@ TEST_F(ServerTest, EveryReceiveWindowTakesTheLogWhole) {
 // Raw logs uploaded at once share the server's import threads (one per core), taking turns: every
 // upload gets the report one alone gets.
 TEST_F(ServerTest, RawLogsUploadedAtOnceShareTheImportThreads) {
-  const std::string log = FixturePath("torch_trace/torch-2.6/break_families/trace.log.gz");
-  v1::CaptureHeader header;
-  header.set_schema(SchemaVersion());
-  header.set_post_grad_nodes_only(true);
+  const std::string log = BreakFamiliesLog();
+  const v1::CaptureHeader header = RawLogHeader();
   const RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
   ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse alone, AnalyzeRemoteTrace(log, header, {}, remote));
   constexpr int kUploads = 6;
