@@ -1,9 +1,6 @@
 #include "capture/capture_io.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -249,33 +246,24 @@ namespace {
 // write()s for a 159 MB .cls.json.
 class FileOutput final : public google::protobuf::io::CopyingOutputStream {
  public:
-  explicit FileOutput(int fd) : fd_(fd) {}
+  FileOutput(int fd, const std::string& path) : fd_(fd), path_(path) {}
 
   bool Write(const void* buffer, int size) override {
-    const char* at = static_cast<const char*>(buffer);
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, at, static_cast<size_t>(size));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        errno_ = n < 0 ? errno : EIO;
-        return false;
-      }
-      at += n;
-      size -= static_cast<int>(n);
-    }
-    return true;
+    written_ = WriteAll(fd_, path_, absl::string_view(static_cast<const char*>(buffer), size));
+    return written_.ok();
   }
 
   google::protobuf::io::ZeroCopyOutputStream* stream() { return &stream_; }
-  // DATA_LOSS naming `path` and the reason, unless every byte reached the file.
-  absl::Status Flush(const std::string& path) {
-    if (stream_.Flush() && errno_ == 0) return absl::OkStatus();
-    return absl::DataLossError(absl::StrCat(path, ": write failed: ", std::strerror(errno_)));
+  // DATA_LOSS naming the path and the reason, unless every byte reached the file.
+  absl::Status Flush() {
+    if (!stream_.Flush() && written_.ok()) return absl::DataLossError(path_ + ": write failed");
+    return written_;
   }
 
  private:
   const int fd_;
-  int errno_ = 0;
+  const std::string& path_;
+  absl::Status written_;
   google::protobuf::io::CopyingOutputStreamAdaptor stream_{this, 1 << 20};
 };
 
@@ -285,7 +273,7 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
   // Written to the file as it is encoded: a capture with its log's texts is hundreds of megabytes
   // as JSON, which a string of it would hold once more in memory.
   return WriteFileWith(path, [&](int fd) {
-    FileOutput file(fd);
+    FileOutput file(fd, path);
     absl::Status status = absl::OkStatus();
     if (absl::EndsWith(path, ".pb")) {
       if (!capture.SerializeToZeroCopyStream(file.stream()))
@@ -293,7 +281,7 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
     } else {
       status = WriteDeterministicJson(capture, CaptureJsonOptions(), file.stream());
     }
-    CL_RETURN_IF_ERROR(file.Flush(path));  // a failed write is why, not the serialization
+    CL_RETURN_IF_ERROR(file.Flush());  // a failed write is why, not the serialization
     return status;
   });
 }
@@ -306,7 +294,7 @@ absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
                                                          WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
   absl::StatusOr<v1::SessionCapture> made = absl::UnknownError("not made");
   CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
-    FileOutput file(fd);
+    FileOutput file(fd, path);
     absl::Status status;
     {
       google::protobuf::io::CodedOutputStream out(file.stream());
@@ -331,7 +319,7 @@ absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
         status = absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
       made->mutable_graphs()->Swap(&graphs);
     }
-    CL_RETURN_IF_ERROR(file.Flush(path));
+    CL_RETURN_IF_ERROR(file.Flush());
     return status;
   }));
   return made;

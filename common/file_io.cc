@@ -48,11 +48,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return contents;
 }
 
-namespace {
-
-absl::Status WriteAll(int fd, const std::string& path, absl::string_view contents) {
-  for (size_t done = 0; done < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+absl::Status WriteAll(int fd, const std::string& path, absl::string_view bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return absl::DataLossError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
@@ -61,8 +59,6 @@ absl::Status WriteAll(int fd, const std::string& path, absl::string_view content
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status WriteFile(const std::string& path, absl::string_view contents) {
   return WriteFileWith(path, [&](int fd) { return WriteAll(fd, path, contents); });

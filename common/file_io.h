@@ -18,6 +18,9 @@ absl::Status WriteFile(const std::string& path, absl::string_view contents);
 // The same, for contents too large to build in memory first: `write` writes them to the open file
 // `fd` (and says how that went); the file appears under `path` only if it succeeds.
 absl::Status WriteFileWith(const std::string& path, absl::FunctionRef<absl::Status(int fd)> write);
+// Writes all of `bytes` to `fd` (retrying short and interrupted writes); DATA_LOSS naming `path`
+// and the reason otherwise. For a WriteFileWith writer.
+absl::Status WriteAll(int fd, const std::string& path, absl::string_view bytes);
 
 }  // namespace cl
 
