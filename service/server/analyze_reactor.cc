@@ -118,7 +118,7 @@ void AnalyzeReactor::OnReadDone(bool ok) {
   if (ok) watched_->Read();
   const uint64_t number = ok ? ++messages_ : messages_.load();
   if (read_ahead_ != nullptr) {
-    // A raw log's reads go to the import pool, in order, while this reads on (read_ahead.h).
+    // A raw log's reads go to its import thread, in order, while this reads on (read_ahead.h).
     ReadAhead::Read read{number, ok, grpc::ByteBuffer()};
     read.message.Swap(&message_);
     bool refused = false;
@@ -128,11 +128,9 @@ void AnalyzeReactor::OnReadDone(bool ok) {
   }
   if (!Take(ok, number, &message_)) return;
   if (upload_.applying) {
-    // From the first bytes of a raw log on, the import runs on the import pool, not here.
+    // From the first bytes of a raw log on, the import runs on an import thread, not here.
     read_ahead_ = std::make_unique<ReadAhead>(
-        state_->import_threads[state_->next_import_thread.fetch_add(1) %
-                               state_->import_threads.size()],
-        kReadAheadBytes,
+        state_->import_threads->Next(), kReadAheadBytes,
         [this](ReadAhead::Read& read) {
           return phase_.load() != Phase::kFinished && Take(read.ok, read.number, &read.message);
         },

@@ -59,12 +59,10 @@ namespace cl {
 struct AnalyzeServiceState {
   const Engine* engine = nullptr;
   ThreadPool* pool = nullptr;
-  // Where raw logs' reads are imported (read_ahead.h): a call takes the next, round the list.
-  std::vector<ThreadPool*> import_threads;
-  std::atomic<size_t> next_import_thread{0};
-  ServiceMetrics* metrics = nullptr;  // fed after each call; never null
-  TokenAuth auth;                     // the bearer token every call must carry, when configured
-  RecentSessions* recent = nullptr;   // sessions analyzed lately: a duplicate is not analyzed twice
+  ImportThreads* import_threads = nullptr;  // where raw logs' reads are imported (read_ahead.h)
+  ServiceMetrics* metrics = nullptr;        // fed after each call; never null
+  TokenAuth auth;                    // the bearer token every call must carry, when configured
+  RecentSessions* recent = nullptr;  // sessions analyzed lately: a duplicate is not analyzed twice
   uint64_t max_session_bytes = 0;
   uint64_t max_session_memory = 0;
   int max_inflight = 0;
@@ -98,7 +96,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 
  private:
   // What read `number` brought (ok false: the client closed its side), in order: by the reaction
-  // itself, or by the import pool once a raw log streams (read_ahead_). False: the call has ended
+  // itself, or by its import thread once a raw log streams (read_ahead_). False: the call has ended
   // (or waits for the client to close its side); this touched nothing after ending it.
   bool Take(bool ok, uint64_t number, grpc::ByteBuffer* message);
   // Message `number` of the stream (from 1): the first, the options; any later one. An error ends
@@ -140,7 +138,7 @@ class AnalyzeReactor : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer* const response_;  // the serialized AnalyzeResponse, once there is one
   grpc::ByteBuffer message_;          // the message being read
-  // Set once a raw log streams: its reads are imported on the import pool from then on.
+  // Set once a raw log streams: its reads are imported on its import thread from then on.
   std::unique_ptr<ReadAhead> read_ahead_;
   // Holds a max_inflight slot, given back when the call is done (or passed on, UploadWatch::Evict).
   std::atomic<bool> holds_slot_{false};

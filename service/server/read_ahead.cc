@@ -1,5 +1,6 @@
 #include "service/server/read_ahead.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace cl {
@@ -78,6 +79,18 @@ void ReadAhead::Close() {
     s_->mu.Await(absl::Condition(s_.get(), &State::Idle));
   s_->queue.clear();
   s_->bytes = 0;
+}
+
+ImportThreads::ImportThreads(size_t max_queue) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < threads; ++i)
+    threads_.push_back(std::make_unique<ThreadPool>(1, max_queue));
+}
+
+ThreadPool* ImportThreads::Next() { return threads_[next_.fetch_add(1) % threads_.size()].get(); }
+
+void ImportThreads::Shutdown() {
+  for (const auto& thread : threads_) thread->Shutdown();
 }
 
 size_t ReadAhead::queued_bytes() const {

@@ -11,12 +11,14 @@
 #ifndef SERVICE_SERVER_READ_AHEAD_H_
 #define SERVICE_SERVER_READ_AHEAD_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -81,6 +83,22 @@ class ReadAhead {
   static constexpr int kReadsPerTurn = 4;
 
   const std::shared_ptr<State> s_;
+};
+
+// The threads raw logs are imported on: one per hardware thread, each a pool of one, handed to the
+// calls in turn. A call keeps the thread it is given: spread over two, one upload of a 73 MB log
+// peaked 13 MiB higher (82.5 against 69.5 MiB), as what one thread's heap frees mimalloc does not
+// give the other.
+class ImportThreads {
+ public:
+  // `max_queue`: the tasks each thread may have waiting (ReadAhead queues at most one per call).
+  explicit ImportThreads(size_t max_queue);
+  ThreadPool* Next();
+  void Shutdown();  // runs what is queued, then joins
+
+ private:
+  std::vector<std::unique_ptr<ThreadPool>> threads_;
+  std::atomic<size_t> next_{0};
 };
 
 }  // namespace cl

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -83,20 +82,14 @@ absl::Status CheckLimits(const ServerOptions& options) {
 AnalysisServer::AnalysisServer(const ServerOptions& options,
                                std::shared_ptr<ServiceMetrics> metrics)
     : pool_(options.analysis_threads, options.analysis_queue, options.analysis_nice),
+      import_threads_(/*max_queue=*/2 * static_cast<size_t>(options.max_inflight) + 16),
       engine_(&pool_),
       recent_(options.recent_sessions, options.recent_session_bytes),
       metrics_(std::move(metrics)),
       watch_({options.idle_timeout, options.upload_timeout, absl::Seconds(1)}) {
   state_.engine = &engine_;
   state_.pool = &pool_;
-  // A call's import stays on one thread: spread over two, each thread's heap kept what the other
-  // freed, 13 MiB more at the peak of a 73 MB log's upload (bench/README.md).
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < threads; ++i) {
-    import_threads_.push_back(std::make_unique<ThreadPool>(
-        1, /*max_queue=*/2 * static_cast<size_t>(options.max_inflight) + 16));
-    state_.import_threads.push_back(import_threads_.back().get());
-  }
+  state_.import_threads = &import_threads_;
   state_.metrics = metrics_.get();
   state_.recent = &recent_;
   state_.max_session_bytes = options.max_session_bytes;
@@ -188,7 +181,7 @@ AnalysisServer::~AnalysisServer() {
     server_->Shutdown(std::chrono::system_clock::now());
     server_->Wait();
   }
-  for (const auto& thread : import_threads_) thread->Shutdown();
+  import_threads_.Shutdown();
   pool_.Shutdown();
 }
 
@@ -196,7 +189,7 @@ void AnalysisServer::Drain(absl::Duration delay, absl::Duration grace) {
   server_->GetHealthCheckService()->SetServingStatus("", false);  // readiness only, not liveness
   absl::SleepFor(delay);
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
-  for (const auto& thread : import_threads_) thread->Shutdown();
+  import_threads_.Shutdown();
   pool_.Shutdown();
 }
 

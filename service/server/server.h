@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -20,6 +19,7 @@
 #include "service/engine.h"
 #include "service/metrics.h"
 #include "service/server/analyze_reactor.h"
+#include "service/server/read_ahead.h"
 #include "service/server/security.h"
 #include "service/thread_pool.h"
 
@@ -35,7 +35,8 @@ struct ServerOptions {
   // What one session may take in memory once read: its parsed parts, or a raw log's import (its
   // records plus what its str table's names expand into). Past it RESOURCE_EXHAUSTED.
   uint64_t max_session_memory = 2ull << 30;
-  int max_message_bytes = 1 << 20;  // per gRPC message; the client sends parts under it
+  // Per gRPC message; said to each admitted client, which fills it with a raw log's pieces.
+  int max_message_bytes = 1 << 20;
   // Each call's HTTP/2 receive window: how many bytes of an upload gRPC may hold that the import
   // has not read yet. Fixed, so that what a call holds of its upload is bounded (about this plus
   // ReadAhead's 2 MiB): gRPC's own sizing from the bandwidth it measures (0) let one upload hold
@@ -101,10 +102,9 @@ class AnalysisServer {
   absl::Status StartMetricsEndpoint(const std::string& listen);
 
   ThreadPool pool_;
-  // Import raw logs as they stream in (read_ahead.h), one thread per hardware thread, each call on
-  // one of them for its whole upload. Not niced, as the transport's threads that did it before were
-  // not.
-  std::vector<std::unique_ptr<ThreadPool>> import_threads_;
+  // Import raw logs as they stream in (read_ahead.h). Not niced, as the transport's threads that
+  // did it before were not.
+  ImportThreads import_threads_;
   Engine engine_;
   RecentSessions recent_;
   std::shared_ptr<ServiceMetrics> metrics_;  // shared: the Exposer holds a weak_ptr to it
