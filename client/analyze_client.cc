@@ -176,9 +176,10 @@ struct Admission {
   size_t max_message_bytes = 0;
 };
 
-// The most log bytes one message carries. Each message costs the server's reading thread a hand-off
-// between gRPC's threads: 1 MiB pieces took about 8 % off an upload of a 73 MB log against 512 KiB
-// ones (bench/README.md). Not larger: the server imports a message only once it has all of it.
+// The most log bytes one message carries. Each message costs the server a hand-off between
+// threads: 1 MiB pieces took 5-8 % off an upload of a 73 MB log against 512 KiB ones (two runs of
+// 12 alternating rounds, bench/README.md). Not larger: the server imports a message only once it
+// has all of it.
 constexpr size_t kMaxRawPiece = 1 << 20;
 // Room for a raw piece's framing (raw_trace_chunk.h: 10 bytes for a piece of 1 MiB).
 constexpr size_t kRawFraming = 64;
@@ -193,9 +194,6 @@ size_t RawPieceBytes(const RemoteOptions& remote, const Admission& admission) {
   return message > 2 * kRawFraming ? message - kRawFraming : kRawFraming;
 }
 
-// One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
-// the server has already finished the call (with an error, say): stop sending and let Finish()
-// tell why.
 // What Stream hands the function that sends a call's parts.
 struct PartSink {
   absl::FunctionRef<absl::Status(v1::CapturePart&&)> part;
@@ -203,6 +201,9 @@ struct PartSink {
   absl::FunctionRef<absl::Status(v1::Side, absl::string_view)> raw_trace;
 };
 
+// One Analyze call: the options, whatever `send_parts` emits, the end marker. A failed Write means
+// the server has already finished the call (with an error, say): stop sending and let Finish()
+// tell why.
 absl::StatusOr<v1::AnalyzeResponse> Stream(
     const v1::AnalyzeOptions& options, const RemoteOptions& remote,
     absl::FunctionRef<absl::Status(const PartSink&, const Admission&)> send_parts) {
@@ -247,7 +248,7 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
           bytes > 0)
         admission.max_message_bytes = static_cast<size_t>(bytes);
     }
-    if (context.GetServerInitialMetadata().count("cl-admitted") == 0) {
+    if (said.count("cl-admitted") == 0) {
       writer->WritesDone();
       absl::Status refused = FromGrpcStatus(writer->Finish());
       if (refused.ok())

@@ -63,8 +63,7 @@ inline constexpr uint64_t kMaxOfferedSourceBytes = 32 << 20;
 // whose paths the log spells (SourceNameScanner) follow, read here (ReadSourceFile: its path_map,
 // max_source_bytes each) up to kMaxOfferedSourceBytes in all: the server keeps those the session
 // names, which only this machine has. They are offered only to a server that admits the call saying
-// it takes them
-// (`cl-offered-sources`); an older one gets the log alone.
+// it takes them (`cl-offered-sources`); an older one gets the log alone.
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeRemoteTrace(const std::string& log_path,
                                                        const v1::CaptureHeader& header,
                                                        const v1::AnalyzeOptions& options,

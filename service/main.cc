@@ -53,7 +53,7 @@ ABSL_FLAG(int, receive_window_bytes, 4 << 20,
           "each call's HTTP/2 receive window: the bytes of an upload gRPC may hold before the "
           "import reads them. An upload goes at most this many bytes per round trip (4 MiB: 4 GB/s "
           "at 1 ms, 80 MB/s at 50 ms); raise it for clients far away. 0 = sized by gRPC from the "
-          "measured bandwidth (17 MiB or more per upload on a fast link)");
+          "measured bandwidth (about 17 MiB for an upload over loopback)");
 ABSL_FLAG(
     absl::Duration, upload_timeout, absl::Seconds(60),
     "time an admitted Analyze call gets to send its whole capture (options to end marker); past it "

@@ -7,7 +7,7 @@
 // reactions only queue what they read and read on, up to `limit` bytes ahead of the import; past
 // it they stop, and the import resumes reading once it has room again. With a fixed HTTP/2
 // receive window that bounds what a call holds of its upload to about the window plus `limit`,
-// where gRPC's own window sizing let it hold 17 MiB or more.
+// where gRPC's own window sizing let it hold about 17 MiB (an upload over loopback).
 #ifndef SERVICE_SERVER_READ_AHEAD_H_
 #define SERVICE_SERVER_READ_AHEAD_H_
 

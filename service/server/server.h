@@ -40,8 +40,8 @@ struct ServerOptions {
   // Each call's HTTP/2 receive window: how many bytes of an upload gRPC may hold that the import
   // has not read yet. Fixed, so that what a call holds of its upload is bounded (about this plus
   // ReadAhead's 2 MiB): gRPC's own sizing from the bandwidth it measures (0) let one upload hold
-  // 17 MiB or more. An upload then goes at most this many bytes per round trip: 4 MiB is 4 GB/s at
-  // a 1 ms round trip, 80 MB/s at 50 ms (bench/README.md has the measured trade).
+  // about 17 MiB over loopback. An upload then goes at most this many bytes per round trip: 4 MiB
+  // is 4 GB/s at a 1 ms round trip, 80 MB/s at 50 ms (bench/README.md has the measured trade).
   int receive_window_bytes = 4 << 20;
   // From admission to the end marker; past it DEADLINE_EXCEEDED, and the max_inflight slot is free
   // again. Infinite: no limit (a stalled client then holds its slot until its connection ages out).
