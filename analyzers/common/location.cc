@@ -41,6 +41,14 @@ bool IsLibraryFile(absl::string_view file) {
          absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
 }
 
+absl::string_view PackagePath(absl::string_view file) {
+  for (absl::string_view packages : {"/site-packages/", "/dist-packages/"}) {
+    if (const size_t at = file.rfind(packages); at != absl::string_view::npos)
+      return file.substr(at + packages.size());
+  }
+  return file;
+}
+
 std::string SourceLine(const compile_lens::v1::SessionCapture& capture, absl::string_view file,
                        uint32_t line) {
   if (line == 0) return "";

@@ -32,6 +32,11 @@ compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session
 // library, "<frozen ...>"): not the user's to edit.
 bool IsLibraryFile(absl::string_view file);
 
+// An installed package's file from its package on ("/usr/lib/python3/dist-packages/torch/optim/
+// optimizer.py" → "torch/optim/optimizer.py": the part that is the same on every machine, and
+// short enough for a sentence); any other file unchanged.
+absl::string_view PackagePath(absl::string_view file);
+
 // The text of line `line` (1-based) of `file` as the capture holds it (sources[], under the path
 // the log named), without its indentation and cut to 200 bytes; empty when the capture has no
 // such source or line.

@@ -300,6 +300,32 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   return out;
 }
 
+namespace {
+
+// The remedy of a break inside an installed package (`inside`: its file from the package on, and
+// line), filed at the user's line that called into it.
+std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
+                                const ParsedGraphBreak& parsed) {
+  const std::string where = absl::StrCat("The break is inside `", inside, "`, not in your code: ");
+  if (parsed.category != Category::USER_REQUESTED)
+    return absl::StrCat(where, "change how your code calls it. ", parsed.remedy);
+  if (!in_optimizer) {
+    return absl::StrCat(where,
+                        "the library calls `torch._dynamo.graph_break()` there on purpose, and "
+                        "its code at that line says why.");
+  }
+  return absl::StrCat(
+      where,
+      "the optimizer's `_use_grad` breaks the graph around `step()` on purpose, so that the "
+      "parameter update compiles as a graph of its own, in place and without grad "
+      "(pytorch/pytorch#104053); the update still compiles, after the break. Expected where a "
+      "function only steps the optimizer; where the step shares a compiled function with the "
+      "forward and backward, it splits that graph there: compile the step on its own "
+      "(`torch.compile(opt.step)`).");
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const PassInput& in) {
   const v1::SessionCapture& capture = in.head;
   absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
@@ -332,8 +358,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       // A break inside torch (optimizer.py's `_use_grad` during a compiled AdamW step) is filed
       // at the nearest frame of the user's own code on the stack, and says where in torch it is.
       std::string inside;
+      bool in_optimizer = false;
       if (IsLibraryFile(file)) {
-        inside = absl::StrCat(file, line > 0 ? absl::StrCat(":", line) : "");
+        inside = absl::StrCat(PackagePath(file), line > 0 ? absl::StrCat(":", line) : "");
+        in_optimizer = absl::EndsWith(file, "/torch/optim/optimizer.py");
         std::string user_file, user_function;
         uint32_t user_line = 0;
         for (auto f = gb.user_stack().rbegin(); f != gb.user_stack().rend(); ++f) {
@@ -358,15 +386,7 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         summary.set_reason(parsed.reason);
         summary.set_category(parsed.category);
         summary.set_remedy(parsed.remedy);
-        if (!inside.empty()) {
-          summary.set_remedy(absl::StrCat(
-              "The break is inside torch (", inside, "), not in your code: ",
-              parsed.category == Category::USER_REQUESTED
-                  ? "torch breaks the graph there on purpose (the optimizer's `_use_grad` does "
-                    "around `step()`); compile the optimizer step on its own "
-                    "(`torch.compile(opt.step)`) or keep it outside the compiled function."
-                  : absl::StrCat("change how your code calls it. ", parsed.remedy)));
-        }
+        if (!inside.empty()) summary.set_remedy(InsideLibraryRemedy(inside, in_optimizer, parsed));
         summary.set_frame(function);
         if (!file.empty()) {
           *summary.mutable_location() = MakeLocation(capture.session(), file, line);

@@ -12,6 +12,16 @@ TEST(RelativeToProjectRootTest, FileUnderRootBecomesRelative) {
   EXPECT_EQ(RelativeToProjectRoot("/mnt/project", "/mnt/project//a.py"), "a.py");
 }
 
+TEST(PackagePathTest, AnInstalledPackagesFileFromThePackageOn) {
+  EXPECT_EQ(PackagePath("/usr/lib/python3/dist-packages/torch/optim/optimizer.py"),
+            "torch/optim/optimizer.py");
+  EXPECT_EQ(PackagePath("/home/u/.venv/lib/python3.11/site-packages/transformers/a.py"),
+            "transformers/a.py");
+  EXPECT_EQ(PackagePath("/opt/x/site-packages/nested/site-packages/p/a.py"), "p/a.py");
+  EXPECT_EQ(PackagePath("/mnt/project/a.py"), "/mnt/project/a.py");
+  EXPECT_EQ(PackagePath("/usr/lib/python3.11/functools.py"), "/usr/lib/python3.11/functools.py");
+}
+
 TEST(RelativeToProjectRootTest, OtherFilesStayAsTheyAre) {
   // A sibling directory that shares the root's prefix is not under it.
   EXPECT_EQ(RelativeToProjectRoot("/mnt/project", "/mnt/projectX/a.py"), "/mnt/projectX/a.py");

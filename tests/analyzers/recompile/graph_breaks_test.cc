@@ -329,11 +329,40 @@ TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
   }
 }
 
+// A graph_break() another library calls on purpose is not the optimizer's: the remedy names the
+// library's file from its package on and does not speak of optimizer steps.
+TEST(SummarizeGraphBreaksTest, ABreakALibraryAsksForIsNotCalledTheOptimizers) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/w");
+  v1::GraphBreak* gb = capture.add_compiles()->add_graph_breaks();
+  gb->set_reason(
+      "skip function graph_break in file /usr/lib/python3/dist-packages/torch/_dynamo/"
+      "decorators.py");
+  v1::StackFrame* user = gb->add_user_stack();
+  user->set_file("/w/model.py");
+  user->set_line(12);
+  user->set_name("forward");
+  v1::StackFrame* library = gb->add_user_stack();
+  library->set_file("/venv/lib/python3.11/site-packages/somelib/layers.py");
+  library->set_line(88);
+  library->set_name("call");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].location().file(), "model.py");
+  EXPECT_THAT(summaries[0].remedy(),
+              ::testing::HasSubstr("The break is inside `somelib/layers.py:88`, not in your code"));
+  EXPECT_THAT(summaries[0].remedy(), ::testing::HasSubstr("`torch._dynamo.graph_break()`"));
+  EXPECT_THAT(summaries[0].remedy(), ::testing::Not(::testing::HasSubstr("optimizer")));
+}
+
 // fixtures/torch_trace/torch-2.6/adamw_step: a compiled training step with AdamW. The optimizer's
 // own graph_break() (torch/optim/optimizer.py:90) is filed at the user's line that called into it
-// and says it is inside torch, with no "remove it"; backward() and zero_grad() have their own
-// remedies, and each break is counted once (attempt 0's record and attempt 1's restart reason
-// are one break).
+// and says it is inside torch (the package's path, not the machine's), why torch breaks there, and
+// when compiling the step on its own helps, with no "remove it"; backward() and zero_grad() have
+// their own remedies, and each break is counted once (attempt 0's record and attempt 1's restart
+// reason are one break).
 TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
   const v1::SessionCapture capture =
       testing::ImportFixtureLog("torch_trace/torch-2.6/adamw_step/trace.log");
@@ -343,9 +372,12 @@ TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
   int in_torch = 0, backward = 0;
   for (const v1::GraphBreakSummary& s : summaries) {
     EXPECT_THAT(s.location().file(), ::testing::Not(::testing::HasSubstr("dist-packages")));
-    if (absl::StrContains(s.remedy(), "inside torch")) {
+    if (absl::StrContains(s.remedy(), "The break is inside `")) {
       ++in_torch;
-      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("torch/optim/optimizer.py:90"));
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("inside `torch/optim/optimizer.py:90`"));
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("pytorch/pytorch#104053"));
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("`torch.compile(opt.step)`"));
+      EXPECT_THAT(s.remedy(), ::testing::Not(::testing::HasSubstr("dist-packages")));
       EXPECT_THAT(s.remedy(), ::testing::Not(::testing::HasSubstr("remove it")));
     }
     if (s.reason() == "Tensor.backward") {
@@ -360,7 +392,7 @@ TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
   bool at_user_line = false;
   for (const v1::GraphBreakSummary& s : summaries) {
     at_user_line = at_user_line ||
-                   (absl::StrContains(s.remedy(), "inside torch") &&
+                   (absl::StrContains(s.remedy(), "The break is inside `") &&
                     s.location().file() == "/mnt/project/adamw.py" && s.location().line() == 33u);
   }
   EXPECT_TRUE(at_user_line);
