@@ -39,8 +39,9 @@ void WriteRestarts(const v1::FailuresSection& section, HtmlWriter& w) {
   for (int i = 0; i < ShownRows(restarts.size()); ++i) {
     const v1::RestartedCompile& r = restarts[i];
     w.Tag("<tr><td><code>").Text(r.compile_id()).Tag("</code></td><td><code>");
-    w.Text(OrDash(r.frame())).Tag("</code></td><td><code>");
-    w.Text(FormatLocation(r.location(), LocationStyle::kPage)).Tag("</code></td><td>");
+    w.Text(OrDash(r.frame())).Tag("</code></td><td class=\"paths\"><code>");
+    w.Text(FormatLocation(r.location(), LocationStyle::kPage))
+        .Tag("</code></td><td class=\"paths\">");
     w.Text(absl::StrJoin(r.reasons(), "; ")).Tag("</td><td>");
     w.Text(r.graph_break() ? "yes" : "no").Tag("</td></tr>\n");
   }

@@ -134,10 +134,10 @@ void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
   w.BeginTable({"reason", "category", "count", "where", "remedy"});
   for (int i = 0; i < ShownRows(section.graph_breaks().size()); ++i) {
     const v1::GraphBreakSummary& brk = section.graph_breaks(i);
-    w.Tag("<tr><td>").Text(OrDash(brk.reason()));
+    w.Tag("<tr><td class=\"paths\">").Text(OrDash(brk.reason()));
     if (brk.frame_skipped()) w.Tag(" <span class=\"warn\">(the whole frame ran eager)</span>");
     w.Tag("</td><td>").Text(OrDash(Word(brk.category()))).Tag("</td><td>");
-    w.Text(absl::StrCat(brk.count())).Tag("</td><td>");
+    w.Text(absl::StrCat(brk.count())).Tag("</td><td class=\"paths\">");
     if (!brk.frame().empty()) w.Tag("<code>").Text(brk.frame()).Tag("</code> ");
     WriteCodeLocation(brk.location(), w);
     if (!brk.source_line().empty()) w.Tag("<br><code>").Text(brk.source_line()).Tag("</code>");
