@@ -145,6 +145,10 @@ TEST(HealthTest, FormatsValuesInTheirUnit) {
   EXPECT_EQ(FormatMetricValue(12.3, "s"), "12.30 s");
   EXPECT_EQ(FormatMetricValue(0.0041, "s"), "4.1 ms");
   EXPECT_EQ(FormatMetricValue(3e-7, "s"), "0.3 µs");
+  EXPECT_EQ(FormatMetricValue(4.6e-9, "s"), "4.6 ns");
+  EXPECT_EQ(FormatMetricValue(1.19e-11, "s"),
+            "11.9 ps");  // one tiny kernel's estimate, not "0.0 µs"
+  EXPECT_EQ(FormatMetricValue(0, "s"), "0.00 s");
   EXPECT_EQ(FormatMetricValue(0.4, "ratio"), "40%");
 }
 
