@@ -60,9 +60,8 @@ void WriteRooflineBody(const v1::RooflineSection& section, HtmlWriter& w) {
     if (section.gpu().empty()) {
       w.Tag("; the session names no GPU, so there are no roofs and no bounds.</p>");
     } else {
-      w.Tag(", modelled for <code>").Text(section.gpu()).Tag("</code>");
-      if (section.gpu_assumed()) w.Tag(" (the session names none; pass <code>--gpu</code>)");
-      w.Tag(".</p>");
+      // An assumed GPU is the note's to explain (below): why, and the --gpu names there are.
+      w.Tag(", modelled for <code>").Text(section.gpu()).Tag("</code>.</p>");
     }
   }
   if (!section.note().empty()) w.Tag("<p class=\"muted\">").Text(section.note()).Tag("</p>");
