@@ -490,7 +490,11 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       cause = "graph_break_fragment";
     }
     double rest = seconds;
-    if (cause != "failed") {
+    // Time before a restart, of a compile torch restarted. A frame dynamo skipped (a resume
+    // function left with nothing to compile) logs its time there too, with no restart: that is its
+    // own.
+    const bool restarted = c.attempt() > 0 || !c.restart_reasons().empty();
+    if (cause != "failed" && restarted) {
       for (const PhaseSeconds& p : phases) {
         if (p.name != "dynamo_before_restart" || p.seconds <= 0) continue;
         const double restart = std::min(rest, p.seconds);

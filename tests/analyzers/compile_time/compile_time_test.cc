@@ -312,6 +312,39 @@ TEST(CompileTimeTest, GraphBreakTimeGetsARemedyWhenItIsWorthOne) {
   EXPECT_THAT(tiny.suggestions(), IsEmpty());
 }
 
+// Time before a restart is the restart's only where torch restarted the compile (an attempt past
+// the first, restart reasons). A resume frame dynamo skipped logs its time as "before restart" too,
+// with neither: it stays the fragment's own (a sandbox scene's 1/0 and 5/0, beside two real
+// restarts, made the ledger say 4 restarts where the failures section listed 2).
+TEST(CompileTimeTest, OnlyARestartedCompileHasRestartTime) {
+  v1::SessionCapture capture;
+  v1::Frame* resume = capture.add_frames();
+  resume->set_id(1);
+  resume->set_name("torch_dynamo_resume_in_forward_at_38");
+  v1::Frame* step = capture.add_frames();
+  step->set_id(2);
+  step->set_name("step");
+  const auto add = [&](const char* id, uint32_t frame, uint32_t attempt, double seconds) {
+    v1::Compile* c = capture.add_compiles();
+    c->set_id(id);
+    c->set_frame_id(frame);
+    c->set_attempt(attempt);
+    auto& fields = *c->mutable_metrics()->mutable_fields();
+    fields["entire_frame_compile_time_s"].set_number_value(seconds);
+    fields["dynamo_time_before_restart_s"].set_number_value(seconds);
+    return c;
+  };
+  add("1/0", 1, 0, 0.005);
+  add("2/0_1", 2, 1, 0.03)->add_restart_reasons("'skip function graph_break in file x.py'");
+  const v1::CompileTimeSection s = Analyze(capture);
+  std::map<std::string, std::pair<double, uint32_t>> by_cause;
+  for (const v1::CompileCost& c : s.ledger()) by_cause[c.cause()] = {c.seconds(), c.count()};
+  EXPECT_EQ(by_cause["restart"].second, 1u);
+  EXPECT_DOUBLE_EQ(by_cause["restart"].first, 0.03);
+  EXPECT_DOUBLE_EQ(by_cause["graph_break_fragment"].first, 0.005);
+  EXPECT_DOUBLE_EQ(LedgerSum(s), 0.035);
+}
+
 // A miss on a key the session had already looked up is avoidable (the entry was not kept): the
 // largest such miss of a compile is carved out of its cause once, and the ledger still adds up.
 TEST(CompileTimeTest, AMissOnAKeyAlreadyLookedUpIsAvoidableAndCarvedOnce) {
