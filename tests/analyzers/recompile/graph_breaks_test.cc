@@ -22,6 +22,14 @@ namespace {
 namespace v1 = ::compile_lens::v1;
 using ::testing::SizeIs;
 
+// Appends the frame `name` at `file`:`line` to the break's user stack (innermost last).
+void AddStackFrame(v1::GraphBreak* gb, const char* file, uint32_t line, const char* name) {
+  v1::StackFrame* frame = gb->add_user_stack();
+  frame->set_file(file);
+  frame->set_line(line);
+  frame->set_name(name);
+}
+
 // The real torch 2.6 graph-break scene (fixtures/torch_trace/torch-2.6/graph_breaks): four
 // dynamo_graph_break_reason artifacts, two of them the same `float(n)` break.
 std::vector<std::pair<std::string, std::string>> FixtureBreaks() {
@@ -127,14 +135,8 @@ TEST(SummarizeGraphBreaksTest, CapturedUserStackWinsAndSplitsLines) {
   auto add = [&](uint32_t line) {
     v1::GraphBreak* gb = capture.add_compiles()->add_graph_breaks();
     gb->set_reason("generic_jump TensorVariable()");
-    v1::StackFrame* outer = gb->add_user_stack();
-    outer->set_file("/w/main.py");
-    outer->set_line(3);
-    outer->set_name("main");
-    v1::StackFrame* top = gb->add_user_stack();
-    top->set_file("/w/model.py");
-    top->set_line(line);
-    top->set_name("forward");
+    AddStackFrame(gb, "/w/main.py", 3, "main");
+    AddStackFrame(gb, "/w/model.py", line, "forward");
   };
   add(40);
   add(40);
@@ -338,14 +340,8 @@ TEST(SummarizeGraphBreaksTest, ABreakALibraryAsksForIsNotCalledTheOptimizers) {
   gb->set_reason(
       "skip function graph_break in file /usr/lib/python3/dist-packages/torch/_dynamo/"
       "decorators.py");
-  v1::StackFrame* user = gb->add_user_stack();
-  user->set_file("/w/model.py");
-  user->set_line(12);
-  user->set_name("forward");
-  v1::StackFrame* library = gb->add_user_stack();
-  library->set_file("/venv/lib/python3.11/site-packages/somelib/layers.py");
-  library->set_line(88);
-  library->set_name("call");
+  AddStackFrame(gb, "/w/model.py", 12, "forward");
+  AddStackFrame(gb, "/venv/lib/python3.11/site-packages/somelib/layers.py", 88, "call");
   PassOptions options;
   PassInput in{capture, nullptr, options};
   ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
