@@ -6,9 +6,9 @@
 // one of them frees the others never reuse, and a thread that has gone idle never gives it back.
 // With 5 ms a 73 MB log's upload peaked at 66 MiB against 71 (12 alternating rounds, the same
 // wall time), and cl-load's hero sessions at 83 against 91-97 MiB for the same server CPU a
-// session; at 0-3 ms the heap gives back pages it needs again a moment later, and the server's CPU
-// rose 10-40 % (bench/README.md, "The upload"). MIMALLOC_DECOMMIT_DELAY in the environment still
-// decides.
+// session; at 0-3 ms the heap gives back pages it needs again a moment later, and the server took
+// up to half as much CPU again (bench/README.md, "The upload"). MIMALLOC_DECOMMIT_DELAY in the
+// environment still decides.
 #ifndef SERVICE_HEAP_INIT_H_
 #define SERVICE_HEAP_INIT_H_
 
