@@ -48,6 +48,7 @@ ALL_FEATURES = [
     "--set", "podAnnotations.team=ml-infra,podLabels.tier=analysis,priorityClassName=high",
     "--set", "imagePullSecrets[0].name=registry",
     "--set", "server.extraArgs[0]=--metrics_label_values=32",
+    "--set-string", "server.env.MIMALLOC_DECOMMIT_DELAY=25",
     "--set", "nodeSelector.pool=cpu",
     "--set", "server.correctnessDb.configMap=cl-correctness-db",
     "--set", "server.metricsLabelAllow.cluster={us-east,us-west}",
@@ -177,6 +178,7 @@ class ChartTest(unittest.TestCase):
         container = r.one("Deployment")["spec"]["template"]["spec"]["containers"][0]
         self.assertIn("grpc", container["readinessProbe"])
         self.assertFalse(any(a.startswith(("--tls", "--token")) for a in container["args"]))
+        self.assertNotIn("env", container)  # cl-server's own heap setting, unless server.env says
 
     def test_all_features_render(self):
         r = Rendering(self, *ALL_FEATURES)
@@ -197,6 +199,7 @@ class ChartTest(unittest.TestCase):
                                   ("--tls_client_ca", "client-ca", "ca.crt"), ("--token_file", "token", "token")):
             self.assertIn(f"{flag}={mounts[mount]['mountPath']}/{file}", args)
         self.assertIn("--metrics_label_values=32", args)
+        self.assertEqual(container["env"], [{"name": "MIMALLOC_DECOMMIT_DELAY", "value": "25"}])
         self.assertIn("--metrics_label_allow=cluster=us-east|us-west", args)
         self.assertIn("--idle_timeout=10s", args)
         self.assertIn("--max_session_memory=536870912", args)
@@ -366,6 +369,7 @@ class ChartTest(unittest.TestCase):
             "auth.token.enabled=true": "/auth/token/secretName",
             "podDisruptionBudget.maxUnavailable=-1": "/podDisruptionBudget/maxUnavailable",
             "server.metricsLabels[0]=bad-label": "/server/metricsLabels/0",
+            "server.env.MIMALLOC_DECOMMIT_DELAY=5": "/server/env/MIMALLOC_DECOMMIT_DELAY",
             "resources.limits.memory=lots": "/resources/limits/memory",
         }
         for value, message in cases.items():
