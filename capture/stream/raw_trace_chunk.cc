@@ -43,18 +43,23 @@ size_t RawTraceChunkSize(v1::Side side, size_t piece_size) {
   return CodedOutput::VarintSize32(kPartTag) + CodedOutput::VarintSize64(part) + part;
 }
 
-size_t WriteRawTraceChunk(v1::Side side, absl::string_view piece, char* out) {
+size_t WriteRawTraceChunkHeader(v1::Side side, size_t piece_size, char* out) {
   auto* p = reinterpret_cast<uint8_t*>(out);
   p = Varint(kPartTag, p);
-  p = Varint(PartSize(side, piece.size()), p);
+  p = Varint(PartSize(side, piece_size), p);
   if (side != v1::SIDE_UNSPECIFIED) {
     p = Varint(kSideTag, p);
     p = Varint(static_cast<uint64_t>(static_cast<int64_t>(side)), p);
   }
   p = Varint(kTraceTag, p);
-  p = Varint(piece.size(), p);
-  if (!piece.empty()) std::memcpy(p, piece.data(), piece.size());
-  return static_cast<size_t>(reinterpret_cast<char*>(p) - out) + piece.size();
+  p = Varint(piece_size, p);
+  return static_cast<size_t>(reinterpret_cast<char*>(p) - out);
+}
+
+size_t WriteRawTraceChunk(v1::Side side, absl::string_view piece, char* out) {
+  const size_t header = WriteRawTraceChunkHeader(side, piece.size(), out);
+  if (!piece.empty()) std::memcpy(out + header, piece.data(), piece.size());
+  return header + piece.size();
 }
 
 }  // namespace cl

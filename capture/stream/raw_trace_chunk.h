@@ -27,6 +27,12 @@ size_t RawTraceChunkSize(v1::Side side, size_t piece_size);
 // the size written.
 size_t WriteRawTraceChunk(v1::Side side, absl::string_view piece, char* out);
 
+// The chunk's bytes before its piece, for a piece of `piece_size` bytes sent from where it lies
+// (the chunk is these bytes, then the piece): at most kMaxRawTraceChunkHeader of them, written to
+// `out`; returns how many.
+inline constexpr size_t kMaxRawTraceChunkHeader = 40;
+size_t WriteRawTraceChunkHeader(v1::Side side, size_t piece_size, char* out);
+
 }  // namespace cl
 
 #endif  // CAPTURE_STREAM_RAW_TRACE_CHUNK_H_

@@ -1,10 +1,5 @@
 #include "capture/torch_trace/importer.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -19,6 +14,7 @@
 #include "common/digest.h"
 #include "common/file_io.h"
 #include "common/gz_read.h"
+#include "common/mapped_log.h"
 #include "common/number_format.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
@@ -106,32 +102,16 @@ namespace {
 bool FeedMapped(const std::string& path, TraceImporter* importer,
                 absl::FunctionRef<void(uint64_t read, uint64_t size)> progress) {
   constexpr size_t kWindow = 8 << 20;  // a multiple of the page size
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) {
-    close(fd);
-    return false;
-  }
-  const auto size = static_cast<size_t>(st.st_size);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return false;
-  const auto* bytes = static_cast<const char*>(map);
-  if (static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    munmap(map, size);
-    return false;
-  }
-  madvise(map, size, MADV_SEQUENTIAL);
-  for (size_t at = 0; at < size; at += kWindow) {
-    const size_t n = std::min(kWindow, size - at);
-    importer->Feed(absl::string_view(bytes + at, n));
-    madvise(const_cast<char*>(bytes) + at, n, MADV_DONTNEED);  // the importer copied what it keeps
-    progress(at + n, size);
+  const std::unique_ptr<MappedLog> log = MappedLog::Open(path);
+  if (log == nullptr) return false;
+  const absl::string_view bytes = log->bytes();
+  for (size_t at = 0; at < bytes.size(); at += kWindow) {
+    const absl::string_view window = bytes.substr(at, kWindow);
+    importer->Feed(window);
+    log->Drop(window);  // the importer copied what it keeps
+    progress(at + window.size(), bytes.size());
     if (!importer->Refusal().ok()) break;
   }
-  munmap(map, size);
   return true;
 }
 

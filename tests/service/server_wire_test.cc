@@ -11,9 +11,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "capture/schema.h"
+#include "capture/stream/raw_trace_chunk.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
 #include "common/file_io.h"
+#include "common/mapped_log.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -151,6 +153,42 @@ TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
   }
   EXPECT_TRUE(MessageDifferencer::Equals(reports[0], reports[1]));
   EXPECT_GT(reports[0].recompile().graph_breaks_size(), 0);
+}
+
+// A plain log goes from its mapping, uncopied, in pieces of whole pages (each dropped once gRPC has
+// sent it) and its tail: the server reads the log its gzip holds, whatever the pieces.
+TEST_F(ServerTest, APlainLogGoesFromItsMappingAsTheLogItsGzipHolds) {
+  const std::string gz = BreakFamiliesLog();
+  ASSERT_OK_AND_ASSIGN(const std::string text, ReadFixture(gz));
+  ASSERT_NE(text.size() % MappedLog::PageBytes(), 0u);  // a tail shorter than a page, too
+  const std::string plain = ::testing::TempDir() + "/break_families.log";
+  ASSERT_TRUE(WriteFile(plain, text).ok());
+  const v1::CaptureHeader header = RawLogHeader();
+  ASSERT_OK_AND_ASSIGN(
+      v1::AnalyzeResponse from_gz,
+      AnalyzeRemoteTrace(gz, header, {}, Remote(server_->address(), absl::Seconds(60))));
+  for (const int max_message : {48 << 10, 1 << 20}) {
+    ServerOptions options;
+    options.max_message_bytes = max_message;
+    Start(options);
+    RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
+    std::vector<uint64_t> sent;
+    remote.on_sent = [&](uint64_t bytes) { sent.push_back(bytes); };
+    ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse answer, AnalyzeRemoteTrace(plain, header, {}, remote));
+    EXPECT_TRUE(MessageDifferencer::Equals(answer.report(), from_gz.report())) << max_message;
+    uint64_t largest = 0;
+    uint64_t whole_pages = 0;  // messages carrying whole pages: a piece's few bytes before them
+    const uint64_t page = MappedLog::PageBytes();
+    for (size_t i = 1; i < sent.size(); ++i) {
+      const uint64_t message = sent[i] - sent[i - 1];
+      largest = std::max(largest, message);
+      if (message > page && message % page <= kMaxRawTraceChunkHeader) ++whole_pages;
+    }
+    EXPECT_LE(largest, static_cast<uint64_t>(max_message)) << max_message;
+    EXPECT_GT(largest, max_message - page - 64) << max_message;
+    EXPECT_GE(whole_pages, text.size() / static_cast<uint64_t>(max_message)) << max_message;
+  }
+  EXPECT_GT(from_gz.report().recompile().graph_breaks_size(), 0);
 }
 
 // A receive window far under one message (64 KiB against 1 MiB) still takes a raw log whole, as

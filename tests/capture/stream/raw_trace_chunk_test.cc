@@ -1,5 +1,6 @@
-// WriteRawTraceChunk: the bytes it writes are those protobuf serializes for the same AnalyzeChunk,
-// for every side and for piece sizes whose lengths cross each varint width.
+// WriteRawTraceChunk and WriteRawTraceChunkHeader: the bytes they write (with the piece after the
+// header) are those protobuf serializes for the same AnalyzeChunk, for every side and for piece
+// sizes whose lengths cross each varint width.
 #include "capture/stream/raw_trace_chunk.h"
 
 #include <string>
@@ -35,6 +36,10 @@ TEST(RawTraceChunkTest, TheBytesAreProtobufsForEverySideAndVarintWidth) {
         ASSERT_EQ(RawTraceChunkSize(side, size), want.size())
             << "side " << side << " size " << size;
         ASSERT_EQ(Written(side, piece), want) << "side " << side << " size " << size;
+        // Sent from where the piece lies: the header, then the piece.
+        char header[kMaxRawTraceChunkHeader];
+        const size_t n = WriteRawTraceChunkHeader(side, size, header);
+        ASSERT_EQ(std::string(header, n) + piece, want) << "side " << side << " size " << size;
         ++checked;
       }
     }
