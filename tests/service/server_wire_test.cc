@@ -130,26 +130,43 @@ v1::CaptureHeader RawLogHeader() {
   return header;
 }
 
-// A raw log goes in messages that fill the largest one the server says it takes (up to 1 MiB):
-// fewer hand-offs for its reading thread, and a server that takes less than the default part
-// budget still gets the log. Where the pieces are cut does not change the report.
-TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
-  const std::string log = BreakFamiliesLog();
-  const v1::CaptureHeader header = RawLogHeader();
-  std::vector<v1::AnalysisReport> reports;
-  for (const int max_message : {48 << 10, 1 << 20}) {
+// An upload of a raw log to a server that takes messages of at most `max_message` bytes: the
+// answer, and the size of each message after the first.
+struct SentLog {
+  v1::AnalyzeResponse answer;
+  std::vector<uint64_t> messages;
+  uint64_t largest() const {
+    return messages.empty() ? 0 : *std::max_element(messages.begin(), messages.end());
+  }
+};
+class RawLogTest : public ServerTest {
+ protected:
+  absl::StatusOr<SentLog> UploadTo(int max_message, const std::string& log) {
     ServerOptions options;
     options.max_message_bytes = max_message;
     Start(options);
     RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
     std::vector<uint64_t> sent;
     remote.on_sent = [&](uint64_t bytes) { sent.push_back(bytes); };
-    ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse answer, AnalyzeRemoteTrace(log, header, {}, remote));
-    reports.push_back(answer.report());
-    uint64_t largest = 0;
-    for (size_t i = 1; i < sent.size(); ++i) largest = std::max(largest, sent[i] - sent[i - 1]);
-    EXPECT_LE(largest, static_cast<uint64_t>(max_message)) << max_message;
-    EXPECT_GT(largest, static_cast<uint64_t>(max_message) - 64) << max_message;
+    absl::StatusOr<v1::AnalyzeResponse> answer =
+        AnalyzeRemoteTrace(log, RawLogHeader(), {}, remote);
+    if (!answer.ok()) return answer.status();
+    SentLog out{*std::move(answer), {}};
+    for (size_t i = 1; i < sent.size(); ++i) out.messages.push_back(sent[i] - sent[i - 1]);
+    return out;
+  }
+};
+
+// A raw log goes in messages that fill the largest one the server says it takes (up to 1 MiB):
+// fewer hand-offs for its reading thread, and a server that takes less than the default part
+// budget still gets the log. Where the pieces are cut does not change the report.
+TEST_F(RawLogTest, ARawLogFillsTheLargestMessageTheServerTakes) {
+  std::vector<v1::AnalysisReport> reports;
+  for (const int max_message : {48 << 10, 1 << 20}) {
+    ASSERT_OK_AND_ASSIGN(const SentLog sent, UploadTo(max_message, BreakFamiliesLog()));
+    reports.push_back(sent.answer.report());
+    EXPECT_LE(sent.largest(), static_cast<uint64_t>(max_message)) << max_message;
+    EXPECT_GT(sent.largest(), static_cast<uint64_t>(max_message) - 64) << max_message;
   }
   EXPECT_TRUE(MessageDifferencer::Equals(reports[0], reports[1]));
   EXPECT_GT(reports[0].recompile().graph_breaks_size(), 0);
@@ -157,38 +174,26 @@ TEST_F(ServerTest, ARawLogFillsTheLargestMessageTheServerTakes) {
 
 // A plain log goes from its mapping, uncopied, in pieces of whole pages (each dropped once gRPC has
 // sent it) and its tail: the server reads the log its gzip holds, whatever the pieces.
-TEST_F(ServerTest, APlainLogGoesFromItsMappingAsTheLogItsGzipHolds) {
+TEST_F(RawLogTest, APlainLogGoesFromItsMappingAsTheLogItsGzipHolds) {
   const std::string gz = BreakFamiliesLog();
   ASSERT_OK_AND_ASSIGN(const std::string text, ReadFixture(gz));
   ASSERT_NE(text.size() % MappedLog::PageBytes(), 0u);  // a tail shorter than a page, too
   const std::string plain = ::testing::TempDir() + "/break_families.log";
   ASSERT_TRUE(WriteFile(plain, text).ok());
-  const v1::CaptureHeader header = RawLogHeader();
-  ASSERT_OK_AND_ASSIGN(
-      v1::AnalyzeResponse from_gz,
-      AnalyzeRemoteTrace(gz, header, {}, Remote(server_->address(), absl::Seconds(60))));
+  ASSERT_OK_AND_ASSIGN(const SentLog from_gz, UploadTo(1 << 20, gz));
   for (const int max_message : {48 << 10, 1 << 20}) {
-    ServerOptions options;
-    options.max_message_bytes = max_message;
-    Start(options);
-    RemoteOptions remote = Remote(server_->address(), absl::Seconds(60));
-    std::vector<uint64_t> sent;
-    remote.on_sent = [&](uint64_t bytes) { sent.push_back(bytes); };
-    ASSERT_OK_AND_ASSIGN(v1::AnalyzeResponse answer, AnalyzeRemoteTrace(plain, header, {}, remote));
-    EXPECT_TRUE(MessageDifferencer::Equals(answer.report(), from_gz.report())) << max_message;
-    uint64_t largest = 0;
-    uint64_t whole_pages = 0;  // messages carrying whole pages: a piece's few bytes before them
+    ASSERT_OK_AND_ASSIGN(const SentLog sent, UploadTo(max_message, plain));
+    EXPECT_TRUE(MessageDifferencer::Equals(sent.answer.report(), from_gz.answer.report()))
+        << max_message;
     const uint64_t page = MappedLog::PageBytes();
-    for (size_t i = 1; i < sent.size(); ++i) {
-      const uint64_t message = sent[i] - sent[i - 1];
-      largest = std::max(largest, message);
+    uint64_t whole_pages = 0;  // messages carrying whole pages: a piece's few bytes before them
+    for (const uint64_t message : sent.messages)
       if (message > page && message % page <= kMaxRawTraceChunkHeader) ++whole_pages;
-    }
-    EXPECT_LE(largest, static_cast<uint64_t>(max_message)) << max_message;
-    EXPECT_GT(largest, max_message - page - 64) << max_message;
+    EXPECT_LE(sent.largest(), static_cast<uint64_t>(max_message)) << max_message;
+    EXPECT_GT(sent.largest(), max_message - page - 64) << max_message;
     EXPECT_GE(whole_pages, text.size() / static_cast<uint64_t>(max_message)) << max_message;
   }
-  EXPECT_GT(from_gz.report().recompile().graph_breaks_size(), 0);
+  EXPECT_GT(from_gz.answer.report().recompile().graph_breaks_size(), 0);
 }
 
 // A receive window far under one message (64 KiB against 1 MiB) still takes a raw log whole, as
