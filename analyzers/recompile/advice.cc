@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/number_format.h"
@@ -33,6 +34,15 @@ std::string TorchDtype(absl::string_view scalar_type) {
                                                         {"ComplexFloat", "complex64"}};
   auto it = kNames->find(scalar_type);
   return absl::StrCat("torch.", it != kNames->end() ? it->second : "float32");
+}
+
+// A guard's value as Python prints a float: digits with a point or an exponent, inf or nan.
+bool IsFloatLiteral(absl::string_view text) {
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value)) return false;
+  return absl::StrContains(text, ".") || absl::StrContains(text, "e") ||
+         absl::StrContains(text, "E") || absl::StrContains(text, "inf") ||
+         absl::StrContains(text, "nan");
 }
 
 Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
@@ -158,11 +168,24 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
         "graph; for a float, `torch._dynamo.config.specialize_float = False`.")};
   }
   if (c.category == Category::VALUE) {
+    // With specialize_float off (torch 2.6's default) a float that changes is made a graph input
+    // on its recompile, as automatic dynamic makes a size one: once is expected.
+    const bool floats_dynamic = frame.has_config && frame.config.specialize_float == false &&
+                                frame.config.automatic_dynamic_shapes != false;
+    if (floats_dynamic && c.count == 1 && IsFloatLiteral(f.expected)) {
+      return {absl::StrCat(var,
+                           " (a float) changed once and torch made it a graph input (automatic "
+                           "dynamic; `specialize_float` is False in this run) — expected; "
+                           "nothing to change unless it keeps recompiling."),
+              true};
+    }
     return {absl::StrCat(var,
                          " is a Python constant that changes between calls — wrap it in a "
-                         "tensor (`torch.tensor(value)`) so one graph serves every value; for "
-                         "ints let automatic dynamic make it a SymInt, for floats set "
-                         "`torch._dynamo.config.specialize_float = False`.")};
+                         "tensor (`torch.tensor(value)`) so one graph serves every value",
+                         floats_dynamic ? "."
+                                        : "; for ints let automatic dynamic make it a SymInt, for "
+                                          "floats set `torch._dynamo.config.specialize_float = "
+                                          "False`.")};
   }
   if (c.category == Category::IDENTITY) {
     if (f.rule == "data_ptr") {

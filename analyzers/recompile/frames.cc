@@ -41,9 +41,12 @@ std::optional<DynamoConfig> ReadDynamoConfig(const Struct& metrics) {
     return std::nullopt;
   }
   DynamoConfig out;
-  if (auto f = config->fields().find("automatic_dynamic_shapes");
-      f != config->fields().end() && f->second.kind_case() == Value::kBoolValue) {
-    out.automatic_dynamic_shapes = f->second.bool_value();
+  for (auto [name, field] : {std::pair{"automatic_dynamic_shapes", &out.automatic_dynamic_shapes},
+                             std::pair{"specialize_float", &out.specialize_float}}) {
+    if (auto f = config->fields().find(name);
+        f != config->fields().end() && f->second.kind_case() == Value::kBoolValue) {
+      *field = f->second.bool_value();
+    }
   }
   // Torch renamed cache_size_limit to recompile_limit around 2.6 and kept the old name as an
   // alias; the name that carries a number is the one the run used.

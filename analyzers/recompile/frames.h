@@ -19,6 +19,9 @@ namespace cl {
 // The facts of compilation_metrics.dynamo_config the heuristics of §1.7 need.
 struct DynamoConfig {
   std::optional<bool> automatic_dynamic_shapes;  // false: compiled with dynamic=False
+  // false: a float that changes is made a graph input on its recompile (torch 2.6's default), as
+  // automatic dynamic makes a size one
+  std::optional<bool> specialize_float;
   std::string limit_name = "recompile_limit";
   uint64_t limit = 8;  // torch's default
   bool limit_from_capture = false;

@@ -371,6 +371,51 @@ TEST(RecompilePassTest, CacheLimitFromTheLatestReadableConfigString) {
               HasSubstr("reaching cache_size_limit = 3 (dynamo_config)"));
 }
 
+// A learning rate a scheduler changes each step, read by a compiled optimizer step. Under torch
+// 2.6's `specialize_float = False` the one recompile makes it a graph input (a sandbox run of
+// AdamW with StepLR recompiled once in 12 steps); where floats are specialised, or the value keeps
+// recompiling, the remedy is the tensor, and specialize_float is suggested only where it is on.
+TEST(RecompilePassTest, AFloatThatChangedOnceUnderUnspecializedFloatsIsExpected) {
+  const auto section_for = [](const std::string& config, int recompiles) {
+    v1::SessionCapture capture;
+    capture.add_frames()->set_name("step");
+    for (int n = 0; n <= recompiles; ++n) {
+      v1::Compile* compile =
+          AddCompile(&capture, 0, n,
+                     n == 0 ? std::vector<std::string>{}
+                            : std::vector<std::string>{absl::StrCat(
+                                  "0/", n - 1, ": L['self'].param_groups[0]['lr'] == 0.00", n)});
+      SetDynamoConfig(compile, config);
+    }
+    return RunPass(capture);
+  };
+  const v1::RecompileSection once = section_for(R"({"specialize_float": false})", 1);
+  ASSERT_EQ(once.suggestions_size(), 1);
+  EXPECT_EQ(once.suggestions(0).text(),
+            "`self.param_groups[0]['lr']` (a float) changed once and torch made it a graph input "
+            "(automatic dynamic; `specialize_float` is False in this run) — expected; nothing to "
+            "change unless it keeps recompiling.");
+
+  const v1::RecompileSection specialized = section_for(R"({"specialize_float": true})", 1);
+  ASSERT_EQ(specialized.suggestions_size(), 1);
+  EXPECT_THAT(specialized.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
+  EXPECT_THAT(specialized.suggestions(0).text(), HasSubstr("specialize_float = False"));
+
+  const v1::RecompileSection again = section_for(R"({"specialize_float": false})", 3);
+  ASSERT_EQ(again.suggestions_size(), 1);
+  EXPECT_THAT(again.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
+  EXPECT_THAT(again.suggestions(0).text(), ::testing::Not(HasSubstr("specialize_float")));
+
+  // An int is not a float: automatic dynamic's SymInt is another story.
+  v1::SessionCapture ints;
+  ints.add_frames()->set_name("step");
+  AddCompile(&ints, 0, 0);
+  SetDynamoConfig(AddCompile(&ints, 0, 1, {"0/0: L['n'] == 4"}), R"({"specialize_float": false})");
+  const v1::RecompileSection int_section = RunPass(ints);
+  ASSERT_EQ(int_section.suggestions_size(), 1);
+  EXPECT_THAT(int_section.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
+}
+
 // Two modules' `forward` in one file: two frames of one name, told apart by their first line.
 v1::SessionCapture TwoForwards() {
   v1::SessionCapture capture;
