@@ -154,6 +154,13 @@ std::string SpecificRemedy(absl::string_view reason) {
        "`torch.backends.cuda.sdp_kernel` is a deprecated context manager Dynamo cannot trace: use "
        "`torch.nn.attention.sdpa_kernel(...)`, which it supports, or enter it outside the "
        "compiled region."},
+      {R"re(OptimizerVariable\(\w+\) step)re",
+       "`opt.step()` inside a compiled function (the pattern of PyTorch's compiled-optimizer "
+       "recipe) is not traced where it is called: Dynamo breaks the graph at the call and "
+       "compiles the optimizer's own `step` as a frame of its own, where the update is (with a "
+       "second, deliberate break in `_use_grad`). Expected where the function only steps the "
+       "optimizer; where it also runs the model, the step splits that graph: compile the model "
+       "and the step separately."},
       {R"re(Optimizer\.zero_grad)re",
        "`optimizer.zero_grad()` is not traced: call it outside the compiled function (or compile "
        "the optimizer step on its own with `torch.compile(opt.step)`)."},

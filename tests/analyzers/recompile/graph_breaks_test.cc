@@ -394,5 +394,26 @@ TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
   EXPECT_TRUE(at_user_line);
 }
 
+// fixtures/torch_trace/torch-2.6/lr_schedule: the compiled-optimizer recipe's pattern (a compiled
+// function that only calls opt.step()). The break at the call says it is the pattern's and when it
+// matters, not to wrap the call as a custom op; `_use_grad`'s break inside torch stays explained.
+TEST(SummarizeGraphBreaksTest, OptStepInACompiledFunctionIsTheRecipesPattern) {
+  const v1::SessionCapture capture =
+      testing::ImportFixtureLog("torch_trace/torch-2.6/lr_schedule/trace.log");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 2u);
+  const v1::GraphBreakSummary& at_call = summaries[0];
+  EXPECT_EQ(at_call.reason(), "call_method OptimizerVariable(AdamW) step [] {}");
+  EXPECT_EQ(at_call.location().file(), "/mnt/project/lr_schedule.py");
+  EXPECT_EQ(at_call.location().line(), 20u);
+  EXPECT_THAT(at_call.remedy(), ::testing::HasSubstr("compiled-optimizer recipe"));
+  EXPECT_THAT(at_call.remedy(), ::testing::HasSubstr("Expected where the function only steps"));
+  EXPECT_THAT(at_call.remedy(), ::testing::Not(::testing::HasSubstr("custom_op")));
+  EXPECT_THAT(summaries[1].remedy(),
+              ::testing::HasSubstr("The break is inside `torch/optim/optimizer.py:90`"));
+}
+
 }  // namespace
 }  // namespace cl

@@ -416,6 +416,21 @@ TEST(RecompilePassTest, AFloatThatChangedOnceUnderUnspecializedFloatsIsExpected)
   EXPECT_THAT(int_section.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
 }
 
+// The same on the real log: fixtures/torch_trace/torch-2.6/lr_schedule, AdamW's step under StepLR
+// for 12 steps, one recompile on the lr guard.
+TEST(RecompilePassTest, TheLrScheduleScenesOneRecompileIsExpected) {
+  const v1::RecompileSection section =
+      RunPass(::cl::testing::ImportFixtureLog("torch_trace/torch-2.6/lr_schedule/trace.log"));
+  EXPECT_EQ(section.total(), 1u);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(Word(section.clusters(0).category()), "value");
+  EXPECT_EQ(section.clusters(0).variable(), "self.param_groups[0]['lr']");
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("(a float) changed once and torch made it a graph input"));
+  EXPECT_EQ(section.cache_limit_hits_size(), 0);
+}
+
 // Two modules' `forward` in one file: two frames of one name, told apart by their first line.
 v1::SessionCapture TwoForwards() {
   v1::SessionCapture capture;
