@@ -70,6 +70,19 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
 Advice AdviseGlobalState(const Cluster& c) {
   const GuardFailure& f = c.example;
   if (f.rule == "dispatch_key") {
+    // Only Autocast keys differ: torch.autocast was on around some calls and off around others
+    // (its key joins every tensor's set while it is on).
+    const std::vector<std::string> keys = DispatchKeysDiffering(f.expected, f.actual);
+    if (!keys.empty() && std::all_of(keys.begin(), keys.end(), [](const std::string& key) {
+          return absl::StartsWith(key, "Autocast");
+        })) {
+      return {absl::StrCat(
+          "`torch.autocast` is on around some calls and off around others (", Code(keys.front()),
+          " in ", Named(f.variable),
+          "'s dispatch keys) — each autocast state is a graph of its own: enter the same "
+          "autocast around every call, or compile separate callables for the autocast and "
+          "full-precision paths.")};
+    }
     return {absl::StrCat(Named(f.variable),
                          " was created under a different mode in some calls (inference_mode, a "
                          "dispatch mode or a tensor subclass) — create inputs the same way every "

@@ -166,11 +166,7 @@ Category::Value DispatchKeyCategory(absl::string_view expected, absl::string_vie
   if (expected.empty() || actual.empty()) return Category::DEVICE;
   static const LazyRE2 kBackendKey = {
       R"re((?:Sparse|SparseCsr|Quantized|Nested|Autograd|AutocastAutograd)?(?:CPU|CUDA|HIP|Meta|HPU|XPU|MPS|PrivateUse1|Lazy|XLA|MTIA|IPU|VE|MAIA))re"};
-  const std::vector<std::string> a = DispatchKeys(expected);
-  const std::vector<std::string> b = DispatchKeys(actual);
-  std::vector<std::string> diff;
-  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(diff));
-  for (const std::string& key : diff) {
+  for (const std::string& key : DispatchKeysDiffering(expected, actual)) {
     if (RE2::FullMatch(key, *kBackendKey)) return Category::DEVICE;
   }
   return Category::GLOBAL_STATE;
@@ -322,6 +318,15 @@ bool IsRecordHeader(absl::string_view line) {
 }
 
 }  // namespace
+
+std::vector<std::string> DispatchKeysDiffering(absl::string_view expected,
+                                               absl::string_view actual) {
+  const std::vector<std::string> a = DispatchKeys(expected);
+  const std::vector<std::string> b = DispatchKeys(actual);
+  std::vector<std::string> diff;
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(diff));
+  return diff;
+}
 
 std::string GuardFailure::Axis() const {
   if (rule == "rank") return variable + ".ndim";

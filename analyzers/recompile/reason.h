@@ -58,6 +58,11 @@ std::vector<GuardFailure> ParseRecompileReason(absl::string_view text);
 // Classifies one check (no bullet, compile id or source comment); normalises `L['x']` itself.
 GuardFailure ClassifyGuardCheck(absl::string_view check);
 
+// The keys two dispatch key sets as torch prints them (`DispatchKeySet(CPU, BackendSelect)`) do not
+// share, sorted.
+std::vector<std::string> DispatchKeysDiffering(absl::string_view expected,
+                                               absl::string_view actual);
+
 // `L['x']` → `x`, as torch's own strip_local_scope does from ≈2.8 on.
 std::string StripLocalScope(absl::string_view text);
 

@@ -288,17 +288,22 @@ const Message kMessages[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
 
+// The graph-break summaries of a fixture log, imported as cl-client imports it.
+absl::StatusOr<std::vector<v1::GraphBreakSummary>> FixtureBreaks(absl::string_view log) {
+  const v1::SessionCapture capture = testing::ImportFixtureLog(log);
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  return SummarizeGraphBreaks(in);
+}
+
 // fixtures/torch_trace/torch-2.6/break_families: one compiled function per break family torch
 // 2.6 emits (scenes/breaks_all.py). Each break is filed under its family, by what torch said:
 // sdp_kernel's `_GeneratorContextManager` is a context manager, not a generator; zlib.crc32 is an
 // unsupported call although torch's explanation cites `_warnings.warn` as an example; a skipped
 // frame's cause is the exception that ends torch's traceback.
 TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
-  const v1::SessionCapture capture =
-      testing::ImportFixtureLog("torch_trace/torch-2.6/break_families/trace.log");
-  PassOptions options;
-  PassInput in{capture, nullptr, options};
-  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/break_families/trace.log"));
   std::map<std::string, std::string> by_function;  // the first break of each function
   for (const v1::GraphBreakSummary& s : summaries)
     by_function.emplace(s.frame(), Word(s.category()));
@@ -360,11 +365,7 @@ TEST(SummarizeGraphBreaksTest, ABreakALibraryAsksForIsNotCalledTheOptimizers) {
 // their own remedies, and each break is counted once (attempt 0's record and attempt 1's restart
 // reason are one break).
 TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
-  const v1::SessionCapture capture =
-      testing::ImportFixtureLog("torch_trace/torch-2.6/adamw_step/trace.log");
-  PassOptions options;
-  PassInput in{capture, nullptr, options};
-  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_OK_AND_ASSIGN(auto summaries, FixtureBreaks("torch_trace/torch-2.6/adamw_step/trace.log"));
   int in_torch = 0, backward = 0;
   for (const v1::GraphBreakSummary& s : summaries) {
     EXPECT_THAT(s.location().file(), ::testing::Not(::testing::HasSubstr("dist-packages")));
@@ -398,11 +399,8 @@ TEST(SummarizeGraphBreaksTest, ABreakInsideTorchIsFiledAtTheUsersLine) {
 // function that only calls opt.step()). The break at the call says it is the pattern's and when it
 // matters, not to wrap the call as a custom op; `_use_grad`'s break inside torch stays explained.
 TEST(SummarizeGraphBreaksTest, OptStepInACompiledFunctionIsTheRecipesPattern) {
-  const v1::SessionCapture capture =
-      testing::ImportFixtureLog("torch_trace/torch-2.6/lr_schedule/trace.log");
-  PassOptions options;
-  PassInput in{capture, nullptr, options};
-  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/lr_schedule/trace.log"));
   ASSERT_EQ(summaries.size(), 2u);
   const v1::GraphBreakSummary& at_call = summaries[0];
   EXPECT_EQ(at_call.reason(), "call_method OptimizerVariable(AdamW) step [] {}");

@@ -431,6 +431,33 @@ TEST(RecompilePassTest, TheLrScheduleScenesOneRecompileIsExpected) {
   EXPECT_EQ(section.cache_limit_hits_size(), 0);
 }
 
+// A dispatch-key change where only an Autocast key differs is autocast switched on around some
+// calls (a sandbox CNN called once under `torch.autocast("cpu", bfloat16)`, its reason verbatim);
+// other keys (a Python mode's) keep the created-under-a-mode remedy.
+TEST(RecompilePassTest, AnAutocastKeyIsAutocastNotAMode) {
+  const auto remedy_for = [](const std::string& actual) {
+    v1::SessionCapture capture;
+    capture.add_frames()->set_name("forward");
+    AddCompile(&capture, 0, 0);
+    AddCompile(&capture, 0, 1,
+               {"0/0: tensor 'L['x']' dispatch key set mismatch. expected DispatchKeySet(CPU, "
+                "BackendSelect, ADInplaceOrView, AutogradCPU), actual " +
+                actual});
+    const v1::RecompileSection section = RunPass(capture);
+    EXPECT_EQ(section.suggestions_size(), 1);
+    return section.suggestions_size() == 1 ? section.suggestions(0).text() : "";
+  };
+  EXPECT_EQ(remedy_for("DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU, "
+                       "AutocastCPU)"),
+            "`torch.autocast` is on around some calls and off around others (`AutocastCPU` in "
+            "`x`'s dispatch keys) — each autocast state is a graph of its own: enter the same "
+            "autocast around every call, or compile separate callables for the autocast and "
+            "full-precision paths.");
+  EXPECT_THAT(remedy_for("DispatchKeySet(CPU, Python, BackendSelect, ADInplaceOrView, "
+                         "AutogradCPU, PythonTLSSnapshot)"),
+              HasSubstr("was created under a different mode"));
+}
+
 // Two modules' `forward` in one file: two frames of one name, told apart by their first line.
 v1::SessionCapture TwoForwards() {
   v1::SessionCapture capture;
