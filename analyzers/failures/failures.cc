@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
+#include "analyzers/recompile/graph_breaks.h"
 #include "common/utf8.h"
 
 namespace cl {
@@ -59,9 +60,17 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
            "torch._dynamo.disable on the function keeps it eager.";
   }
   if (fail_type == "Unsupported") {
-    return "Dynamo cannot trace what the reason names, and could not graph-break around it "
-           "(fullgraph=True, or inside a construct that cannot break): rewrite that code, or "
-           "compile without fullgraph=True to let it break there.";
+    // What the reason names is what a graph break would have named: its remedy applies.
+    const ParsedGraphBreak named = ParseGraphBreak(reason);
+    const bool known = named.category != v1::GraphBreakCategory::OTHER &&
+                       named.category != v1::GraphBreakCategory::UNSPECIFIED;
+    return absl::StrCat(
+        "Dynamo cannot trace what the reason names, and could not graph-break around it "
+        "(fullgraph=True, or inside a construct that cannot break): ",
+        known ? absl::StrCat(named.remedy,
+                             " Or compile without fullgraph=True to let it break "
+                             "there.")
+              : "rewrite that code, or compile without fullgraph=True to let it break there.");
   }
   if (fail_type == "TorchRuntimeError") {
     return "An operation failed while Dynamo traced it with fake tensors (a shape or dtype "

@@ -132,5 +132,16 @@ TEST(FailureRemedyTest, KnownKindsHaveOne) {
   EXPECT_EQ(FailureRemedy("SomethingNew", ""), "");
 }
 
+// Under fullgraph=True what would have been a graph break fails the compile (a sandbox run of
+// `@torch.compile(fullgraph=True)` over `.item()`: fail_reason "Tensor.item"): the break's own
+// remedy is the useful one; a reason no rule knows keeps the general one.
+TEST(FailureRemedyTest, AnUnsupportedCompileGetsTheRemedyOfTheBreakItNames) {
+  const std::string item = FailureRemedy("Unsupported", "Tensor.item");
+  EXPECT_THAT(item, HasSubstr("capture_scalar_outputs = True"));
+  EXPECT_THAT(item, HasSubstr("compile without fullgraph=True"));
+  EXPECT_THAT(FailureRemedy("Unsupported", "something no rule knows"),
+              HasSubstr("rewrite that code, or compile without fullgraph=True"));
+}
+
 }  // namespace
 }  // namespace cl
