@@ -293,19 +293,18 @@ absl::StatusOr<v1::AnalyzeResponse> Stream(
   const auto buffers = std::make_shared<RawChunkBuffers>();
   uint64_t raw_parts = 0;
   const auto add_part = [&](v1::CapturePart&& part) { return packer.Add(std::move(part), emit); };
-  const auto add_raw_trace = [&](v1::Side side, absl::string_view piece) -> absl::Status {
+  const auto send_raw = [&](const grpc::ByteBuffer& message) -> absl::Status {
     CL_RETURN_IF_ERROR(packer.Flush(emit));  // what was queued goes first, in order
-    write_bytes(buffers->Chunk(side, piece));
+    write_bytes(message);
     ++raw_parts;
     return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
   };
-  const auto add_raw_trace_mapped =
-      [&](v1::Side side, absl::string_view piece,
-          const std::shared_ptr<const MappedLog>& log) -> absl::Status {
-    CL_RETURN_IF_ERROR(packer.Flush(emit));
-    write_bytes(RawChunkBuffers::Referencing(side, piece, log));
-    ++raw_parts;
-    return open ? absl::OkStatus() : absl::AbortedError("the server closed the stream");
+  const auto add_raw_trace = [&](v1::Side side, absl::string_view piece) {
+    return send_raw(buffers->Chunk(side, piece));
+  };
+  const auto add_raw_trace_mapped = [&](v1::Side side, absl::string_view piece,
+                                        const std::shared_ptr<const MappedLog>& log) {
+    return send_raw(RawChunkBuffers::Referencing(side, piece, log));
   };
   // FunctionRefs: the lambdas must outlive them.
   const PartSink sink{add_part, add_raw_trace, add_raw_trace_mapped};
