@@ -192,6 +192,15 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            "nothing to change unless it keeps recompiling."),
               true};
     }
+    int64_t as_int = 0;
+    if (c.count == 1 && frame.config.automatic_dynamic_shapes != false &&
+        absl::SimpleAtoi(f.expected, &as_int)) {
+      return {absl::StrCat(var,
+                           " (an int) changed once and torch made it a dynamic int (a SymInt: "
+                           "automatic dynamic) — expected; nothing to change unless it keeps "
+                           "recompiling."),
+              true};
+    }
     return {absl::StrCat(var,
                          " is a Python constant that changes between calls — wrap it in a "
                          "tensor (`torch.tensor(value)`) so one graph serves every value",
@@ -223,6 +232,16 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
       return {absl::StrCat(var,
                            " is marked dynamic on some calls and not others — call "
                            "`torch._dynamo.mark_dynamic` on it consistently, every call.")};
+    }
+    if (f.rule == "symbolic_value") {
+      // The user's line the guard came from, before torch's own "  # file:line in fn (...)".
+      const absl::string_view line = absl::string_view(f.source).substr(0, f.source.find("  # "));
+      return {absl::StrCat(
+          "a guard on the dynamic value ", var, " failed (", Code(f.expected), ")",
+          line.empty() ? "" : absl::StrCat(", from ", Code(line)),
+          ": the code branches on it (a `min` / `max`, an `if` or a comparison), and each "
+          "outcome is a graph of its own — compute it with tensor ops (`torch.clamp`, "
+          "`torch.where`) on a tensor value, or move the branch out of the compiled function.")};
     }
     if (!f.dim.empty()) {
       return {absl::StrCat("a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),

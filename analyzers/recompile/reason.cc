@@ -99,6 +99,11 @@ constexpr RuleSpec kRuleSpecs[] = {
      R"re((?:not )?hasattr\((?P<var>.+?), '_dynamo_dynamic_indices'\)(?: == (?P<expected>True|False))?)re"},
     {"symbolic", Category::SYMBOLIC_SHAPE, false,
      R"re(\.size\(\)\[\d+\]|\.stride\(\)\[\d+\]|\.storage_offset\(\)|\b(?:Eq|Ne|Mod|FloorDiv|PythonMod|Max|Min)\()re"},
+    // A relation on arithmetic of a dynamic int or float (a SymInt / SymFloat from automatic
+    // dynamic): "((1 + self.step) / 4) <= 1.0", from `min(1.0, self.step / 4)`. A plain value
+    // guard ("self.step == 0") has no arithmetic, and stays `value`.
+    {"symbolic_value", Category::SYMBOLIC_SHAPE, true,
+     R"re((?P<lhs>[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?|-?[\d.]+) *(?:<=|<|>=|>|==|!=) *(?P<rhs>-?[\d.]+|[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?))re"},
     {"container_keys", Category::CONTAINER, false,
      R"re(___dict_contains\(|^set\(.*\.keys\(\)\) == |^set\.__contains__\(|^not \S+$)re"},
     {"hasattr", Category::CONTAINER, true,
@@ -238,6 +243,11 @@ void Refine(const Match& m, GuardFailure* f) {
     static const LazyRE2 kSizeCallRe = {R"re(\.size\(\)\[(\d+)\])re"};
     f->expected = f->check;
     RE2::GlobalReplace(&f->expected, *kSizeCallRe, R"re([\1])re");
+  } else if (rule == "symbolic_value") {
+    // The value is the first name in the relation; the relation itself is the expectation.
+    static const LazyRE2 kNameRe = {R"re(([A-Za-z_][\w.]*(?:\[[^\]]+\])*))re"};
+    RE2::PartialMatch(f->check, *kNameRe, &f->variable);
+    f->expected = f->check;
   } else if (rule == "container_keys") {
     static const LazyRE2 kNotRe = {R"re(^not (\S+)$)re"};
     static const LazyRE2 kKeysRe = {R"re(^set\((.*)\.keys\(\)\) == )re"};

@@ -32,8 +32,8 @@ struct GuardFailure {
   // The §1.5 rule that matched: "size", "rank", "stride", "dtype", "device_index",
   // "dispatch_key", "requires_grad", "tensor_type", "type_id", "obj_id", "global_state",
   // "global_flag", "default_device", "backend", "aliasing", "length", "dynamic_marker",
-  // "symbolic", "container_keys", "hasattr", "module_state", "transform_state", "data_ptr",
-  // "value", "unknown", "other".
+  // "symbolic", "symbolic_value", "container_keys", "hasattr", "module_state", "transform_state",
+  // "data_ptr", "value", "unknown", "other".
   std::string rule;
   // The guarded source with `L['..']` stripped ("x", "self.training"); globals stay "G['..']".
   // For global_state it names the changed state ("grad_mode", "default_dtype").

@@ -405,15 +405,43 @@ TEST(RecompilePassTest, AFloatThatChangedOnceUnderUnspecializedFloatsIsExpected)
   ASSERT_EQ(again.suggestions_size(), 1);
   EXPECT_THAT(again.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
   EXPECT_THAT(again.suggestions(0).text(), ::testing::Not(HasSubstr("specialize_float")));
+}
 
-  // An int is not a float: automatic dynamic's SymInt is another story.
-  v1::SessionCapture ints;
-  ints.add_frames()->set_name("step");
-  AddCompile(&ints, 0, 0);
-  SetDynamoConfig(AddCompile(&ints, 0, 1, {"0/0: L['n'] == 4"}), R"({"specialize_float": false})");
-  const v1::RecompileSection int_section = RunPass(ints);
-  ASSERT_EQ(int_section.suggestions_size(), 1);
-  EXPECT_THAT(int_section.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
+// An int attribute a module bumps each call (a sandbox warm-up schedule, `self.step += 1`, then
+// `scale = min(1.0, self.step / 4)`; its reasons verbatim): the first change makes it a SymInt,
+// expected; the `min` then branches on the SymInt, and that guard is named with its line.
+TEST(RecompilePassTest, AnIntThatWentDynamicThenABranchOnIt) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: L['self'].step == 0                                         "});
+  AddCompile(&capture, 0, 2,
+             {"0/1: ((1 + L['self'].step) / 4) <= 1.0  # scale = min(1.0, self.step / 4)  # "
+              "nt/project/counter.py:13 in forward (_dynamo/utils.py:2586 in run_node)",
+              "0/0: L['self'].step == 0                                         "});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 2);
+  EXPECT_EQ(Word(section.clusters(0).category()), "value");
+  EXPECT_EQ(Word(section.clusters(1).category()), "symbolic_shape");
+  EXPECT_EQ(section.clusters(1).variable(), "self.step");
+  ASSERT_EQ(section.suggestions_size(), 2);
+  EXPECT_EQ(section.suggestions(0).text(),
+            "a guard on the dynamic value `self.step` failed (`((1 + self.step) / 4) <= 1.0`), "
+            "from `scale = min(1.0, self.step / 4)`: the code branches on it (a `min` / `max`, "
+            "an `if` or a comparison), and each outcome is a graph of its own — compute it with "
+            "tensor ops (`torch.clamp`, `torch.where`) on a tensor value, or move the branch out "
+            "of the compiled function.");
+  EXPECT_THAT(section.suggestions(1).text(),
+              HasSubstr("`self.step` (an int) changed once and torch made it a dynamic int"));
+  // Compiled with dynamic=False, nothing goes dynamic: the tensor remedy.
+  v1::SessionCapture static_run;
+  static_run.add_frames()->set_name("forward");
+  AddCompile(&static_run, 0, 0);
+  SetDynamoConfig(AddCompile(&static_run, 0, 1, {"0/0: L['self'].step == 0"}),
+                  R"({"automatic_dynamic_shapes": false})");
+  const v1::RecompileSection static_section = RunPass(static_run);
+  ASSERT_EQ(static_section.suggestions_size(), 1);
+  EXPECT_THAT(static_section.suggestions(0).text(), HasSubstr("wrap it in a tensor"));
 }
 
 // The same on the real log: fixtures/torch_trace/torch-2.6/lr_schedule, AdamW's step under StepLR
