@@ -132,6 +132,17 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
   if (c.category == Category::SIZE) return AdviseSize(c, frame);
   if (c.category == Category::GLOBAL_STATE) return AdviseGlobalState(c);
   if (c.category == Category::STRIDE) {
+    if (c.count == 1) {
+      // A contiguous tensor's strides change with the sizes of the dims after it too: a KV cache
+      // that grows recompiles once this way (its length went from 0 or 1, which torch
+      // specialises, to dynamic), which no `.contiguous()` prevents.
+      return {absl::StrCat(var, "'s stride on dim ", f.dim, " changed once (",
+                           absl::StrJoin(c.transitions, ", "),
+                           "): either it arrived as another view (transposed, sliced, "
+                           "channels_last) — call `.contiguous()` or use one memory format before "
+                           "the compiled call — or it is contiguous and a later dim grew (a KV "
+                           "cache), which is expected once, as torch makes that size dynamic.")};
+    }
     return {absl::StrCat(var, " arrives with different strides on dim ", f.dim,
                          " (a transposed, sliced or channels_last view) — call `.contiguous()` "
                          "(or use one memory format) before the compiled call.")};

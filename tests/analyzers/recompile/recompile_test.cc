@@ -486,6 +486,23 @@ TEST(RecompilePassTest, AnAutocastKeyIsAutocastNotAMode) {
               HasSubstr("was created under a different mode"));
 }
 
+// A KV cache that starts empty and grows (a sandbox decoder layer: prefill, then decode steps)
+// recompiles once on its stride, 16→144, though it is contiguous throughout: the remedy says both
+// readings. Repeated stride changes are a view problem (RecompilePassTest's stride clusters).
+TEST(RecompilePassTest, AStrideThatChangedOnceMayBeAGrowingCache) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['k_cache']' stride mismatch at index 1. expected 16, actual 144"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("`k_cache`'s stride on dim 1 changed once (16→144)"));
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("call `.contiguous()`"));
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("a later dim grew (a KV cache)"));
+}
+
 // Two modules' `forward` in one file: two frames of one name, told apart by their first line.
 v1::SessionCapture TwoForwards() {
   v1::SessionCapture capture;
