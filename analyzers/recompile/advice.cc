@@ -45,6 +45,13 @@ bool IsFloatLiteral(absl::string_view text) {
          absl::StrContains(text, "nan");
 }
 
+// Torch's automatic dynamic: on unless the run compiled with dynamic=False. Under it a size, an int
+// or (with specialize_float off) a float that changed once was made dynamic by that recompile.
+bool AutomaticDynamic(const FrameStats& frame) {
+  return frame.config.automatic_dynamic_shapes != false;
+}
+constexpr char kExpectedOnce[] = " — expected; nothing to change unless it keeps recompiling.";
+
 Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
   const GuardFailure& f = c.example;
   if (f.rule == "rank") {
@@ -53,11 +60,11 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
                          ") — each rank is its own graph: split the call sites, or reshape to one "
                          "rank before the call.")};
   }
-  const bool dynamic_off = frame.has_config && frame.config.automatic_dynamic_shapes == false;
-  if (c.count == 1 && !dynamic_off) {
+  if (c.count == 1 && AutomaticDynamic(frame)) {
     return {absl::StrCat(Named(f.variable), " dim ", f.dim,
                          " changed size once and torch made it dynamic (automatic dynamic "
-                         "shapes) — expected; nothing to change unless it keeps recompiling."),
+                         "shapes)",
+                         kExpectedOnce),
             true};
   }
   return {absl::StrCat(Named(f.variable), " dim ", f.dim,
@@ -194,22 +201,20 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
   if (c.category == Category::VALUE) {
     // With specialize_float off (torch 2.6's default) a float that changes is made a graph input
     // on its recompile, as automatic dynamic makes a size one: once is expected.
-    const bool floats_dynamic = frame.has_config && frame.config.specialize_float == false &&
-                                frame.config.automatic_dynamic_shapes != false;
+    const bool floats_dynamic = frame.config.specialize_float == false && AutomaticDynamic(frame);
     if (floats_dynamic && c.count == 1 && IsFloatLiteral(f.expected)) {
       return {absl::StrCat(var,
                            " (a float) changed once and torch made it a graph input (automatic "
-                           "dynamic; `specialize_float` is False in this run) — expected; "
-                           "nothing to change unless it keeps recompiling."),
+                           "dynamic; `specialize_float` is False in this run)",
+                           kExpectedOnce),
               true};
     }
     int64_t as_int = 0;
-    if (c.count == 1 && frame.config.automatic_dynamic_shapes != false &&
-        absl::SimpleAtoi(f.expected, &as_int)) {
+    if (c.count == 1 && AutomaticDynamic(frame) && absl::SimpleAtoi(f.expected, &as_int)) {
       return {absl::StrCat(var,
                            " (an int) changed once and torch made it a dynamic int (a SymInt: "
-                           "automatic dynamic) — expected; nothing to change unless it keeps "
-                           "recompiling."),
+                           "automatic dynamic)",
+                           kExpectedOnce),
               true};
     }
     return {absl::StrCat(var,

@@ -103,7 +103,7 @@ constexpr RuleSpec kRuleSpecs[] = {
     // dynamic): "((1 + self.step) / 4) <= 1.0", from `min(1.0, self.step / 4)`. A plain value
     // guard ("self.step == 0") has no arithmetic, and stays `value`.
     {"symbolic_value", Category::SYMBOLIC_SHAPE, true,
-     R"re((?P<lhs>[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?|-?[\d.]+) *(?:<=|<|>=|>|==|!=) *(?P<rhs>-?[\d.]+|[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?))re"},
+     R"re((?:[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?|-?[\d.]+) *(?:<=|<|>=|>|==|!=) *(?:-?[\d.]+|[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?))re"},
     {"container_keys", Category::CONTAINER, false,
      R"re(___dict_contains\(|^set\(.*\.keys\(\)\) == |^set\.__contains__\(|^not \S+$)re"},
     {"hasattr", Category::CONTAINER, true,

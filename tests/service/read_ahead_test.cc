@@ -107,10 +107,10 @@ TEST(ReadAheadTest, CallsSharingAThreadTakeTurns) {
   for (uint64_t n = 1; n <= 10; ++n) EXPECT_TRUE(busy.Push(MessageOf(n, 10), &refused));
   EXPECT_TRUE(other.Push(MessageOf(1, 10), &refused));
   go.Notify();
-  for (;;) {
+  {
     absl::MutexLock lock(&mu);
-    if (handled.size() == 11) break;
-    mu.AwaitWithTimeout(absl::Condition::kTrue, absl::Milliseconds(1));
+    const auto all_handled = [&handled] { return handled.size() == 11; };
+    mu.Await(absl::Condition(&all_handled));
   }
   // The busy call's first turn, the other call's read, then the rest of the busy call's.
   EXPECT_EQ(handled, (std::vector<std::string>{"a1", "a2", "a3", "a4", "b1", "a5", "a6", "a7", "a8",
