@@ -84,6 +84,44 @@ void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
   }
 }
 
+// The recompiles that ask for a change: all but the expected clusters' (an input that changed once
+// and that torch made dynamic), which the item only counts.
+void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) {
+  uint32_t expected = 0;
+  const v1::RecompileCluster* top = nullptr;  // the largest cluster that asks for a change
+  std::set<std::string> frames;               // the frames those clusters are in
+  for (const v1::RecompileCluster& c : recompile.clusters()) {
+    if (c.expected()) {
+      expected += c.count();
+      continue;
+    }
+    if (top == nullptr) top = &c;
+    frames.insert(absl::StrCat(c.frame(), "\x1f", c.location().file(), ":", c.location().line()));
+  }
+  if (recompile.total() <= expected) return;
+  std::string text = FormatCount(recompile.total() - expected, "recompilation", "recompilations");
+  if (expected == 0 && recompile.frames_size() > 1) {
+    // Not all in the frame that recompiled most: say across how many.
+    absl::StrAppend(&text, " in ", FormatCount(recompile.frames_size(), "frame", "frames"),
+                    " (most in ", recompile.frame().name(), ")");
+  } else if (expected > 0 && frames.size() > 1) {
+    absl::StrAppend(&text, " in ", FormatCount(frames.size(), "frame", "frames"));
+  } else if (top != nullptr && !top->frame().empty()) {
+    absl::StrAppend(&text, " of ", top->frame());
+  } else if (!recompile.frame().name().empty()) {
+    absl::StrAppend(&text, " of ", recompile.frame().name());
+  }
+  if (top != nullptr) {
+    absl::StrAppend(&text, ", most on ", Word(top->category()),
+                    top->axis().empty() ? "" : absl::StrCat(" of ", top->axis()));
+  }
+  if (expected > 0) {
+    absl::StrAppend(&text, "; ", expected,
+                    " more expected (an input that changed once, made dynamic)");
+  }
+  Add(verdict, "recompile", std::move(text));
+}
+
 }  // namespace
 
 void FillVerdict(v1::AnalysisReport* report) {
@@ -119,22 +157,7 @@ void FillVerdict(v1::AnalysisReport* report) {
                        hit.limit().empty() ? "the recompile limit" : hit.limit(),
                        ": torch stopped compiling it"));
     }
-    if (recompile.total() > 0) {
-      std::string text = FormatCount(recompile.total(), "recompilation", "recompilations");
-      if (recompile.frames_size() > 1) {
-        // Not all in the frame that recompiled most: say across how many.
-        absl::StrAppend(&text, " in ", FormatCount(recompile.frames_size(), "frame", "frames"),
-                        " (most in ", recompile.frame().name(), ")");
-      } else if (!recompile.frame().name().empty()) {
-        absl::StrAppend(&text, " of ", recompile.frame().name());
-      }
-      if (!recompile.clusters().empty()) {
-        const v1::RecompileCluster& top = recompile.clusters(0);
-        absl::StrAppend(&text, ", most on ", Word(top.category()),
-                        top.axis().empty() ? "" : absl::StrCat(" of ", top.axis()));
-      }
-      Add(verdict, "recompile", std::move(text));
-    }
+    AddRecompiles(recompile, verdict);
     size_t skipped = 0, breaks = 0;
     for (const v1::GraphBreakSummary& gb : recompile.graph_breaks()) {
       (gb.frame_skipped() ? skipped : breaks) += gb.count();

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzers/common/location.h"
+#include "analyzers/recompile/advice.h"
 #include "analyzers/recompile/cause.h"
 #include "analyzers/recompile/frames.h"
 #include "common/number_format.h"
@@ -110,21 +111,33 @@ double MissSeconds(const v1::CacheEvent& e, const v1::Compile& compile) {
 // cause failure's category and axis; and how a ledger line of it reads.
 struct ClusterKey {
   std::string group;
-  std::string one, many;  // "size recompile", "size recompiles"
-  std::string tail;       // " of `forward` (x[0])"
+  std::string one, many;              // "size recompile", "size recompiles"
+  std::string tail;                   // " of `forward` (x[0])"
+  std::optional<GuardFailure> cause;  // the first cause failure, when the compile gives one
 };
 
 ClusterKey RecompileCluster(const v1::Compile& compile, const FrameStats& frame) {
   const RecompileCause cause = ParseRecompileCause(compile);
   const std::string of = absl::StrCat(" of `", frame.name, "`");
   if (cause.causes.empty())
-    return {absl::StrCat(compile.frame_id(), "/"), "recompile", "recompiles", of};
+    return {absl::StrCat(compile.frame_id(), "/"), "recompile", "recompiles", of, std::nullopt};
   const GuardFailure& f = *cause.causes.front();
   const std::string axis = f.Axis();
   const absl::string_view category = Word(f.category);
   return {absl::StrCat(compile.frame_id(), "/", category, "/", axis),
           absl::StrCat(category, " recompile"), absl::StrCat(category, " recompiles"),
-          absl::StrCat(of, axis.empty() ? "" : absl::StrCat(" (", axis, ")"))};
+          absl::StrCat(of, axis.empty() ? "" : absl::StrCat(" (", axis, ")")), f};
+}
+
+// Whether a recompile line is torch's expected behaviour, as the recompile pass advises its
+// cluster: an input that changed once and that automatic dynamic made dynamic.
+bool ExpectedRecompiles(const ClusterKey& key, uint32_t count, const FrameStats& frame) {
+  if (!key.cause) return false;
+  Cluster cluster;
+  cluster.category = key.cause->category;
+  cluster.example = *key.cause;
+  cluster.count = count;
+  return Advise(cluster, frame).expected;
 }
 
 // Ledger lines as they fill: cause plus a grouping key (a recompile cluster) to one line.
@@ -304,9 +317,10 @@ void Suggest(const std::map<std::pair<std::string, std::string>, v1::BypassCount
               evidence);
     }
   }
-  double recompile_s = 0, fragment_s = 0, autotune_s = 0;
+  double recompile_s = 0, expected_s = 0, fragment_s = 0, autotune_s = 0;
   for (const v1::CompileCost& cost : section->ledger()) {
     if (cost.cause() == "recompile") recompile_s += cost.seconds();
+    if (cost.cause() == "recompile" && cost.expected()) expected_s += cost.seconds();
     if (cost.cause() == "graph_break_fragment" || cost.cause() == "restart")
       fragment_s += cost.seconds();
   }
@@ -317,8 +331,18 @@ void Suggest(const std::map<std::pair<std::string, std::string>, v1::BypassCount
   // Shares of a session that compiled in under a second are not worth a remedy.
   constexpr double kWorthASuggestion = 1.0;
   if (recompile_s >= kWorthASuggestion && recompile_s > 0.5 * total) {
-    suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
-            absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
+    if (expected_s >= 0.5 * recompile_s) {
+      // Mostly torch making a changed input dynamic: nothing to fix, one compile to save.
+      suggest(
+          "Recompiles are most of the compile time, mostly torch making an input that changed "
+          "once dynamic (expected): to save that compile, mark it dynamic before the first call "
+          "(`torch._dynamo.mark_dynamic` for a tensor's dim)",
+          absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles, ",
+                       Seconds(expected_s), " of them expected"));
+    } else {
+      suggest("Recompiles are most of the compile time: apply the recompile section's remedy first",
+              absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles"));
+    }
   }
   if (fragment_s >= kWorthASuggestion && fragment_s > 0.3 * total) {
     suggest(
@@ -575,7 +599,9 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       cost.set_detail(absl::StrCat(n, ": the first of each frame"));
     } else if (cause == "recompile" && line->cluster) {
       const ClusterKey& k = *line->cluster;
-      cost.set_detail(absl::StrCat(FormatCount(cost.count(), k.one, k.many), k.tail));
+      cost.set_expected(!line->several_frames && ExpectedRecompiles(k, cost.count(), *line->frame));
+      cost.set_detail(absl::StrCat(FormatCount(cost.count(), k.one, k.many), k.tail,
+                                   cost.expected() ? ", expected (made dynamic)" : ""));
     } else if (cause == "graph_break_fragment") {
       cost.set_detail(
           absl::StrCat(n, " of frames a graph break created (torch_dynamo_resume_in_…)"));

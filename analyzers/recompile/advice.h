@@ -29,10 +29,10 @@ struct Cluster {
   size_t first_seen = 0;
 };
 
-// One cluster's remedy. `info` marks expected behaviour that needs no change.
+// One cluster's remedy. `expected`: it explains torch's expected behaviour, nothing to change.
 struct Advice {
   std::string text;
-  bool info = false;
+  bool expected = false;
 };
 
 // The remedy for `c`, a cluster of recompiles of `frame`.

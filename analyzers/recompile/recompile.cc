@@ -152,7 +152,7 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   std::stable_sort(clusters.begin(), clusters.end(),
                    [](const Cluster& a, const Cluster& b) { return a.count > b.count; });
   std::set<Category::Value> categories;
-  std::vector<v1::Suggestion> info;
+  std::vector<v1::Suggestion> expected;
   const std::vector<v1::CacheLimitHit> limit_hits = FindCacheLimitHits(capture, frames);
   for (const v1::CacheLimitHit& hit : limit_hits) {
     v1::Suggestion* s = section->add_suggestions();
@@ -188,12 +188,14 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       *rc->mutable_location() = MakeLocation(capture.session(), frame.file, frame.line);
 
     Advice advice = Advise(c, frame);
+    rc->set_expected(advice.expected);
     v1::Suggestion s;
     s.set_text(advice.text);
     s.set_evidence(Evidence(c, frame, several_frames));
     s.set_category(c.category);
+    s.set_expected(advice.expected);
     if (auto group = size_clusters.find(size_group(c));
-        !advice.info && c.category == Category::SIZE && group != size_clusters.end() &&
+        !advice.expected && c.category == Category::SIZE && group != size_clusters.end() &&
         group->second.size() > 1) {
       if (group->second.front() != &c) continue;  // said with the group's first cluster
       std::vector<const Cluster*> dims;
@@ -205,13 +207,13 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       s.set_text(AdviseSizes(dims));
       s.set_evidence(absl::StrJoin(evidence, "; "));
     }
-    if (advice.info) {
-      info.push_back(std::move(s));
+    if (advice.expected) {
+      expected.push_back(std::move(s));
     } else {
       *section->add_suggestions() = std::move(s);
     }
   }
-  for (v1::Suggestion& s : info) *section->add_suggestions() = std::move(s);
+  for (v1::Suggestion& s : expected) *section->add_suggestions() = std::move(s);
   section->set_categories(static_cast<uint32_t>(categories.size()));
 
   absl::StatusOr<std::vector<v1::GraphBreakSummary>> breaks = SummarizeGraphBreaks(in);

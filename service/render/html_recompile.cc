@@ -36,6 +36,20 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
       .Tag("</strong> guard ")
       .Text(Noun(section.categories(), "category", "categories"))
       .Tag(".</p>");
+  uint32_t expected = 0;
+  for (const v1::RecompileCluster& cluster : section.clusters()) {
+    if (cluster.expected()) expected += cluster.count();
+  }
+  if (expected > 0) {
+    w.Tag("<p class=\"muted\">")
+        .Text(expected == section.total()
+                  ? (expected == 1 ? "It is" : "All are")
+                  : absl::StrCat(expected, " of them ", expected == 1 ? "is" : "are"))
+        .Text(
+            " expected: an input changed once and torch made it dynamic (automatic dynamic); "
+            "the next calls reuse that graph.")
+        .Tag("</p>");
+  }
   const v1::RecompileFrame& frame = section.frame();
   const bool has_location = HasLocation(frame.location());
   if (frame.name().empty() && !has_location) return;
@@ -87,7 +101,9 @@ void WriteClusters(const v1::RecompileSection& section, HtmlWriter& w) {
       w.Tag("</td><td>");
     }
     w.Text(OrDash(Word(cluster.category()))).Tag("</td><td>");
-    w.Text(absl::StrCat(cluster.count())).Tag("</td><td><code>").Text(OrDash(axis));
+    w.Text(absl::StrCat(cluster.count()));
+    if (cluster.expected()) w.Tag(" <span class=\"muted\">(expected)</span>");
+    w.Tag("</td><td><code>").Text(OrDash(axis));
     w.Tag("</code></td><td>").Text(OrDash(ObservedValues(cluster)));
     w.Tag("</td></tr>\n");
   }

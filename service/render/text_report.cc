@@ -192,12 +192,16 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
                                      ? absl::StrCat("== ", absl::StrJoin(c.guarded_values(), ", "))
                                      : "—";
       t.Text(absl::StrCat("; ", Word(c.category()), " ", axis,
-                          several ? absl::StrCat(" (", c.frame(), ")") : "", ": ", values));
+                          several ? absl::StrCat(" (", c.frame(), ")") : "", ": ", values,
+                          c.expected() ? " (expected)" : ""));
     }
   }
   t.EndLine();
   if (!s.suggestions().empty()) {
-    t.Text("  suggestion: ").Text(s.suggestions(0).text()).EndLine();
+    // Expected behaviour is a note: there is nothing to change.
+    t.Text(s.suggestions(0).expected() ? "  note: " : "  suggestion: ")
+        .Text(s.suggestions(0).text())
+        .EndLine();
   }
   if (!s.cache_limit_hits().empty()) {
     const v1::CacheLimitHit& hit = s.cache_limit_hits(0);

@@ -104,6 +104,52 @@ TEST(VerdictTest, RecompilesInSeveralFramesAreNotOneFrames) {
                                   "topk_sum_fullgraph), most on value of k"));
 }
 
+// An input that changed once and that torch made dynamic is expected, not a problem: the verdict
+// counts the other recompiles, names the largest of those, and says how many more were expected.
+TEST(VerdictTest, ExpectedRecompilesAreCountedApart) {
+  v1::AnalysisReport report;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        recompile {
+          status: OK
+          total: 4
+          frame { name: "forward" }
+          frames { name: "forward" recompiles: 3 }
+          frames { name: "step" recompiles: 1 }
+          clusters { category: SIZE axis: "x[0]" count: 2 frame: "forward" expected: true }
+          clusters { category: GLOBAL_STATE axis: "grad_mode" count: 1 frame: "forward" }
+          clusters { category: VALUE axis: "lr" count: 1 frame: "step" expected: true }
+        }
+      )pb",
+      &report));
+  FillVerdict(&report);
+  EXPECT_THAT(Items(report.verdict()),
+              ElementsAre("recompile: 1 recompilation of forward, most on global_state of "
+                          "grad_mode; 3 more expected (an input that changed once, made "
+                          "dynamic)"));
+
+  // All of them expected: nothing to act on.
+  report.mutable_recompile()->mutable_clusters(1)->set_expected(true);
+  FillVerdict(&report);
+  EXPECT_TRUE(report.verdict().clean()) << ::testing::PrintToString(Items(report.verdict()));
+}
+
+// fixtures/torch_trace/torch-2.6/dynamic: x's size changed once (expected), then grad mode and a
+// dtype changed (not).
+TEST(VerdictTest, TheDynamicSceneLeadsWithWhatNeedsAChange) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/dynamic/trace.log");
+  EXPECT_THAT(Items(report.verdict()),
+              ElementsAre("recompile: 2 recompilations of forward, most on global_state of "
+                          "grad_mode; 1 more expected (an input that changed once, made dynamic)"));
+}
+
+// fixtures/torch_trace/torch-2.6/lr_schedule: the one recompile is the lr going dynamic; only the
+// graph breaks are problems.
+TEST(VerdictTest, TheLrScheduleScenesRecompileIsNoProblem) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/lr_schedule/trace.log");
+  EXPECT_THAT(Items(report.verdict()), ElementsAre("recompile: 2 graph breaks"));
+}
+
 TEST(VerdictTest, ACleanSessionSaysSo) {
   const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/train/trace.log");
   EXPECT_TRUE(report.verdict().clean()) << ::testing::PrintToString(Items(report.verdict()));

@@ -395,6 +395,54 @@ TEST(CompileTimeTest, LinesSayWhereAndFramesAreCodeObjects) {
   EXPECT_FALSE(resets.ledger(0).has_location());
 }
 
+// A recompile that made a changed input dynamic is expected, as the recompile pass files its
+// cluster: its line says so (fixtures/torch_trace/torch-2.6/dynamic: x's size once, then grad mode
+// and a dtype), and where such recompiles are most of the time the remedy is to mark the input
+// dynamic up front, not to fix the recompile section's (none asks for a change).
+TEST(CompileTimeTest, ExpectedRecompilesAreMarkedAndGetTheirOwnRemedy) {
+  const v1::CompileTimeSection scene = Analyze(Scene("dynamic"));
+  std::vector<std::string> expected, not_expected;
+  for (const v1::CompileCost& cost : scene.ledger()) {
+    if (cost.cause() != "recompile") continue;
+    (cost.expected() ? expected : not_expected).push_back(cost.detail());
+  }
+  EXPECT_THAT(expected, ::testing::ElementsAre(
+                            "1 size recompile of `forward` (x[0]), expected (made dynamic)"));
+  EXPECT_THAT(not_expected,
+              ::testing::UnorderedElementsAre("1 global_state recompile of `forward` (grad_mode)",
+                                              "1 dtype recompile of `forward` (x)"));
+  EXPECT_THAT(scene.suggestions(),
+              Contains(Property(&v1::Suggestion::text,
+                                HasSubstr("apply the recompile section's remedy first"))));
+
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  const auto add = [&](int n, double seconds, const char* reason) {
+    v1::Compile* c = capture.add_compiles();
+    c->set_id(absl::StrCat("0/", n));
+    c->set_frame_compile_id(n);
+    c->set_status(v1::Compile::OK);
+    if (reason != nullptr) c->add_recompile_reasons(reason);
+    auto& fields = *c->mutable_metrics()->mutable_fields();
+    fields["entire_frame_compile_time_s"].set_number_value(seconds);
+    fields["dynamo_config"].set_string_value(R"({"automatic_dynamic_shapes": true})");
+  };
+  add(0, 1, nullptr);
+  add(1, 3, "0/0: tensor 'L['x']' size mismatch at index 0. expected 4, actual 8");
+  const v1::CompileTimeSection once = Analyze(capture);
+  ASSERT_EQ(once.suggestions_size(), 1);
+  EXPECT_THAT(once.suggestions(0).text(),
+              AllOf(HasSubstr("expected"), HasSubstr("torch._dynamo.mark_dynamic")));
+  EXPECT_EQ(once.suggestions(0).evidence(),
+            "3.00 s of 4.00 s went to recompiles, 3.00 s of them expected");
+
+  // A second change of the same dim is no longer automatic dynamic's one recompile.
+  add(2, 3, "0/0: tensor 'L['x']' size mismatch at index 0. expected 4, actual 16");
+  const v1::CompileTimeSection twice = Analyze(capture);
+  ASSERT_EQ(twice.suggestions_size(), 1);
+  EXPECT_THAT(twice.suggestions(0).text(), HasSubstr("apply the recompile section's remedy"));
+}
+
 // A frame the capture names only in its compiles' metrics (co_name, co_filename,
 // co_firstlineno) is still named and placed, as the recompile pass names it (CollectFrames).
 TEST(CompileTimeTest, AFrameKnownOnlyFromItsMetricsIsNamedAndPlaced) {

@@ -207,6 +207,13 @@ TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
   EXPECT_EQ(Word(section.suggestions(2).category()), "size");
   EXPECT_THAT(section.suggestions(2).text(), HasSubstr("automatic dynamic"));
   EXPECT_THAT(section.suggestions(2).evidence(), HasSubstr("automatic_dynamic_shapes=True"));
+  // The cluster and its suggestion say so in fields, for the verdict and the renderers.
+  EXPECT_TRUE(section.clusters(0).expected());
+  EXPECT_FALSE(section.clusters(1).expected());
+  EXPECT_FALSE(section.clusters(2).expected());
+  EXPECT_FALSE(section.suggestions(0).expected());
+  EXPECT_FALSE(section.suggestions(1).expected());
+  EXPECT_TRUE(section.suggestions(2).expected());
 }
 
 TEST(RecompilePassTest, OneSizeRecompileUnderDynamicFalseIsAProblem) {
@@ -217,6 +224,9 @@ TEST(RecompilePassTest, OneSizeRecompileUnderDynamicFalseIsAProblem) {
   ASSERT_EQ(section.suggestions_size(), 1);
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("`torch._dynamo.mark_dynamic(x, 1)`"));
   EXPECT_THAT(section.suggestions(0).evidence(), HasSubstr("automatic_dynamic_shapes=False"));
+  EXPECT_FALSE(section.suggestions(0).expected());
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_FALSE(section.clusters(0).expected());
 }
 
 TEST(RecompilePassTest, NewestBulletExplainsWhenNoneNamesTheFirstEntry) {
@@ -456,6 +466,8 @@ TEST(RecompilePassTest, TheLrScheduleScenesOneRecompileIsExpected) {
   ASSERT_EQ(section.suggestions_size(), 1);
   EXPECT_THAT(section.suggestions(0).text(),
               HasSubstr("(a float) changed once and torch made it a graph input"));
+  EXPECT_TRUE(section.suggestions(0).expected());
+  EXPECT_TRUE(section.clusters(0).expected());
   EXPECT_EQ(section.cache_limit_hits_size(), 0);
 }
 

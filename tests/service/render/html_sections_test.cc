@@ -16,6 +16,7 @@ namespace cl {
 namespace {
 
 namespace v1 = ::compile_lens::v1;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -149,6 +150,30 @@ TEST(HtmlSectionsTest, ClustersOfSeveralFramesSayWhichFrame) {
   EXPECT_THAT(text, HasSubstr("Recompiling 2 frames; most: forward (1) at {repo}/cnn.py:13 ."));
   EXPECT_THAT(text, HasSubstr("frame category count axis observed values forward {repo}/cnn.py:13 "
                               "size 1 x[0] 2→4 forward {repo}/cnn.py:5 size 1 x[0] 2→4"));
+}
+
+// An expected cluster (an input torch made dynamic once) is marked in its row, and the headline
+// says how many of the recompiles it accounts for.
+TEST(HtmlSectionsTest, ExpectedRecompilesAreMarkedAndCounted) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::RecompileSection* r = report.mutable_recompile();
+  r->mutable_clusters(0)->set_count(2);
+  v1::RecompileCluster* expected = r->add_clusters();
+  expected->set_category(v1::RecompileCategory::VALUE);
+  expected->set_count(1);
+  expected->set_axis("lr");
+  expected->add_guarded_values("0.001");
+  expected->set_expected(true);
+  EXPECT_THAT(SectionText(report, "recompile"),
+              AllOf(HasSubstr("1 of them is expected: an input changed once and torch made it "
+                              "dynamic"),
+                    HasSubstr("size 2 x[0]"), HasSubstr("value 1 (expected) lr == 0.001")));
+
+  r->mutable_clusters(0)->set_expected(true);
+  r->mutable_clusters(0)->set_count(2);
+  EXPECT_THAT(SectionText(report, "recompile"), HasSubstr("All are expected: "));
+  const v1::AnalysisReport hero = testing::HeroReport();
+  EXPECT_THAT(SectionText(hero, "recompile"), Not(HasSubstr("expected")));
 }
 
 TEST(HtmlSectionsTest, EscalatedLintShowsSeverityAndLinks) {

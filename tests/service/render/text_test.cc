@@ -20,6 +20,7 @@ namespace cl {
 namespace {
 
 namespace v1 = ::compile_lens::v1;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -125,6 +126,20 @@ TEST(TextTest, CacheStabilityCountsStaleAndSuspiciousApart) {
                               "state change\n  stale globals.scale at iteration 3 (cache entry "
                               "0/0): globals.scale: 4 → 40; no recompile\n  suspicious "
                               "model.lora.disabled at iteration 4"));
+}
+
+// An expected cluster is marked, and a suggestion that only explains expected behaviour is a note.
+TEST(TextTest, ExpectedRecompilesAreANoteNotASuggestion) {
+  v1::AnalysisReport report = testing::HeroReport();
+  v1::RecompileSection* r = report.mutable_recompile();
+  r->mutable_clusters(0)->set_expected(true);
+  r->mutable_suggestions(0)->set_expected(true);
+  r->mutable_suggestions(0)->set_text("x dim 0 changed size once — expected");
+  const std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("16→128 (expected)\n  note: x dim 0 changed size once — expected\n"));
+  EXPECT_THAT(RenderText(testing::HeroReport(), /*color=*/false),
+              AllOf(HasSubstr("\n  suggestion: `x` dim 0 keeps changing size"),
+                    Not(HasSubstr("(expected)"))));
 }
 
 std::string StripSgr(std::string text) {
