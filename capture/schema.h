@@ -6,15 +6,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "compile_lens/v1/capture.pb.h"
+#include "compile_lens/v1/report_code.h"
 
 namespace cl {
 
 // The version this build writes: capture.proto's (schema_version) option, the one definition the
-// Python package reads too. Inline, so that the importer (cl_torch_trace) needs no cl_capture.
+// Python package reads too, as report_code.h holds it (reading the option would build the file's
+// descriptors). Inline, so that the importer (cl_torch_trace) needs no cl_capture.
 inline const std::string& SchemaVersion() {
-  return ::compile_lens::v1::SessionCapture::descriptor()->file()->options().GetExtension(
-      ::compile_lens::v1::schema_version);
+  static const std::string* const kVersion = new std::string(kCaptureSchemaVersion);
+  return *kVersion;
 }
 
 // OK for a version this build reads: the same major.minor as SchemaVersion(), any patch (patch

@@ -76,13 +76,18 @@ int RepairUtf8(Message& message) {
       });
 }
 
+std::optional<std::string> ClippedString(const std::string& value, size_t max_bytes) {
+  if (value.size() <= max_bytes) return std::nullopt;
+  return absl::StrCat(Utf8Prefix(value, max_bytes), kEllipsis, "[clipped: ", value.size(),
+                      " bytes in all]");
+}
+
 int ClipLongStrings(Message& message, size_t max_bytes) {
   return RewriteStrings(message,
                         [max_bytes](const FieldDescriptor& field,
                                     const std::string& value) -> std::optional<std::string> {
-                          if (value.size() <= max_bytes || IsMapKey(field)) return std::nullopt;
-                          return absl::StrCat(Utf8Prefix(value, max_bytes), kEllipsis,
-                                              "[clipped: ", value.size(), " bytes in all]");
+                          if (IsMapKey(field)) return std::nullopt;
+                          return ClippedString(value, max_bytes);
                         });
 }
 

@@ -7,6 +7,8 @@
 #define COMMON_PROTO_UTF8_H_
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 #include "google/protobuf/message.h"
 
@@ -22,6 +24,10 @@ int RepairUtf8(google::protobuf::Message& message);
 // Utf8Prefix cuts) and a mark that states the whole length: "…[clipped: 16777216 bytes in all]".
 // Returns the number of strings it clipped.
 int ClipLongStrings(google::protobuf::Message& message, size_t max_bytes);
+
+// `value` clipped as ClipLongStrings clips a string; nullopt when it is no longer than
+// `max_bytes`. For typed walks (RewriteReportStrings) that build no descriptors.
+std::optional<std::string> ClippedString(const std::string& value, size_t max_bytes);
 
 }  // namespace cl
 

@@ -9,6 +9,7 @@
 #define PROTO_REPORT_WORDS_H_
 
 #include "absl/strings/string_view.h"
+#include "compile_lens/v1/report_code.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/generated_enum_reflection.h"
 #include "google/protobuf/util/type_resolver.h"
@@ -18,7 +19,9 @@ namespace cl {
 // `value`'s word, or its name when it has none; "" for null (a number this build does not know).
 absl::string_view Word(const google::protobuf::EnumValueDescriptor* value);
 
-// The word of a generated enum's value: Word(v1::LintFinding::ERROR) is "error".
+// The word of a generated enum's value: Word(v1::LintFinding::ERROR) is "error". The enums of
+// report.proto and capture.proto have overloads in report_code.h that read no descriptor; this
+// reads the descriptor of any other.
 template <typename Enum>
 absl::string_view Word(Enum value) {
   return Word(google::protobuf::GetEnumDescriptor<Enum>()->FindValueByNumber(value));

@@ -16,42 +16,18 @@
 #include "common/number_format.h"
 #include "common/proto_utf8.h"
 #include "common/status_macros.h"
+#include "compile_lens/v1/report_code.h"
 #include "service/summary.h"
 
 namespace cl {
 namespace {
 
-using google::protobuf::FieldDescriptor;
-using google::protobuf::Message;
-
-// Sets a report section's `status` and `reason` fields (every section message has both).
-void SetSectionStatus(Message* section, v1::SectionStatus status, absl::string_view reason) {
-  const google::protobuf::Descriptor* d = section->GetDescriptor();
-  const google::protobuf::Reflection* r = section->GetReflection();
-  r->SetEnumValue(section, d->FindFieldByName("status"), status);
-  r->SetString(section, d->FindFieldByName("reason"), std::string(reason));
-}
-
-v1::SectionStatus GetSectionStatus(const Message& section) {
-  return static_cast<v1::SectionStatus>(section.GetReflection()->GetEnumValue(
-      section, section.GetDescriptor()->FindFieldByName("status")));
-}
-
-// The AnalysisReport fields that are sections: messages with a `status` field. Found once.
-const std::vector<const FieldDescriptor*>& SectionFields() {
-  static const auto* const kFields = [] {
-    auto* out = new std::vector<const FieldDescriptor*>;
-    const google::protobuf::Descriptor* d = v1::AnalysisReport::descriptor();
-    for (int i = 0; i < d->field_count(); ++i) {
-      const FieldDescriptor* f = d->field(i);
-      if (f->message_type() != nullptr && !f->is_repeated() &&
-          f->message_type()->FindFieldByName("status") != nullptr) {
-        out->push_back(f);
-      }
-    }
-    return out;
-  }();
-  return *kFields;
+// The report section a pass fills, by the name its Section() gives; null for none.
+const ReportSection* FindSection(absl::string_view name) {
+  for (const ReportSection& section : kReportSections) {
+    if (section.name == name) return &section;
+  }
+  return nullptr;
 }
 
 struct PassRun {
@@ -174,8 +150,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   FillRaw(head, &report);
   *report.mutable_diagnostics() = head.diagnostics();
 
-  const google::protobuf::Reflection* r = report.GetReflection();
-  absl::flat_hash_set<const FieldDescriptor*> filled;
+  absl::flat_hash_set<const ReportSection*> filled;
   for (size_t i = 0; i < selected.size(); ++i) {  // the head's runs come first
     const Pass& pass = *selected[i];
     PassRun& run = fan->runs[i];
@@ -183,36 +158,34 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     timing->set_pass(std::string(pass.Name()));
     timing->set_seconds(run.seconds);
 
-    const FieldDescriptor* field =
-        v1::AnalysisReport::descriptor()->FindFieldByName(std::string(pass.Section()));
-    if (field == nullptr) {
+    const ReportSection* section = FindSection(pass.Section());
+    if (section == nullptr) {
       return absl::InternalError(
           absl::StrCat("pass ", pass.Name(), " names no report section \"", pass.Section(), "\""));
     }
-    filled.insert(field);
-    Message* section = r->MutableMessage(&report, field);
+    filled.insert(section);
     if (!run.status.ok()) {
-      SetSectionStatus(section, v1::ERROR, run.status.message());
+      section->set_status(&report, v1::ERROR, run.status.message());
       v1::Diagnostic* d = report.add_diagnostics();
       d->set_severity(v1::Diagnostic::ERROR);
       d->set_where(absl::StrCat("pass ", pass.Name()));
       d->set_message(std::string(run.status.message()));
       continue;
     }
-    section->CopyFrom(run.report.GetReflection()->GetMessage(run.report, field));
-    if (GetSectionStatus(*section) == v1::SECTION_STATUS_UNSPECIFIED)
-      SetSectionStatus(section, v1::OK, "");
+    section->copy(run.report, &report);
+    if (section->status(report) == v1::SECTION_STATUS_UNSPECIFIED)
+      section->set_status(&report, v1::OK, "");
     for (v1::Diagnostic& d : *run.report.mutable_diagnostics())
       *report.add_diagnostics() = std::move(d);
   }
 
   // Sections that no selected pass filled say why.
-  for (const FieldDescriptor* field : SectionFields()) {
-    if (filled.contains(field)) continue;
+  for (const ReportSection& section : kReportSections) {
+    if (filled.contains(&section)) continue;
     bool registered = false;
-    for (const Pass* p : passes_) registered = registered || p->Section() == field->name();
-    SetSectionStatus(
-        r->MutableMessage(&report, field), v1::SKIPPED,
+    for (const Pass* p : passes_) registered = registered || p->Section() == section.name;
+    section.set_status(
+        &report, v1::SKIPPED,
         registered ? "pass not selected (--passes)" : "no pass for this section in this build yet");
   }
   // The health table, from the head's sections and, with a base, the base's (its runs follow the
@@ -223,10 +196,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     for (size_t i = selected.size(); i < jobs->size(); ++i) {
       const PassRun& run = fan->runs[i];
       if (!run.status.ok()) continue;  // the section stays unset: the row says the base lacks it
-      const FieldDescriptor* field = v1::AnalysisReport::descriptor()->FindFieldByName(
-          std::string((*jobs)[i].pass->Section()));
-      r->MutableMessage(&base_report, field)
-          ->CopyFrom(run.report.GetReflection()->GetMessage(run.report, field));
+      FindSection((*jobs)[i].pass->Section())->copy(run.report, &base_report);
     }
   }
   const HealthSide head_side{head, report};
@@ -235,7 +205,10 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   *report.mutable_health() = Health(head_side, base_side ? &*base_side : nullptr);
   if (HasGates(options.gates())) ApplyGates(options.gates(), base != nullptr, &report);
   FillVerdict(&report);
-  if (const int clipped = ClipLongStrings(report, kMaxReportStringBytes); clipped > 0) {
+  const int clipped = RewriteReportStrings(report, [](const std::string& value, bool map_key) {
+    return map_key ? std::nullopt : ClippedString(value, kMaxReportStringBytes);
+  });
+  if (clipped > 0) {
     v1::Diagnostic* d = report.add_diagnostics();
     d->set_severity(v1::Diagnostic::INFO);
     d->set_where("report");

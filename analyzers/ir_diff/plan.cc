@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
@@ -213,7 +214,7 @@ std::vector<GraphPairing> PairGraphs(const std::vector<const v1::Graph*>& base,
 std::string StageName(const std::vector<GraphPairing>& graphs) {
   std::vector<std::string> names;
   for (const GraphPairing& p : graphs) {
-    const std::string name = v1::Graph::Stage_Name((p.head != nullptr ? p.head : p.base)->stage());
+    const std::string name = std::string(Word((p.head != nullptr ? p.head : p.base)->stage()));
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   return absl::StrJoin(names, "+");

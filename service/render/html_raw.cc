@@ -1,6 +1,7 @@
 // Raw artifacts (the capture's counts) and the diagnostics the import and validation recorded.
 #include "absl/strings/str_cat.h"
 #include "common/number_format.h"
+#include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 
@@ -34,7 +35,7 @@ void WriteDiagnosticsBody(const google::protobuf::RepeatedPtrField<v1::Diagnosti
     } else {
       w.Tag("<tr><td>");
     }
-    w.Text(OrDash(v1::Diagnostic::Severity_Name(d.severity()))).Tag("</td><td><code>");
+    w.Text(OrDash(Word(d.severity()))).Tag("</td><td><code>");
     w.Text(OrDash(d.where())).Tag("</code></td><td>").Text(OrDash(d.message()));
     w.Tag("</td></tr>\n");
   }

@@ -500,7 +500,7 @@ void WriteDiagnostics(const v1::AnalysisReport& report, TerminalWriter& t) {
       .EndLine();
   for (size_t i = 0; i < std::min(serious.size(), static_cast<size_t>(kMaxItems)); ++i) {
     const v1::Diagnostic& d = *serious[i];
-    t.Text("  ").Styled(Style::kWarn, v1::Diagnostic::Severity_Name(d.severity()));
+    t.Text("  ").Styled(Style::kWarn, Word(d.severity()));
     t.Text(absl::StrCat(" ", d.where(), ": ", d.message())).EndLine();
   }
   WriteMore(static_cast<int>(serious.size()), t);
