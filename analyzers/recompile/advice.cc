@@ -319,6 +319,11 @@ std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_fra
   } else if (!c.guarded_values.empty()) {
     absl::StrAppend(&evidence, " (guarded values ", absl::StrJoin(c.guarded_values, ", "), ")");
   }
+  if (!c.also.empty()) {
+    absl::StrAppend(&evidence, "; torch also named ", absl::StrJoin(c.also, ", "),
+                    " against other cache entries of ", Code(frame.name),
+                    " (no recompile is filed under it: each changed something else too)");
+  }
   // The fact that makes a single size recompile a problem rather than automatic dynamic.
   if (c.category == Category::SIZE && c.count == 1 && frame.has_config &&
       frame.config.automatic_dynamic_shapes.has_value()) {

@@ -26,6 +26,11 @@ struct Cluster {
   uint32_t count = 0;
   std::vector<std::string> transitions;     // "16→32", deduplicated, in order
   std::vector<std::string> guarded_values;  // expected values of guards that print no actual
+  // What torch named against the frame's cache entries that no cluster of the frame is filed
+  // under ("module_mode of self.drop.training"), on the frame's largest cluster: torch names one
+  // failing guard per entry, so a call that changed two things shows one against one entry and the
+  // other against another, and is filed under one.
+  std::vector<std::string> also;
   size_t first_seen = 0;
 };
 

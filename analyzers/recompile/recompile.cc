@@ -22,6 +22,7 @@
 #include "capture/validate.h"
 #include "common/number_format.h"
 #include "common/utf8.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
@@ -61,6 +62,8 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   // Parse every recompile and file its primary reason under a cluster.
   std::vector<Cluster> clusters;
   std::map<std::tuple<uint32_t, Category::Value, std::string>, size_t> cluster_index;
+  // Per frame, every (category, axis) torch named against one of its entries.
+  std::map<uint32_t, std::set<std::pair<Category::Value, std::string>>> named;
   std::set<std::pair<uint32_t, uint32_t>> recompiles;  // (frame, frame_compile_id)
   uint32_t unrecognised = 0;
   std::string first_unrecognised;
@@ -126,6 +129,13 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
         AddUnique(&c.guarded_values, f.expected);
       }
     }
+    // Every guard torch named against an entry, for what the frame's clusters leave unsaid.
+    for (const std::vector<GuardFailure>& bullet : bullets) {
+      for (const GuardFailure& g : bullet) {
+        if (g.category != Category::UNSPECIFIED && g.category != Category::OTHER)
+          named[compile.frame_id()].emplace(g.category, g.Axis());
+      }
+    }
   }
 
   section->set_status(v1::OK);
@@ -151,6 +161,20 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   // Clusters, largest first; their suggestions in the same order, expected behaviour last.
   std::stable_sort(clusters.begin(), clusters.end(),
                    [](const Cluster& a, const Cluster& b) { return a.count > b.count; });
+  // A guard torch named against some entry of a frame but that no recompile of it is filed under
+  // (a call that flipped grad mode and train/eval at once shows one against one entry, the other
+  // against another): the frame's largest cluster says so.
+  for (const Cluster& c : clusters) {
+    if (auto it = named.find(c.frame_id); it != named.end()) it->second.erase({c.category, c.axis});
+  }
+  std::set<uint32_t> said;
+  for (Cluster& c : clusters) {
+    if (!said.insert(c.frame_id).second) continue;
+    for (const auto& [category, axis] : named[c.frame_id]) {
+      c.also.push_back(axis.empty() ? std::string(Word(category))
+                                    : absl::StrCat(Word(category), " of ", axis));
+    }
+  }
   std::set<Category::Value> categories;
   std::vector<v1::Suggestion> expected;
   const std::vector<v1::CacheLimitHit> limit_hits = FindCacheLimitHits(capture, frames);

@@ -216,6 +216,33 @@ TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
   EXPECT_TRUE(section.suggestions(2).expected());
 }
 
+// A block called in train mode, then in eval mode under no_grad, then in eval mode with grad on,
+// then with a new int (a sandbox scene's reasons, verbatim): 0/2 shows grad mode against 0/1 and
+// the dropout's training flag against 0/0, and is filed under one (the newest entry's). The other
+// is still said, once, on the frame's largest cluster.
+TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": true})");
+  AddCompile(&capture, 0, 1, {"0/0: GLOBAL_STATE changed: grad_mode "});
+  AddCompile(&capture, 0, 2,
+             {"0/1: GLOBAL_STATE changed: grad_mode ",
+              "0/0: ___check_obj_id(L['self']._modules['drop'].training, 10519872)"});
+  AddCompile(&capture, 0, 3,
+             {"0/2: L['scale'] == 1", "0/1: GLOBAL_STATE changed: grad_mode ",
+              "0/0: ___check_obj_id(L['self']._modules['drop'].training, 10519872)"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 2);
+  EXPECT_EQ(section.clusters(0).axis(), "grad_mode");
+  EXPECT_EQ(section.clusters(0).count(), 2u);
+  EXPECT_EQ(section.clusters(1).axis(), "scale");
+  ASSERT_EQ(section.suggestions_size(), 2);
+  EXPECT_THAT(section.suggestions(0).evidence(),
+              HasSubstr("; torch also named module_mode of self.drop.training against other "
+                        "cache entries of `forward`"));
+  EXPECT_THAT(section.suggestions(1).evidence(), ::testing::Not(HasSubstr("also named")));
+}
+
 TEST(RecompilePassTest, OneSizeRecompileUnderDynamicFalseIsAProblem) {
   v1::SessionCapture capture;
   SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": false})");
