@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -235,10 +236,23 @@ v1::HealthSection Health(const HealthSide& head, const HealthSide* base) {
   if (base != nullptr && !NotCounted(head.report.recompile(), head.capture, "recompile") &&
       !NotCounted(base->report.recompile(), base->capture, "recompile")) {
     const std::set<BreakKey> head_keys = BreakKeys(head), base_keys = BreakKeys(*base);
-    for (const v1::GraphBreakSummary& gb : head.report.recompile().graph_breaks())
-      if (!base_keys.contains(KeyOf(gb))) AddBreak(gb, section.add_new_breaks());
-    for (const v1::GraphBreakSummary& gb : base->report.recompile().graph_breaks())
-      if (!head_keys.contains(KeyOf(gb))) AddBreak(gb, section.add_fixed_breaks());
+    // One entry per break site: the recompile section lists a site twice where one of its breaks
+    // made torch skip its frame and another did not.
+    const auto list = [](const HealthSide& side, const std::set<BreakKey>& other,
+                         google::protobuf::RepeatedPtrField<v1::HealthBreak>* out) {
+      std::map<BreakKey, v1::HealthBreak*> listed;
+      for (const v1::GraphBreakSummary& gb : side.report.recompile().graph_breaks()) {
+        const BreakKey key = KeyOf(gb);
+        if (other.contains(key)) continue;
+        if (auto it = listed.find(key); it != listed.end()) {
+          it->second->set_count(it->second->count() + gb.count());
+          continue;
+        }
+        AddBreak(gb, listed[key] = out->Add());
+      }
+    };
+    list(head, base_keys, section.mutable_new_breaks());
+    list(*base, head_keys, section.mutable_fixed_breaks());
   }
   return section;
 }

@@ -37,7 +37,7 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::USER_REQUESTED,
      R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break)re"},
     {Category::DATA_DEPENDENT_BRANCH,
-     R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable)re"},
+     R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable|dynamic control flow is not supported)re"},
     {Category::SCALAR_EXTRACTION,
      R"re((?i)Tensor\.item|_local_scalar_dense|data dependent operator|capture_scalar_outputs|\.tolist\(|aten\.equal)re"},
     {Category::DYNAMIC_OUTPUT_SHAPE,
@@ -331,6 +331,43 @@ std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
       "(`torch.compile(opt.step)`).");
 }
 
+// A compile that broke and left nothing behind: torch logged its compilation metrics with no
+// guards and no graph, and the capture holds neither. Torch skipped the frame (a graph break
+// inside a for/while loop does, and one it cannot resume from), and runs it eagerly on every call
+// however the break's text reads. A log without the metrics says nothing either way.
+bool CompiledNothing(const v1::Compile& compile) {
+  if (compile.status() != v1::Compile::OK && compile.status() != v1::Compile::EMPTY_GRAPH)
+    return false;
+  if (compile.graph_breaks().empty() || !compile.graph_ids().empty() || compile.guard_count() > 0 ||
+      !compile.guarded_sources().empty())
+    return false;
+  const auto& metrics = compile.metrics().fields();
+  if (metrics.empty()) return false;
+  const auto unset = [&metrics](const char* name) {
+    auto it = metrics.find(name);
+    return it == metrics.end() || it->second.has_null_value();
+  };
+  return unset("guard_count") && unset("graph_op_count");
+}
+
+std::string SkippedFrameRemedy(const v1::Frame* frame, const v1::Session& session,
+                               absl::string_view remedy) {
+  std::string where = "this frame";
+  if (frame != nullptr && !frame->name().empty()) {
+    where = absl::StrCat("`", frame->name(), "`");
+    if (!frame->file().empty()) {
+      const v1::Location at = MakeLocation(session, frame->file(), frame->line());
+      absl::StrAppend(&where, " (", at.file(), ":", at.line(), ")");
+    }
+  }
+  return absl::StrCat(
+      "Torch compiled nothing for ", where,
+      " and runs it eagerly on every call, all of it, not only past this line: a graph break "
+      "inside a for/while loop (or one it cannot resume from) skips the whole frame. Fix this "
+      "break, or move it out of the loop. ",
+      remedy);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const PassInput& in) {
@@ -340,9 +377,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
 
   const GraphBreakRestarts restart_breaks(capture);
   std::vector<v1::GraphBreakSummary> out;
-  absl::flat_hash_map<std::tuple<std::string, std::string, uint32_t>, size_t> index;
+  absl::flat_hash_map<std::tuple<std::string, std::string, uint32_t, bool>, size_t> index;
   for (const v1::Compile& compile : capture.compiles()) {
     if (in.Cancelled()) return absl::CancelledError("recompile pass cancelled");
+    const bool compiled_nothing = CompiledNothing(compile);
     // The compile's graph-break records, then its restarts that were graph breaks (no stack).
     std::vector<const v1::GraphBreak*> breaks;
     for (const v1::GraphBreak& gb : compile.graph_breaks()) breaks.push_back(&gb);
@@ -386,7 +424,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         auto it = frames.find(compile.frame_id());
         if (it != frames.end()) function = it->second->name();
       }
-      auto key = std::make_tuple(parsed.reason, file, line);
+      // A break whose frame torch skipped for it is a summary of its own: the same line's breaks
+      // elsewhere left their frames compiled.
+      const bool skipped_here = compiled_nothing && !parsed.frame_skipped;
+      auto key = std::make_tuple(parsed.reason, file, line, skipped_here);
       auto [it, inserted] = index.try_emplace(key, out.size());
       if (inserted) {
         v1::GraphBreakSummary& summary = out.emplace_back();
@@ -394,6 +435,11 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         summary.set_category(parsed.category);
         summary.set_remedy(parsed.remedy);
         if (!inside.empty()) summary.set_remedy(InsideLibraryRemedy(inside, in_optimizer, parsed));
+        if (skipped_here) {
+          auto frame = frames.find(compile.frame_id());
+          summary.set_remedy(SkippedFrameRemedy(frame != frames.end() ? frame->second : nullptr,
+                                                capture.session(), summary.remedy()));
+        }
         summary.set_frame(function);
         if (!file.empty()) {
           *summary.mutable_location() = MakeLocation(capture.session(), file, line);
@@ -402,7 +448,7 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       }
       v1::GraphBreakSummary& summary = out[it->second];
       summary.set_count(summary.count() + 1);
-      summary.set_frame_skipped(summary.frame_skipped() || parsed.frame_skipped);
+      summary.set_frame_skipped(summary.frame_skipped() || parsed.frame_skipped || skipped_here);
     }
   }
   // Most impactful first: a skipped frame runs wholly eager; then the most frequent.

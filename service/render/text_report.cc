@@ -218,6 +218,7 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
           absl::StrCat("    ", b.reason(),
                        HasLocation(b.location()) ? absl::StrCat(" at ", Where(b.location())) : "",
                        " ×", b.count()));
+      if (b.frame_skipped()) t.Text(" ").Styled(Style::kWarn, "(the whole frame ran eager)");
       t.EndLine();
       if (!b.source_line().empty()) {
         t.Text(absl::StrCat("      | ", b.source_line()));

@@ -284,6 +284,18 @@ const Message kMessages[] = {
      "    env TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1\nto include these operations in the captured "
      "graph.",
      "Graph break from `Tensor.item()`, consider setting:", "scalar_extraction", "", false},
+    // torch 2.6 on `if mask is not None and mask.any():` in a sandbox encoder (verbatim).
+    {"dynamic control flow",
+     "Graph break in user code at /mnt/project/hfstyle.py:39\nReason: Unsupported: Dynamic "
+     "control flow is not supported at the moment. Please use "
+     "functorch.experimental.control_flow.cond to explicitly capture the control flow. For more "
+     "information about this error, see: "
+     "https://pytorch.org/docs/main/generated/exportdb/index.html#cond-operands",
+     "Dynamic control flow is not supported at the moment. Please use "
+     "functorch.experimental.control_flow.cond to explicitly capture the control flow. For more "
+     "information about this error, see: "
+     "https://pytorch.org/docs/main/generated/exportdb/index.html#cond-operands",
+     "data_dependent_branch", "", false},
     {"garbage", "zxcv qwerty", "zxcv qwerty", "other", "", false},
 };
 INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
@@ -294,6 +306,69 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> FixtureBreaks(absl::string_vi
   PassOptions options;
   PassInput in{capture, nullptr, options};
   return SummarizeGraphBreaks(in);
+}
+
+// A compile that broke and left no guards and no graph behind (torch's metrics say so) was
+// skipped whole: its break is a summary of its own, marked, whose remedy names the frame; the same
+// break where the frame still compiled stays apart. Without the metrics nothing is concluded.
+TEST(SummarizeGraphBreaksTest, AFrameThatCompiledNothingForItsBreakWasSkipped) {
+  v1::SessionCapture capture;
+  v1::Frame* encoder = capture.add_frames();
+  encoder->set_id(0);
+  encoder->set_name("forward");
+  encoder->set_file("/m/encoder.py");
+  encoder->set_line(65);
+  const auto add = [&](uint32_t frame, bool compiled, bool metrics) {
+    v1::Compile* c = capture.add_compiles();
+    c->set_frame_id(frame);
+    c->set_status(v1::Compile::OK);
+    v1::GraphBreak* gb = c->add_graph_breaks();
+    gb->set_reason(
+        "Graph break in user code at /m/encoder.py:39\nReason: Unsupported: Dynamic "
+        "control flow is not supported at the moment.");
+    AddStackFrame(gb, "/m/encoder.py", 39, "forward");
+    auto& fields = *c->mutable_metrics()->mutable_fields();
+    if (metrics) fields["guard_count"].set_null_value(google::protobuf::NULL_VALUE);
+    if (compiled) {
+      c->set_guard_count(36);
+      c->add_graph_ids("g");
+      fields["guard_count"].set_number_value(36);
+    }
+  };
+  add(0, /*compiled=*/false, /*metrics=*/true);
+  add(2, /*compiled=*/true, /*metrics=*/true);
+  add(3, /*compiled=*/false, /*metrics=*/false);
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_TRUE(summaries[0].frame_skipped());
+  EXPECT_EQ(summaries[0].count(), 1u);
+  EXPECT_THAT(summaries[0].remedy(),
+              ::testing::StartsWith("Torch compiled nothing for `forward` (/m/encoder.py:65) and "
+                                    "runs it eagerly on every call"));
+  EXPECT_FALSE(summaries[1].frame_skipped());
+  EXPECT_EQ(summaries[1].count(), 2u);
+  EXPECT_EQ(summaries[1].location().line(), 39u);
+}
+
+// fixtures/torch_trace/torch-2.6/health-head: `int(self.pos)` breaks Decoder.forward, and the
+// resume function after it breaks again on a block's `.item()` inside the `for block in ...`
+// loop: torch compiled nothing for the resume function (1/0) and ran it eagerly; each block
+// still compiled as a frame of its own, with the same break.
+TEST(SummarizeGraphBreaksTest, TheHealthScenesBreakInALoopSkippedItsResumeFunction) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/health-head/trace.log"));
+  std::vector<std::string> skipped;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    if (s.frame_skipped())
+      skipped.push_back(absl::StrCat(s.reason(), " at ", s.location().line(), " ×", s.count()));
+  }
+  EXPECT_THAT(skipped, ::testing::ElementsAre("Tensor.item at 39 ×1"));
+  ASSERT_FALSE(summaries.empty());
+  EXPECT_THAT(
+      summaries[0].remedy(),
+      ::testing::HasSubstr("Torch compiled nothing for `torch_dynamo_resume_in_forward_at_54`"));
 }
 
 // fixtures/torch_trace/torch-2.6/break_families: one compiled function per break family torch
