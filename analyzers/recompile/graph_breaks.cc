@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "analyzers/common/frame_skip.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
 #include "re2/re2.h"
@@ -329,25 +330,6 @@ std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
       "function only steps the optimizer; where the step shares a compiled function with the "
       "forward and backward, it splits that graph there: compile the step on its own "
       "(`torch.compile(opt.step)`).");
-}
-
-// A compile that broke and left nothing behind: torch logged its compilation metrics with no
-// guards and no graph, and the capture holds neither. Torch skipped the frame (a graph break
-// inside a for/while loop does, and one it cannot resume from), and runs it eagerly on every call
-// however the break's text reads. A log without the metrics says nothing either way.
-bool CompiledNothing(const v1::Compile& compile) {
-  if (compile.status() != v1::Compile::OK && compile.status() != v1::Compile::EMPTY_GRAPH)
-    return false;
-  if (compile.graph_breaks().empty() || !compile.graph_ids().empty() || compile.guard_count() > 0 ||
-      !compile.guarded_sources().empty())
-    return false;
-  const auto& metrics = compile.metrics().fields();
-  if (metrics.empty()) return false;
-  const auto unset = [&metrics](const char* name) {
-    auto it = metrics.find(name);
-    return it == metrics.end() || it->second.has_null_value();
-  };
-  return unset("guard_count") && unset("graph_op_count");
 }
 
 std::string SkippedFrameRemedy(const v1::Frame* frame, const v1::Session& session,

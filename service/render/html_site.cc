@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzers/common/frame_skip.h"
 #include "common/file_io.h"
 #include "common/number_format.h"
 #include "service/render/html_page.h"
@@ -58,6 +59,7 @@ absl::string_view OutcomeWord(const v1::Compile& c) {
     case v1::Compile::EMPTY_GRAPH:
       return "empty graph";
     case v1::Compile::OK:
+      if (CompiledNothing(c)) return "skipped";
       for (const v1::CacheEvent& e : c.cache_events()) {
         if (e.cache() == "fx_graph" && e.status() == "hit") return "cache hit";
       }
@@ -72,6 +74,7 @@ Markup OutcomeClass(const v1::Compile& c) {
   if (word == "failed") return "st-failed";
   if (word == "restarted") return "st-restarted";
   if (word == "empty graph") return "st-empty";
+  if (word == "skipped") return "st-skipped";
   if (word == "cache hit") return "st-hit";
   if (word == "ok") return "st-ok";
   return "st-missing";

@@ -85,7 +85,8 @@ void WriteStackTrie(const v1::SessionCapture& capture, const SiteModel& model, H
       "<p class=\"muted\">The user frames that led to each compiled frame, merged; each leaf "
       "is that frame's compiles, coloured by outcome: <span class=\"st-ok\">ok</span>, "
       "<span class=\"st-hit\">cache hit</span>, <span class=\"st-restarted\">restarted</span>, "
-      "<span class=\"st-empty\">empty graph</span>, <span class=\"st-failed\">failed</span>, "
+      "<span class=\"st-empty\">empty graph</span>, <span class=\"st-failed\">failed</span> or "
+      "<span class=\"st-skipped\">skipped</span> (a graph break made torch run the frame eagerly), "
       "<span class=\"st-missing\">no metrics</span>.</p>\n");
   if (nodes.size() > 1) {
     w.Tag("<ul class=\"trie\">\n");

@@ -198,6 +198,17 @@ TEST(SiteTest, ARestartedAttemptLinksTheAttemptThatFollowed) {
   EXPECT_THAT(site.files.at("compiles/0_0_1.html"), HasSubstr("<code>inductor_compile</code>"));
 }
 
+// health-head: the resume function after `int(self.pos)` broke again inside the blocks' loop and
+// compiled nothing (torch ran it eagerly): its page says skipped, not ok; the compiles around it
+// that did compile say ok.
+TEST(SiteTest, AFrameTorchSkippedForItsBreakReadsSkipped) {
+  const MemorySink site = Render(Import(kFixtures / "torch-2.6" / "health-head" / "trace.log.gz"));
+  EXPECT_THAT(site.files.at("compiles/1_0_0.html"),
+              HasSubstr("<span class=\"st-skipped\">skipped</span>"));
+  EXPECT_THAT(site.files.at("compiles/2_0_1.html"), HasSubstr("<span class=\"st-ok\">ok</span>"));
+  EXPECT_THAT(site.files.at("index.html"), HasSubstr("st-skipped"));
+}
+
 // Every record's text is on the site once: a small one in its compile's records page, under the
 // anchor the record list links, a large one (or a graph, code or cache record) in a file of its
 // own. And the small ones share that page: gpt_recompiles' compiles have hundreds of describe_*
