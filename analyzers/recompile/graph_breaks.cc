@@ -215,6 +215,11 @@ std::string CleanReasonLine(absl::string_view line) {
   if (line.size() >= 2 && line.front() == '\'' && line.back() == '\'') {
     line = line.substr(1, line.size() - 2);
   }
+  // Torch's pointer to its docs ("For more information about this error, see: https://...") says
+  // nothing about this break; the remedy says what to do.
+  if (const size_t more = line.find(" For more information about this error, see:");
+      more != absl::string_view::npos)
+    line = line.substr(0, more);
   return std::string(line);
 }
 

@@ -292,9 +292,7 @@ const Message kMessages[] = {
      "information about this error, see: "
      "https://pytorch.org/docs/main/generated/exportdb/index.html#cond-operands",
      "Dynamic control flow is not supported at the moment. Please use "
-     "functorch.experimental.control_flow.cond to explicitly capture the control flow. For more "
-     "information about this error, see: "
-     "https://pytorch.org/docs/main/generated/exportdb/index.html#cond-operands",
+     "functorch.experimental.control_flow.cond to explicitly capture the control flow.",
      "data_dependent_branch", "", false},
     {"garbage", "zxcv qwerty", "zxcv qwerty", "other", "", false},
 };
