@@ -376,6 +376,35 @@ TEST(ImportFixturesTest, ChromiumEventsGiveEachCompileItsPhases) {
   }
 }
 
+// Torch logs some trace events again, word for word, under the envelopes of later compiles
+// (tlparse's collectives_parity: 0/1's pairs under 0/1, 0/2 and 0/3); each pair counts once, so the
+// phase is what the metrics say (1.32 s), not three times it.
+TEST(ImportFixturesTest, ATraceEventLoggedAgainCountsOnce) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c =
+      ImportTraceFile((kFixtures / "tlparse-corpus" / "tlparse" / "collectives_parity" /
+                       "dedicated_log_torch_trace_rank_0.log.gz")
+                          .string(),
+                      options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  int checked = 0;
+  for (const v1::Compile& cp : c->compiles()) {
+    SCOPED_TRACE(cp.id());
+    const auto& m = cp.metrics().fields();
+    if (!m.contains("entire_frame_compile_time_s") ||
+        !m.at("entire_frame_compile_time_s").has_number_value())
+      continue;
+    for (const v1::Phase& p : cp.phases()) {
+      if (p.name() != "entire_frame_compile") continue;
+      const double metric_us = m.at("entire_frame_compile_time_s").number_value() * 1e6;
+      EXPECT_NEAR(static_cast<double>(p.duration_us()), metric_us, metric_us * 0.01 + 1000);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 2);
+}
+
 // In training, torch compiles the backward graph at the first backward(), after the frame compile
 // has ended, under the same compile id; compilation_metrics leave it out. Its pairs are phases of
 // their own, so a compile's frame phases are what its metrics time (torch-2.6/train).
