@@ -14,7 +14,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "analyzers/common/location.h"
+#include "analyzers/common/restarts.h"
 #include "analyzers/recompile/advice.h"
 #include "analyzers/recompile/cause.h"
 #include "analyzers/recompile/frames.h"
@@ -138,6 +141,48 @@ bool ExpectedRecompiles(const ClusterKey& key, uint32_t count, const FrameStats&
   cluster.example = *key.cause;
   cluster.count = count;
   return Advise(cluster, frame).expected;
+}
+
+// What made torch trace the ledger's restarted compiles again: graph breaks, or a restart of its
+// analysis of another kind (an exception class: TensorifyScalarRestartAnalysis).
+struct RestartKinds {
+  size_t graph_breaks = 0, others = 0;
+  std::set<std::string> classes;  // "TensorifyScalarRestartAnalysis"
+
+  std::string Why() const {
+    const std::string named =
+        classes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(classes, ", "), ")");
+    if (others == 0) return "a graph break restarted them";
+    if (graph_breaks == 0) return absl::StrCat("torch restarted its analysis", named);
+    return absl::StrCat("a restart: ", graph_breaks, " at a graph break, ", others,
+                        " of torch's analysis", named);
+  }
+};
+
+// Files a restarted compile's restart (its reasons are on the attempt after it) under its kind.
+void NoteRestart(const std::vector<const v1::Compile*>& attempts, RestartKinds* kinds) {
+  bool graph_break = false;
+  std::set<std::string> classes;
+  for (const v1::Compile* attempt : attempts) {
+    for (const std::string& reason : attempt->restart_reasons()) {
+      if (IsGraphBreakRestart(reason)) {
+        graph_break = true;
+        continue;
+      }
+      // "<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>": its last name.
+      absl::string_view name = reason;
+      if (absl::ConsumePrefix(&name, "<class '") && absl::ConsumeSuffix(&name, "'>"))
+        classes.insert(std::string(name.substr(name.rfind('.') + 1)));
+    }
+  }
+  // A break torch records on the attempt itself (a graph-break record) restarts it too.
+  for (const v1::Compile* attempt : attempts) graph_break |= !attempt->graph_breaks().empty();
+  if (graph_break || classes.empty()) {
+    ++kinds->graph_breaks;
+  } else {
+    ++kinds->others;
+    kinds->classes.insert(classes.begin(), classes.end());
+  }
 }
 
 // Ledger lines as they fill: cause plus a grouping key (a recompile cluster) to one line.
@@ -502,6 +547,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   std::map<std::pair<std::string, std::string>, v1::BypassCount> bypasses;
   double total = 0;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<const v1::Compile*>> attempts;
+  RestartKinds restarts;
   for (const v1::Compile& c : capture.compiles())
     attempts[{c.frame_id(), c.frame_compile_id()}].push_back(&c);
   for (int i = 0; i < capture.compiles_size(); ++i) {
@@ -516,16 +562,25 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     row->set_seconds(seconds);
     const std::vector<PhaseSeconds> phases = CompilePhases(c);
     for (const PhaseSeconds& p : phases) (*row->mutable_phases())[p.name] = p.seconds;
-    WarnWhereSourcesDisagree(c, attempts[{c.frame_id(), c.frame_compile_id()}], out);
+    const std::vector<const v1::Compile*>& tries = attempts[{c.frame_id(), c.frame_compile_id()}];
+    WarnWhereSourcesDisagree(c, tries, out);
+    // Torch logs a recompile's reasons on its first attempt; a restart's later attempt, which
+    // carries the time, is filed under them too, as the recompile pass files the frame compile.
+    const v1::Compile* with_reasons = &c;
+    for (const v1::Compile* attempt : tries) {
+      if (!with_reasons->recompile_reasons().empty()) break;
+      with_reasons = attempt;
+    }
+    if (with_reasons->recompile_reasons().empty()) with_reasons = &c;
 
     // The compile's own cause, less what a restart and an avoidable miss took of it.
     std::string cause = "first_compile";
     std::optional<ClusterKey> cluster;
     if (c.status() == v1::Compile::FAILED) {
       cause = "failed";
-    } else if (c.frame_compile_id() > 0 || !c.recompile_reasons().empty()) {
+    } else if (c.frame_compile_id() > 0 || !with_reasons->recompile_reasons().empty()) {
       cause = "recompile";
-      cluster = RecompileCluster(c, frame);
+      cluster = RecompileCluster(*with_reasons, frame);
     } else if (IsResumeFrame(frame.name)) {
       cause = "graph_break_fragment";
     }
@@ -540,6 +595,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
         const double restart = std::min(rest, p.seconds);
         ledger.Add("restart", std::nullopt, restart, c.id(), frame);
         rest -= restart;
+        NoteRestart(tries, &restarts);
       }
     }
     // A compile's FX graph and AOT autograd misses time the same Inductor work: the largest
@@ -622,7 +678,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       cost.set_detail(
           absl::StrCat(n, " of frames a graph break created (torch_dynamo_resume_in_…)"));
     } else if (cause == "restart") {
-      cost.set_detail(absl::StrCat(n, " traced again after a graph break restarted them"));
+      cost.set_detail(absl::StrCat(n, " traced again after ", restarts.Why()));
     } else if (cause == "failed") {
       cost.set_detail(absl::StrCat(n, " that failed: their time bought nothing"));
     } else if (cause == "avoidable_cache_miss") {

@@ -330,6 +330,41 @@ TEST(CompileTimeTest, ARestartedCompilesMetricCountsEveryAttemptsEvents) {
   EXPECT_THAT(apart.diagnostics(0).message(), HasSubstr("backend_compile at 0.60 s"));
 }
 
+// Torch logs a recompile's reasons on its first attempt and the time on the attempt after a
+// restart: that time is the recompile's cluster's, as the recompile pass files it. A restart that
+// was torch restarting its analysis (TensorifyScalarRestartAnalysis, from a sandbox UNet block
+// whose float timestep fills a tensor) is not called a graph break.
+TEST(CompileTimeTest, ARestartedRecompileIsItsClustersAndItsRestartIsNamed) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  const auto add = [&](const char* id, uint32_t n, uint32_t attempt, double seconds) {
+    v1::Compile* c = capture.add_compiles();
+    c->set_id(id);
+    c->set_frame_compile_id(n);
+    c->set_attempt(attempt);
+    c->set_status(v1::Compile::OK);
+    auto& fields = *c->mutable_metrics()->mutable_fields();
+    fields["entire_frame_compile_time_s"].set_number_value(seconds);
+    return c;
+  };
+  add("0/0", 0, 0, 1);
+  v1::Compile* first = add("0/1", 1, 0, 0);
+  first->set_status(v1::Compile::RESTARTED);
+  first->add_recompile_reasons("0/0: L['t'] == 0.9");
+  v1::Compile* second = add("0/1_1", 1, 1, 2);
+  second->add_restart_reasons("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>");
+  (*second->mutable_metrics()->mutable_fields())["dynamo_time_before_restart_s"].set_number_value(
+      0.5);
+  add("0/2", 2, 0, 2)->add_recompile_reasons("0/1: L['t'] == 0.8");
+  const v1::CompileTimeSection s = Analyze(capture);
+  std::map<std::string, std::string> detail;
+  for (const v1::CompileCost& cost : s.ledger()) detail[cost.cause()] = cost.detail();
+  EXPECT_EQ(detail["recompile"], "2 value recompiles of `forward` (t)");
+  EXPECT_EQ(detail["restart"],
+            "1 compile traced again after torch restarted its analysis "
+            "(TensorifyScalarRestartAnalysis)");
+}
+
 // Graph-break fragments and restarts past 30 % of the time get a remedy, but not in a session
 // that compiled in a fraction of a second (tlparse's comp_metrics.log: 0.02 s).
 TEST(CompileTimeTest, GraphBreakTimeGetsARemedyWhenItIsWorthOne) {
