@@ -5,7 +5,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
 #include "analyzers/recompile/graph_breaks.h"
@@ -29,7 +32,33 @@ std::string BackendOf(absl::string_view reason) {
 }
 
 // The user line torch blamed for the failure, when compilation_metrics names one.
-bool BlamedLine(const v1::Compile& compile, std::string* file, uint32_t* line) {
+// The innermost frame of the user's own code in the "from user code:" block torch appends to a
+// failure's text (`  File "/m/model.py", line 12, in f`), past frames inside installed packages.
+bool UserLineOf(absl::string_view text, std::string* file, uint32_t* line) {
+  const size_t block = text.rfind("from user code:");
+  if (block == absl::string_view::npos) return false;
+  bool found = false;
+  for (absl::string_view l : absl::StrSplit(text.substr(block), '\n')) {
+    l = absl::StripLeadingAsciiWhitespace(l);
+    if (!absl::ConsumePrefix(&l, "File \"")) continue;
+    const size_t quote = l.find("\", line ");
+    if (quote == absl::string_view::npos) continue;
+    const absl::string_view path = l.substr(0, quote);
+    absl::string_view rest = l.substr(quote + 8);
+    uint32_t number = 0;
+    if (!absl::SimpleAtoi(rest.substr(0, rest.find(',')), &number) || IsLibraryFile(path)) continue;
+    *file = std::string(path);
+    *line = number;
+    found = true;
+  }
+  return found;
+}
+
+// The line torch blames: its fail_user_frame, unless that is inside an installed package (torch
+// traces into its own Python: custom_ops.py's __call__ for a custom op with no fake kernel), where
+// the user's innermost line in the failure's text stands instead.
+bool BlamedLine(const v1::Compile& compile, absl::string_view traceback, std::string* file,
+                uint32_t* line) {
   const auto& fields = compile.metrics().fields();
   auto f = fields.find("fail_user_frame_filename");
   auto l = fields.find("fail_user_frame_lineno");
@@ -39,7 +68,18 @@ bool BlamedLine(const v1::Compile& compile, std::string* file, uint32_t* line) {
   }
   *file = f->second.string_value();
   *line = static_cast<uint32_t>(l->second.number_value());
+  if (IsLibraryFile(*file) && !UserLineOf(compile.fail_reason(), file, line))
+    UserLineOf(traceback, file, line);
   return !file->empty();
+}
+
+// The text between the first `open` and the `close` after it; "" when either is missing.
+std::string Between(absl::string_view text, absl::string_view open, absl::string_view close) {
+  const size_t start = text.find(open);
+  if (start == absl::string_view::npos) return "";
+  const size_t end = text.find(close, start + open.size());
+  if (end == absl::string_view::npos) return "";
+  return std::string(text.substr(start + open.size(), end - start - open.size()));
 }
 
 }  // namespace
@@ -71,6 +111,19 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
                              " Or compile without fullgraph=True to let it break "
                              "there.")
               : "rewrite that code, or compile without fullgraph=True to let it break there.");
+  }
+  if (fail_type == "TorchRuntimeError" && absl::StrContains(reason, "no fake impl registered")) {
+    // torch.library.custom_op without register_fake: eagerly the op runs; tracing needs to know
+    // what it returns without running it.
+    const std::string op = Between(reason, "<CustomOpDef(", ")>");
+    const std::string hint = Between(reason, "Please use `", "`");  // "scaled_clip.register_fake"
+    return absl::StrCat(
+        "The custom op", op.empty() ? "" : absl::StrCat(" `", op, "`"),
+        " has no fake kernel, which torch.compile needs to trace it (eagerly it runs fine): "
+        "register one with `@",
+        absl::EndsWith(hint, ".register_fake") ? hint : "my_op.register_fake",
+        "`, a function of the same arguments that returns empty tensors of the outputs' shapes "
+        "and dtypes (`torch.empty_like(x)` for an elementwise op).");
   }
   if (fail_type == "TorchRuntimeError") {
     return "An operation failed while Dynamo traced it with fake tensors (a shape or dtype "
@@ -116,20 +169,21 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
       v1::FailedCompile* failed = section->add_failed();
       failed->set_compile_id(compile.id());
       failed->set_frame(name);
+      absl::string_view traceback;
+      if (auto tb = tracebacks.find(compile.id()); tb != tracebacks.end()) {
+        // The payload is the record's JSON line, then the traceback.
+        traceback = tb->second->payload();
+        if (const size_t nl = traceback.find('\n'); nl != absl::string_view::npos)
+          traceback.remove_prefix(nl + 1);
+        failed->set_traceback(ClipUtf8(traceback, kMaxTracebackBytes));
+      }
       std::string file;
       uint32_t line = 0;
-      *failed->mutable_location() = BlamedLine(compile, &file, &line)
+      *failed->mutable_location() = BlamedLine(compile, traceback, &file, &line)
                                         ? MakeLocation(capture.session(), file, line)
                                         : frame_location;
       failed->set_fail_type(compile.fail_type());
       failed->set_reason(compile.fail_reason());
-      if (auto tb = tracebacks.find(compile.id()); tb != tracebacks.end()) {
-        // The payload is the record's JSON line, then the traceback.
-        absl::string_view text = tb->second->payload();
-        if (const size_t nl = text.find('\n'); nl != absl::string_view::npos)
-          text.remove_prefix(nl + 1);
-        failed->set_traceback(ClipUtf8(text, kMaxTracebackBytes));
-      }
       failed->set_remedy(FailureRemedy(compile.fail_type(), compile.fail_reason()));
     }
     if (!compile.restart_reasons().empty()) {

@@ -48,6 +48,24 @@ TEST(FailuresTest, ABackendThatRaisedIsListedWithItsTracebackAndRemedy) {
   EXPECT_THAT(s.restarts(), IsEmpty());
 }
 
+// fixtures/torch_trace/torch-2.6/custom_op: a custom op with no fake kernel fails the trace, twice.
+// Torch blames custom_ops.py's __call__, inside torch; the failure is listed at the user's line
+// torch's text names, and its remedy is the fake kernel, not "it fails eagerly too".
+TEST(FailuresTest, ACustomOpWithNoFakeKernelIsBlamedOnTheUsersLine) {
+  const v1::AnalysisReport report =
+      ::cl::testing::RunPassOk(FailuresPass(), Import("torch_trace/torch-2.6/custom_op/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  ASSERT_EQ(s.failed_size(), 2);
+  for (const v1::FailedCompile& f : s.failed()) {
+    SCOPED_TRACE(f.compile_id());
+    EXPECT_EQ(f.fail_type(), "TorchRuntimeError");
+    EXPECT_EQ(f.location().file(), "/mnt/project/custom_op.py");
+    EXPECT_EQ(f.location().line(), 18u);
+    EXPECT_THAT(f.remedy(), StartsWith("The custom op `scene::scaled_clip` has no fake kernel"));
+    EXPECT_THAT(f.remedy(), HasSubstr("`@scaled_clip.register_fake`"));
+  }
+}
+
 TEST(FailuresTest, GraphBreakRestartsAreListedAndCountAsGraphBreaks) {
   const v1::SessionCapture capture = Import("torch_trace/tlparse-corpus/tlparse/comp_metrics.log");
   const v1::FailuresSection s = ::cl::testing::RunPassOk(FailuresPass(), capture).failures();

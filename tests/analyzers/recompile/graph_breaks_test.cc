@@ -350,6 +350,26 @@ TEST(SummarizeGraphBreaksTest, AFrameThatCompiledNothingForItsBreakWasSkipped) {
   EXPECT_EQ(summaries[1].location().line(), 39u);
 }
 
+// fixtures/torch_trace/torch-2.6/loop_break: the `mask.any()` branch breaks inside
+// Encoder.forward's `for layer in self.layers:` loop, and torch compiled nothing for
+// Encoder.forward; the same break in Layer.forward and Attention.forward, compiled as frames of
+// their own, left them compiled.
+TEST(SummarizeGraphBreaksTest, ABreakInsideALoopSkippedTheEncodersForward) {
+  ASSERT_OK_AND_ASSIGN(auto summaries, FixtureBreaks("torch_trace/torch-2.6/loop_break/trace.log"));
+  ASSERT_EQ(summaries.size(), 3u);
+  EXPECT_TRUE(summaries[0].frame_skipped());
+  EXPECT_EQ(Word(summaries[0].category()), "data_dependent_branch");
+  EXPECT_EQ(summaries[0].location().line(), 27u);
+  EXPECT_THAT(summaries[0].remedy(),
+              ::testing::StartsWith(
+                  "Torch compiled nothing for `forward` (/mnt/project/loop_break.py:52)"));
+  for (size_t i = 1; i < summaries.size(); ++i) {
+    EXPECT_FALSE(summaries[i].frame_skipped()) << i;
+    EXPECT_EQ(summaries[i].location().line(), 27u) << i;
+    EXPECT_EQ(Word(summaries[i].category()), "data_dependent_branch") << i;
+  }
+}
+
 // fixtures/torch_trace/torch-2.6/health-head: `int(self.pos)` breaks Decoder.forward, and the
 // resume function after it breaks again on a block's `.item()` inside the `for block in ...`
 // loop: torch compiled nothing for the resume function (1/0) and ran it eagerly; each block
