@@ -193,8 +193,11 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
       *restart->mutable_location() = frame_location;
       bool graph_break = false;
       for (const std::string& reason : compile.restart_reasons()) {
-        restart->add_reasons(reason);
-        graph_break = graph_break || IsGraphBreakRestart(reason);
+        // A break's reason as the graph-break table words it (no docs link torch appends).
+        const bool is_break = IsGraphBreakRestart(reason);
+        const std::string words = is_break ? ParseGraphBreak(reason).reason : "";
+        restart->add_reasons(words.empty() ? reason : words);
+        graph_break = graph_break || is_break;
       }
       restart->set_graph_break(graph_break);
     }

@@ -66,6 +66,19 @@ TEST(FailuresTest, ACustomOpWithNoFakeKernelIsBlamedOnTheUsersLine) {
   }
 }
 
+// fixtures/torch_trace/torch-2.6/loop_break: Layer.forward restarted at the `mask.any()` break;
+// the restart's reason reads as the graph-break table words it, without torch's docs link.
+TEST(FailuresTest, ARestartAtABreakIsWordedAsTheBreak) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/torch-2.6/loop_break/trace.log"));
+  ASSERT_EQ(report.failures().restarts_size(), 1);
+  const v1::RestartedCompile& r = report.failures().restarts(0);
+  EXPECT_TRUE(r.graph_break());
+  EXPECT_THAT(r.reasons(), ElementsAre("Dynamic control flow is not supported at the moment. "
+                                       "Please use functorch.experimental.control_flow.cond to "
+                                       "explicitly capture the control flow."));
+}
+
 TEST(FailuresTest, GraphBreakRestartsAreListedAndCountAsGraphBreaks) {
   const v1::SessionCapture capture = Import("torch_trace/tlparse-corpus/tlparse/comp_metrics.log");
   const v1::FailuresSection s = ::cl::testing::RunPassOk(FailuresPass(), capture).failures();
