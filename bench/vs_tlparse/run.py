@@ -17,7 +17,11 @@ Cases (--cases, comma-separated; default all but upload):
   site     cl-client analyze LOG --html-dir DIR          (the per-compile site)
   upload   cl-client upload LOG --server ADDR, to a cl-server started here on a free port; the
            server's peak RSS is read from its /proc status (VmHWM) after each upload, and the
-           server is restarted for every round so that each peak is one upload's
+           server is restarted for every round so that each peak is one upload's (and each upload
+           is a fresh server's first: its heap, threads and lazily built tables new)
+  upload-warm  the same upload to one cl-server kept for all the rounds, which took one untimed
+           upload of the log first: a service's steady state (its peak is not one upload's, and
+           is not reported)
 
 Output goes under ${TMPDIR:-/var/tmp}/compile-lens-vs-tlparse, never inside the repository.
 Figures and what they were measured on: bench/README.md ("Against tlparse").
@@ -113,7 +117,7 @@ def main():
     ap.add_argument("--tlparse", help="a tlparse binary (else the baseline is `wc -l` of the log)")
     ap.add_argument("--runs", type=int, default=5, help="rounds per log (default 5)")
     ap.add_argument("--cases", default="analyze,pb,json,site",
-                    help="comma-separated: analyze, pb, json, site, upload")
+                    help="comma-separated: analyze, pb, json, site, upload, upload-warm")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "..", "build"),
                     help="the build tree with client/cl-client and service/cl-server")
     ap.add_argument("logs", nargs="+", metavar="LOG")
@@ -122,7 +126,7 @@ def main():
     client = os.path.abspath(os.path.join(args.build, "client", "cl-client"))
     server_bin = os.path.abspath(os.path.join(args.build, "service", "cl-server"))
     cases = [c for c in args.cases.split(",") if c]
-    unknown = set(cases) - {"analyze", "pb", "json", "site", "upload"}
+    unknown = set(cases) - {"analyze", "pb", "json", "site", "upload", "upload-warm"}
     if unknown:
         sys.exit(f"run.py: unknown case(s): {', '.join(sorted(unknown))}")
     out = os.path.join(os.environ.get("TMPDIR", "/var/tmp"), "compile-lens-vs-tlparse")
@@ -155,8 +159,19 @@ def main():
         log = os.path.abspath(log)
         figures = {name: [] for name in ["base"] + cases}
         server_figures = []  # (server CPU, server peak RSS KiB) per upload round
+        warm = None
+        if "upload-warm" in cases:
+            warm = Server(server_bin)
+            run_once([client, "upload", log, "--server", warm.address, "--quiet"])
+        warm_cpu = []  # the warm server's CPU per upload
         for _ in range(args.runs):
             for case in ["base"] + cases:
+                if case == "upload-warm":
+                    cpu0 = warm.cpu_seconds()
+                    figures[case].append(run_once(
+                        [client, "upload", log, "--server", warm.address, "--quiet"]))
+                    warm_cpu.append(warm.cpu_seconds() - cpu0)
+                    continue
                 if case == "upload":
                     server = Server(server_bin)
                     try:
@@ -168,6 +183,8 @@ def main():
                         server.stop()
                     continue
                 figures[case].append(run_once(argv_of(case, log)))
+        if warm is not None:
+            warm.stop()
         size = os.path.getsize(log)
         print(f"\n{os.path.basename(log)} ({size / 1e6:.2f} MB)")
         print(f"  {'case':<24}{'wall s':>9}{'CPU s':>9}{'peak MiB':>10}"
@@ -176,7 +193,7 @@ def main():
         for case, runs in figures.items():
             med[case] = tuple(statistics.median(r[i] for r in runs) for i in range(3))
             # One more run of each case for its peak RSS (upload: the client's), outside the timing.
-            if case != "upload":
+            if not case.startswith("upload"):
                 rss = peak_rss_kib(argv_of(case, log))
                 if rss is not None:
                     med[case] = med[case][:2] + (rss,)
@@ -198,6 +215,12 @@ def main():
             if ar:
                 line += (f"; upload wall / analyze wall {uw / aw:.2f}, "
                          f"server peak / analyze peak {rss / ar:.2f}")
+            print(line)
+        if warm_cpu:
+            aw = med.get("analyze", (0, 0, 0))[0]
+            line = f"  upload-warm: server CPU {statistics.median(warm_cpu):.3f} s"
+            if aw:
+                line += f"; upload-warm wall / analyze wall {med['upload-warm'][0] / aw:.2f}"
             print(line)
 
     if len(args.logs) > 1:
