@@ -10,13 +10,13 @@ bool CompiledNothing(const v1::Compile& compile) {
   if (compile.graph_breaks().empty() || !compile.graph_ids().empty() || compile.guard_count() > 0 ||
       !compile.guarded_sources().empty())
     return false;
+  // Null, not missing: a torch whose metrics have no such field says nothing either way.
   const auto& metrics = compile.metrics().fields();
-  if (metrics.empty()) return false;
-  const auto unset = [&metrics](const char* name) {
+  const auto null = [&metrics](const char* name) {
     auto it = metrics.find(name);
-    return it == metrics.end() || it->second.has_null_value();
+    return it != metrics.end() && it->second.has_null_value();
   };
-  return unset("guard_count") && unset("graph_op_count");
+  return null("guard_count") && null("graph_op_count");
 }
 
 }  // namespace cl

@@ -13,7 +13,7 @@
 namespace cl {
 
 // True for a compile that broke and compiled nothing, as above. False where the log has no
-// compilation metrics for it: nothing says either way.
+// compilation metrics for it, or metrics without those two fields: nothing says either way.
 bool CompiledNothing(const compile_lens::v1::Compile& compile);
 
 }  // namespace cl
