@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/post_grad_graph.h"
@@ -24,7 +26,7 @@ namespace {
 // lines, so they are left out; so are anchors inside torch (nn.RMSNorm's node is at
 // torch/nn/functional.py) while another anchor is in the user's code.
 v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& graph,
-                           const FusionMatch& match) {
+                           const FusionMatch& match, const v1::Compile* compile) {
   const bool user_anchor =
       std::any_of(match.anchors.begin(), match.anchors.end(), [&](const v1::Node* anchor) {
         const v1::SourceLoc* source = SourceOf(graph, *anchor);
@@ -41,6 +43,16 @@ v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& grap
     } else if (source->file() == file) {
       first = std::min(first, source->line());
       last = std::max(last, source->line());
+    }
+  }
+  // Where the graph's code is torch's own wrapper (torch/_dynamo/external_utils.py's `inner`, all
+  // torch writes for a compiled nn.Sequential, whose code is torch's too), the user's line that
+  // called the compiled module says more: the innermost frame of the compile's stack outside
+  // installed packages.
+  if ((file.empty() || absl::StrContains(file, "/torch/_dynamo/")) && compile != nullptr) {
+    for (auto frame = compile->stack().rbegin(); frame != compile->stack().rend(); ++frame) {
+      if (IsLibraryFile(frame->file()) || frame->line() == 0) continue;
+      return MakeLocation(session, frame->file(), frame->line());
     }
   }
   if (file.empty()) return v1::Location();
@@ -88,13 +100,17 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   size_t unknown_sizes = 0;  // graphs with a size that has no value, even at a hint
   bool at_hints = false;
   const SizeHintsByCompile hints(in.head);
+  absl::flat_hash_map<absl::string_view, const v1::Compile*> compiles;
+  for (const v1::Compile& c : in.head.compiles()) compiles.emplace(c.id(), &c);
   for (const v1::Graph* graph_proto : graphs) {
     if (in.Cancelled()) return absl::CancelledError("fusion pass cancelled");
     const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
     unknown_sizes += HasUnknownSize(graph) ? 1 : 0;
     for (const FusionMatch& match : FindFusionMatches(graph)) {
       residual_addmm |= HasResidualAddmm(graph, match);
-      const v1::Location location = MatchLocation(in.head.session(), graph, match);
+      auto compile = compiles.find(graph_proto->compile_id());
+      const v1::Location location = MatchLocation(
+          in.head.session(), graph, match, compile != compiles.end() ? compile->second : nullptr);
       std::string size_hints = graph.SizeHintsWithOperands(match.anchors);
       at_hints |= !size_hints.empty();
       const GroupKey key{match.label,

@@ -169,6 +169,19 @@ TEST(FusionScenesTest, SymbolicSizesMatchAtTheirHints) {
 
 // Without the hints (a log with no create_symbol record, or an unbacked u0) the sizes have no
 // value: the section makes no claim (skipped, saying why) rather than report a clean graph.
+// fixtures/torch_trace/torch-2.6/sequential: an nn.Sequential MLP, whose lowered graph names only
+// torch's compile wrapper (torch/_dynamo/external_utils.py:45) as its source line. The opportunity
+// is placed at the user's line that called the compiled module, from the compile's stack.
+TEST(FusionScenesTest, ATorchModulesOpportunityIsPlacedWhereTheUserCalledIt) {
+  const v1::FusionSection s =
+      testing::RunPassOk(FusionPass(),
+                         testing::ImportFixtureLog("torch_trace/torch-2.6/sequential/trace.log"))
+          .fusion();
+  ASSERT_EQ(s.opportunities_size(), 1);
+  EXPECT_EQ(s.opportunities(0).location().file(), "/mnt/project/sequential.py");
+  EXPECT_EQ(s.opportunities(0).location().line(), 20u);
+}
+
 TEST(FusionScenesTest, SizesWithoutAHintAreNotAFusionFreeGraph) {
   v1::SessionCapture capture =
       testing::ImportFixtureLog("torch_trace/torch-2.6/prenorm_swiglu-dynamic/trace.log");
