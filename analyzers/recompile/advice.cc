@@ -177,9 +177,11 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          "consistent (under `torch.no_grad()` this recompile is avoidable).")};
   }
   if (c.category == Category::VALUE && f.rule == "length") {
+    // The guard does not say whether it is a list, a tuple or a dict (a batch whose keys vary).
     return {absl::StrCat(Code(c.axis),
-                         " changes between calls — pass one stacked or padded tensor instead of "
-                         "a list whose length varies.")};
+                         " changes between calls (a list, tuple or dict whose length varies) — "
+                         "give it one length (pad it, or always pass the same keys), or pass one "
+                         "stacked tensor instead.")};
   }
   if (c.category == Category::VALUE && f.rule == "obj_id") {
     return {absl::StrCat(var,
@@ -231,10 +233,21 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            "'s storage changed between calls — reuse one buffer (copy into "
                            "it) instead of passing a new tensor.")};
     }
-    return {absl::StrCat(var,
-                         " is a different object on each call — create it once and reuse it "
-                         "(hoist lambdas, `functools.partial` and per-call module or processor "
-                         "objects out of the loop).")};
+    if (c.count >= 3) {
+      return {absl::StrCat(var,
+                           " is a different object on each call — create it once and reuse it "
+                           "(hoist lambdas, `functools.partial` and per-call module or processor "
+                           "objects out of the loop).")};
+    }
+    // Torch 2.6 matches True, False and None by identity too, and names no type: a flag that
+    // flipped reads the same as an object made anew (a config's `use_bias`, a fresh lambda).
+    return {absl::StrCat(
+        var,
+        " was another object than the one torch compiled for (an identity guard, "
+        "`___check_obj_id`) — if it is a flag (True, False and None are matched by identity), "
+        "each value is a graph of its own, expected once per value (pass it as a tensor, or "
+        "branch outside the compiled function, for one graph); if it is an object made per call "
+        "(a lambda, `functools.partial`, a module or processor), create it once and reuse it.")};
   }
   if (c.category == Category::TYPE) {
     return {absl::StrCat(

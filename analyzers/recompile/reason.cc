@@ -81,6 +81,10 @@ constexpr RuleSpec kRuleSpecs[] = {
      R"re(expected type of '(?P<var>.+?)' to be (?:a tensor type, ' but found|(?P<expected><class '[^']+'>), but found) (?P<actual><class '[^']+'>))re"},
     {"type_id", Category::TYPE, true,
      R"re(___check_type_id\((?P<var>.+?), (?P<id>\d+)\)(?:, type=(?P<expected><class '[^']+'>))?)re"},
+    // Torch could not read an attribute its guards read on the entry's object: the new object is
+    // of another kind (a builtin such as torch.relu has no `__code__`, a lambda does).
+    {"getattr_failed", Category::TYPE, true,
+     R"re(getattr failed on source (?P<var>.+?)\.[A-Za-z_]\w*)re"},
     {"obj_id", Category::IDENTITY, true,
      R"re(___check_obj_id\((?P<var>.+?), (?P<id>\d+)\)(?:, type=(?P<expected><class '[^']+'>))?)re"},
     {"global_state", Category::GLOBAL_STATE, true,

@@ -126,6 +126,10 @@ const Case kExamples[] = {
     {"ex20 b",
      "TYPE_MATCH: ___check_type_id(L['point'], 9876543), type=<class '__main__.Point'>",
      {"type", "point", "point", "<class '__main__.Point'>", ""}},
+    // torch 2.6, a sandbox function called with torch.relu and then a lambda as `act`.
+    {"getattr failed",
+     "0/3: getattr failed on source L['act'].__code__",
+     {"type", "act", "act", "", "", "0/3"}},
     {"ex21",
      "- 0/0: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4",
      {"size", "x", "x[0]", "3", "4", "0/0"}},

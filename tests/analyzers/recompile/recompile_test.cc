@@ -26,6 +26,7 @@ namespace {
 namespace v1 = ::compile_lens::v1;
 using ::cl::testing::IsOk;
 using ::cl::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -243,6 +244,39 @@ TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
   EXPECT_THAT(section.suggestions(1).evidence(), ::testing::Not(HasSubstr("also named")));
 }
 
+// A sandbox function fed a dict batch whose keys change, a dataclass config whose `use_bias` flips,
+// then a fresh lambda on each of three calls (the reasons verbatim). Torch 2.6 matches the bool by
+// identity and names no type: one flip reads as an identity change and is told both ways; the
+// lambda, new on every call, recompiles each time and is told to be made once; the dict's length
+// is not called a list's.
+TEST(RecompilePassTest, AnIdentityGuardIsAFlagOrAnObjectMadePerCall) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("head");
+  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": true})");
+  AddCompile(&capture, 0, 1, {"0/0: len(L['batch']) == 2"});
+  AddCompile(&capture, 0, 2,
+             {"0/1: ___check_obj_id(L['cfg'].use_bias, 10519872)", "0/0: len(L['batch']) == 2"});
+  for (uint32_t n = 3; n <= 5; ++n) {
+    std::vector<std::string> reasons;
+    for (uint32_t entry = n; entry-- > 2;)
+      reasons.push_back(
+          absl::StrCat("0/", entry, ": ___check_obj_id(L['act'], 14055279053", entry, ")"));
+    reasons.push_back("0/1: ___check_obj_id(L['cfg'].use_bias, 10519872)");
+    reasons.push_back("0/0: len(L['batch']) == 2");
+    AddCompile(&capture, 0, n, reasons);
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  std::map<std::string, std::string> text;
+  for (int i = 0; i < section.clusters_size(); ++i)
+    text[section.clusters(i).axis()] = section.suggestions(i).text();
+  ASSERT_EQ(text.size(), 3u);
+  EXPECT_THAT(text["act"], HasSubstr("is a different object on each call — create it once"));
+  EXPECT_THAT(text["cfg.use_bias"],
+              AllOf(HasSubstr("if it is a flag (True, False and None are matched by identity)"),
+                    HasSubstr("if it is an object made per call")));
+  EXPECT_THAT(text["len(batch)"], HasSubstr("a list, tuple or dict whose length varies"));
+}
+
 TEST(RecompilePassTest, OneSizeRecompileUnderDynamicFalseIsAProblem) {
   v1::SessionCapture capture;
   SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": false})");
@@ -291,7 +325,8 @@ TEST(RecompilePassTest, FramesAreOrderedByRecompiles) {
   EXPECT_EQ(section.clusters(0).frame(), "forward");
   EXPECT_EQ(section.suggestions(0).evidence(),
             "stride cluster on x[0] in `forward` — 2 recompiles (values 1→4, 1→8)");
-  EXPECT_THAT(section.suggestions(1).text(), HasSubstr("different object"));
+  EXPECT_THAT(section.suggestions(1).text(),
+              HasSubstr("was another object than the one torch compiled for"));
 }
 
 TEST(RecompilePassTest, RestartedAttemptIsOneRecompile) {
