@@ -77,6 +77,14 @@ void SetDynamoConfig(v1::Compile* compile, const std::string& json) {
   (*compile->mutable_metrics()->mutable_fields())["dynamo_config"].set_string_value(json);
 }
 
+// A capture of one frame, `name`, compiled once (0/0) under torch's default automatic dynamic.
+v1::SessionCapture FrameCompiledOnce(const char* name) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name(name);
+  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": true})");
+  return capture;
+}
+
 // The hero scene (fixtures/torch_trace/torch-2.6/rmsnorm_blocks-base): compiled with
 // dynamic=False and called with batch 16, 32, 64, 128. Its recompile section is the seed's.
 TEST(RecompilePassTest, HeroSectionMatchesTheSeedAndTheGolden) {
@@ -222,9 +230,7 @@ TEST(RecompilePassTest, DynamicSceneFilesEachRecompileUnderItsPrimaryReason) {
 // the dropout's training flag against 0/0, and is filed under one (the newest entry's). The other
 // is still said, once, on the frame's largest cluster.
 TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
-  v1::SessionCapture capture;
-  capture.add_frames()->set_name("forward");
-  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": true})");
+  v1::SessionCapture capture = FrameCompiledOnce("forward");
   AddCompile(&capture, 0, 1, {"0/0: GLOBAL_STATE changed: grad_mode "});
   AddCompile(&capture, 0, 2,
              {"0/1: GLOBAL_STATE changed: grad_mode ",
@@ -250,9 +256,7 @@ TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
 // lambda, new on every call, recompiles each time and is told to be made once; the dict's length
 // is not called a list's.
 TEST(RecompilePassTest, AnIdentityGuardIsAFlagOrAnObjectMadePerCall) {
-  v1::SessionCapture capture;
-  capture.add_frames()->set_name("head");
-  SetDynamoConfig(AddCompile(&capture, 0, 0), R"({"automatic_dynamic_shapes": true})");
+  v1::SessionCapture capture = FrameCompiledOnce("head");
   AddCompile(&capture, 0, 1, {"0/0: len(L['batch']) == 2"});
   AddCompile(&capture, 0, 2,
              {"0/1: ___check_obj_id(L['cfg'].use_bias, 10519872)", "0/0: len(L['batch']) == 2"});
