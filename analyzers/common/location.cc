@@ -2,10 +2,13 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "common/utf8.h"
 
 namespace cl {
+
+namespace v1 = ::compile_lens::v1;
 
 std::string RelativeToProjectRoot(absl::string_view project_root, absl::string_view file) {
   // A root of "/" or "" would make every absolute path "relative" to it; neither names a project.
@@ -34,6 +37,33 @@ compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::st
 compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
                                         absl::string_view file, uint32_t line) {
   return MakeLocation(session.project_root(), file, line);
+}
+
+const v1::StackFrame* InnermostUserFrame(
+    const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack) {
+  for (auto frame = stack.rbegin(); frame != stack.rend(); ++frame) {
+    if (!IsLibraryFile(frame->file())) return &*frame;
+  }
+  return nullptr;
+}
+
+std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
+  line = absl::StripLeadingAsciiWhitespace(line);
+  if (!absl::ConsumePrefix(&line, "File \"")) return std::nullopt;
+  // The path may hold `", line ` itself: the last one ends it.
+  const size_t quote = line.rfind("\", line ");
+  if (quote == absl::string_view::npos || quote == 0) return std::nullopt;
+  absl::string_view rest = line.substr(quote + 8);
+  const size_t in = rest.find(", in ");
+  uint32_t number = 0;
+  if (in == absl::string_view::npos || in + 5 >= rest.size() ||
+      !absl::SimpleAtoi(rest.substr(0, in), &number))
+    return std::nullopt;
+  v1::StackFrame frame;
+  frame.set_file(std::string(line.substr(0, quote)));
+  frame.set_line(number);
+  frame.set_name(std::string(rest.substr(in + 5)));
+  return frame;
 }
 
 bool IsLibraryFile(absl::string_view file) {

@@ -7,6 +7,7 @@
 #define ANALYZERS_COMMON_LOCATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -27,6 +28,15 @@ compile_lens::v1::Location MakeLocation(absl::string_view project_root, absl::st
 // The same, with the project root of `session`.
 compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session,
                                         absl::string_view file, uint32_t line);
+
+// The innermost frame of `stack` (outermost first, as torch logs stacks) in the user's own code,
+// not in an installed package (IsLibraryFile); null when every frame is a package's.
+const compile_lens::v1::StackFrame* InnermostUserFrame(
+    const google::protobuf::RepeatedPtrField<compile_lens::v1::StackFrame>& stack);
+
+// One frame line of a Python traceback as torch prints it, `  File "/m/model.py", line 12, in f`;
+// nullopt for any other line.
+std::optional<compile_lens::v1::StackFrame> ParseTracebackFrame(absl::string_view line);
 
 // A file of torch's or another installed package's (site-packages, dist-packages, the standard
 // library, "<frozen ...>"): not the user's to edit.

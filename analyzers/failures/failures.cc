@@ -5,10 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
 #include "analyzers/recompile/graph_breaks.h"
@@ -37,21 +35,15 @@ std::string BackendOf(absl::string_view reason) {
 bool UserLineOf(absl::string_view text, std::string* file, uint32_t* line) {
   const size_t block = text.rfind("from user code:");
   if (block == absl::string_view::npos) return false;
-  bool found = false;
+  google::protobuf::RepeatedPtrField<v1::StackFrame> frames;
   for (absl::string_view l : absl::StrSplit(text.substr(block), '\n')) {
-    l = absl::StripLeadingAsciiWhitespace(l);
-    if (!absl::ConsumePrefix(&l, "File \"")) continue;
-    const size_t quote = l.find("\", line ");
-    if (quote == absl::string_view::npos) continue;
-    const absl::string_view path = l.substr(0, quote);
-    absl::string_view rest = l.substr(quote + 8);
-    uint32_t number = 0;
-    if (!absl::SimpleAtoi(rest.substr(0, rest.find(',')), &number) || IsLibraryFile(path)) continue;
-    *file = std::string(path);
-    *line = number;
-    found = true;
+    if (std::optional<v1::StackFrame> frame = ParseTracebackFrame(l)) *frames.Add() = *frame;
   }
-  return found;
+  const v1::StackFrame* user = InnermostUserFrame(frames);
+  if (user == nullptr) return false;
+  *file = user->file();
+  *line = user->line();
+  return true;
 }
 
 // The line torch blames: its fail_user_frame, unless that is inside an installed package (torch

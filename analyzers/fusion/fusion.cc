@@ -50,10 +50,8 @@ v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& grap
   // called the compiled module says more: the innermost frame of the compile's stack outside
   // installed packages.
   if ((file.empty() || absl::StrContains(file, "/torch/_dynamo/")) && compile != nullptr) {
-    for (auto frame = compile->stack().rbegin(); frame != compile->stack().rend(); ++frame) {
-      if (IsLibraryFile(frame->file()) || frame->line() == 0) continue;
-      return MakeLocation(session, frame->file(), frame->line());
-    }
+    if (const v1::StackFrame* user = InnermostUserFrame(compile->stack()))
+      return MakeLocation(session, user->file(), user->line());
   }
   if (file.empty()) return v1::Location();
   v1::Location location = MakeLocation(session, file, first);

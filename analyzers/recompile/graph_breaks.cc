@@ -235,16 +235,15 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   static const LazyRE2 kHeaderRe = {
       R"re(Graph break(?: \(user stack suppressed due to duplicate graph break\))? in user code at (.+):(\d+))re"};
   static const LazyRE2 kReasonRe = {R"re((?:Graph Break Reason|Reason): (.*))re"};
-  static const LazyRE2 kUserFrameRe = {R"re(\s*File "(.+)", line (\d+), in (.+))re"};
   static const LazyRE2 kGbIdRe = {R"re(compile-graph-break-site\S*/gb/(?i:gb)(\d{4}))re"};
 
   ParsedGraphBreak out;
   out.frame_skipped = IsFrameSkip(text);
-  std::string header_file, header_line;  // "Graph break in user code at f:l"
-  std::string frame_file, frame_line;    // the last frame of the user traceback
-  std::string context;                   // explanation and debug context of a structured message
-  std::string message;                   // the text before torch's own traceback
-  bool explicit_reason = false;          // a "Reason:" line, which beats a first-line guess
+  std::string header_file, header_line;      // "Graph break in user code at f:l"
+  std::optional<v1::StackFrame> user_frame;  // the last frame of the user traceback
+  std::string context;           // explanation and debug context of a structured message
+  std::string message;           // the text before torch's own traceback
+  bool explicit_reason = false;  // a "Reason:" line, which beats a first-line guess
   bool guessed_reason = false;
   bool in_user_traceback = false;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
@@ -254,7 +253,7 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
     if (absl::StartsWith(trimmed, "Traceback (most recent call last):")) break;
     // The user's source lines are not torch's words; keep them out of the categorisation.
     if (!in_user_traceback) absl::StrAppend(&message, line, "\n");
-    std::string reason, file, number, fn;
+    std::string reason;
     if (RE2::FullMatch(Piece(line), *kHeaderRe, &header_file, &header_line)) continue;
     if (!explicit_reason && RE2::FullMatch(Piece(line), *kReasonRe, &reason)) {
       out.reason = CleanReasonLine(reason);
@@ -268,11 +267,12 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
       in_user_traceback = true;
       continue;
     }
-    if (in_user_traceback && RE2::FullMatch(Piece(line), *kUserFrameRe, &file, &number, &fn)) {
-      frame_file = file;
-      frame_line = number;
-      out.function = fn;
-      continue;
+    if (in_user_traceback) {
+      if (std::optional<v1::StackFrame> frame = ParseTracebackFrame(line)) {
+        out.function = frame->name();
+        user_frame = std::move(frame);
+        continue;
+      }
     }
     if (absl::StartsWith(trimmed, "Explanation:") ||
         absl::StartsWith(trimmed, "Developer debug context:")) {
@@ -289,9 +289,13 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   }
   // The header names the breaking line; the traceback's last frame is the same place when the
   // header is missing (explain(), fullgraph errors).
-  out.file = header_file.empty() ? frame_file : header_file;
-  const std::string& number = header_file.empty() ? frame_line : header_line;
-  if (number.empty() || !absl::SimpleAtoi(number, &out.line)) out.line = 0;
+  if (!header_file.empty()) {
+    out.file = header_file;
+    if (!absl::SimpleAtoi(header_line, &out.line)) out.line = 0;
+  } else if (user_frame) {
+    out.file = user_frame->file();
+    out.line = user_frame->line();
+  }
   std::string gb_digits;
   if (RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits)) out.gb_id = "GB" + gb_digits;
   if (out.frame_skipped && !explicit_reason && !guessed_reason) {
@@ -394,18 +398,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       if (IsLibraryFile(file)) {
         inside = absl::StrCat(PackagePath(file), line > 0 ? absl::StrCat(":", line) : "");
         in_optimizer = absl::EndsWith(file, "/torch/optim/optimizer.py");
-        std::string user_file, user_function;
-        uint32_t user_line = 0;
-        for (auto f = gb.user_stack().rbegin(); f != gb.user_stack().rend(); ++f) {
-          if (IsLibraryFile(f->file())) continue;
-          user_file = f->file();
-          user_line = f->line();
-          user_function = f->name();
-          break;
-        }
-        file = user_file;
-        line = user_line;
-        function = user_function;
+        const v1::StackFrame* user = InnermostUserFrame(gb.user_stack());
+        file = user != nullptr ? user->file() : "";
+        line = user != nullptr ? user->line() : 0;
+        function = user != nullptr ? user->name() : "";
       }
       if (function.empty()) {
         auto it = frames.find(compile.frame_id());

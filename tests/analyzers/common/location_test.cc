@@ -41,5 +41,38 @@ TEST(MakeLocationTest, UsesTheSessionProjectRoot) {
   EXPECT_EQ(location.line(), 86u);
 }
 
+// Torch's traceback frame lines, as its "from user code:" and "User code traceback:" blocks print
+// them; the last `", line ` ends the path, and anything else is no frame.
+TEST(ParseTracebackFrameTest, ReadsTorchsFrameLinesAndNothingElse) {
+  std::optional<compile_lens::v1::StackFrame> f =
+      ParseTracebackFrame("   File \"/mnt/project/custom_op.py\", line 18, in f");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->file(), "/mnt/project/custom_op.py");
+  EXPECT_EQ(f->line(), 18u);
+  EXPECT_EQ(f->name(), "f");
+  f = ParseTracebackFrame(R"(File "/a/odd", line 2, in b.py", line 7, in <lambda>)");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->file(), R"(/a/odd", line 2, in b.py)");
+  EXPECT_EQ(f->line(), 7u);
+  EXPECT_EQ(f->name(), "<lambda>");
+  for (const char* other :
+       {"    return scaled_clip(x.sin(), 0.5).cos()", "File \"a.py\", line x, in f",
+        "File \"a.py\", line 3", "File \"a.py\", line 3, in ", ""}) {
+    EXPECT_FALSE(ParseTracebackFrame(other).has_value()) << other;
+  }
+}
+
+TEST(InnermostUserFrameTest, TheLastFrameOutsideInstalledPackages) {
+  google::protobuf::RepeatedPtrField<compile_lens::v1::StackFrame> stack;
+  for (const char* file : {"/mnt/project/train.py", "/mnt/project/model.py",
+                           "/usr/lib/python3/dist-packages/torch/nn/modules/module.py"}) {
+    stack.Add()->set_file(file);
+  }
+  ASSERT_NE(InnermostUserFrame(stack), nullptr);
+  EXPECT_EQ(InnermostUserFrame(stack)->file(), "/mnt/project/model.py");
+  stack.DeleteSubrange(0, 2);
+  EXPECT_EQ(InnermostUserFrame(stack), nullptr);
+}
+
 }  // namespace
 }  // namespace cl
