@@ -9,6 +9,7 @@
 #include "analyzers/common/restarts.h"
 #include "common/number_format.h"
 #include "proto/report_words.h"
+#include "service/render/health_format.h"
 #include "service/render/location_format.h"
 
 namespace cl {
@@ -87,14 +88,11 @@ void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
 // The recompiles that ask for a change: all but the expected clusters' (an input that changed once
 // and that torch made dynamic), which the item only counts.
 void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) {
-  uint32_t expected = 0;
+  const uint32_t expected = ExpectedRecompiles(recompile);
   const v1::RecompileCluster* top = nullptr;  // the largest cluster that asks for a change
   std::set<std::string> frames;               // the frames those clusters are in
   for (const v1::RecompileCluster& c : recompile.clusters()) {
-    if (c.expected()) {
-      expected += c.count();
-      continue;
-    }
+    if (c.expected()) continue;
     if (top == nullptr) top = &c;
     frames.insert(absl::StrCat(c.frame(), "\x1f", c.location().file(), ":", c.location().line()));
   }

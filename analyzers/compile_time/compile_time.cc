@@ -567,11 +567,12 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     // Torch logs a recompile's reasons on its first attempt; a restart's later attempt, which
     // carries the time, is filed under them too, as the recompile pass files the frame compile.
     const v1::Compile* with_reasons = &c;
-    for (const v1::Compile* attempt : tries) {
-      if (!with_reasons->recompile_reasons().empty()) break;
-      with_reasons = attempt;
+    if (c.recompile_reasons().empty()) {
+      auto logged = std::find_if(tries.begin(), tries.end(), [](const v1::Compile* attempt) {
+        return !attempt->recompile_reasons().empty();
+      });
+      if (logged != tries.end()) with_reasons = *logged;
     }
-    if (with_reasons->recompile_reasons().empty()) with_reasons = &c;
 
     // The compile's own cause, less what a restart and an avoidable miss took of it.
     std::string cause = "first_compile";

@@ -59,4 +59,12 @@ std::string GraphBreakCount(const v1::RecompileSection& section) {
   return words;
 }
 
+uint32_t ExpectedRecompiles(const v1::RecompileSection& section) {
+  uint32_t expected = 0;
+  for (const v1::RecompileCluster& cluster : section.clusters()) {
+    if (cluster.expected()) expected += cluster.count();
+  }
+  return expected;
+}
+
 }  // namespace cl

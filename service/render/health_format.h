@@ -4,6 +4,7 @@
 #ifndef SERVICE_RENDER_HEALTH_FORMAT_H_
 #define SERVICE_RENDER_HEALTH_FORMAT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -28,6 +29,10 @@ bool HealthBetter(const v1::HealthMetric& m);
 // the groups (one reason at one line) they are listed in when those are fewer: "9 graph breaks
 // in 6 groups", "2 graph breaks". The health table counts the same breaks.
 std::string GraphBreakCount(const v1::RecompileSection& section);
+
+// The recompiles of the section's expected clusters (RecompileCluster.expected): torch making an
+// input that changed once dynamic. The page and the verdict both set them apart.
+uint32_t ExpectedRecompiles(const v1::RecompileSection& section);
 
 }  // namespace cl
 

@@ -36,11 +36,7 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
       .Tag("</strong> guard ")
       .Text(Noun(section.categories(), "category", "categories"))
       .Tag(".</p>");
-  uint32_t expected = 0;
-  for (const v1::RecompileCluster& cluster : section.clusters()) {
-    if (cluster.expected()) expected += cluster.count();
-  }
-  if (expected > 0) {
+  if (const uint32_t expected = ExpectedRecompiles(section); expected > 0) {
     w.Tag("<p class=\"muted\">")
         .Text(expected == section.total()
                   ? (expected == 1 ? "It is" : "All are")
