@@ -153,7 +153,7 @@ void WriteGraphBreaks(const v1::RecompileSection& section, HtmlWriter& w) {
     if (!brk.frame().empty()) w.Tag("<code>").Text(brk.frame()).Tag("</code> ");
     WriteCodeLocation(brk.location(), w);
     if (!brk.source_line().empty()) w.Tag("<br><code>").Text(brk.source_line()).Tag("</code>");
-    w.Tag("</td><td>").Text(OrDash(brk.remedy())).Tag("</td></tr>\n");
+    w.Tag("</td><td class=\"paths\">").Text(OrDash(brk.remedy())).Tag("</td></tr>\n");
   }
   w.EndTable();
   WriteOmittedRows(section.graph_breaks().size(), w);

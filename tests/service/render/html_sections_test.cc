@@ -121,6 +121,11 @@ TEST(HtmlSectionsTest, RecompileShowsCacheLimitHitsAndGraphBreaks) {
                         "call_function print (the whole frame ran eager) unsupported_call "
                         "2 step /abs/train.py:12 print(f\"step {i}\") move the print out of "
                         "the compiled region"));
+  // The remedy breaks anywhere as the reason and the place do: a remedy quoting a long config name
+  // (`torch._dynamo.config.capture_dynamic_output_shape_ops`) kept its column wide and squeezed
+  // the reason to a few letters a line on a sandbox MoE scene.
+  EXPECT_THAT(Section(RenderHtml(report), "recompile"),
+              HasSubstr("<td class=\"paths\">move the print out of the compiled region</td>"));
 }
 
 // Two modules' `forward` both recompiled: the cluster table has a frame column, each row says
