@@ -134,7 +134,7 @@ ClusterKey RecompileCluster(const v1::Compile& compile, const FrameStats& frame)
 
 // Whether a recompile line is torch's expected behaviour, as the recompile pass advises its
 // cluster: an input that changed once and that automatic dynamic made dynamic.
-bool ExpectedRecompiles(const ClusterKey& key, uint32_t count, const FrameStats& frame) {
+bool ExpectedLine(const ClusterKey& key, uint32_t count, const FrameStats& frame) {
   if (!key.cause) return false;
   Cluster cluster;
   cluster.category = key.cause->category;
@@ -672,7 +672,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       cost.set_detail(absl::StrCat(n, ": the first of each frame"));
     } else if (cause == "recompile" && line->cluster) {
       const ClusterKey& k = *line->cluster;
-      cost.set_expected(!line->several_frames && ExpectedRecompiles(k, cost.count(), *line->frame));
+      cost.set_expected(!line->several_frames && ExpectedLine(k, cost.count(), *line->frame));
       cost.set_detail(absl::StrCat(FormatCount(cost.count(), k.one, k.many), k.tail,
                                    cost.expected() ? ", expected (made dynamic)" : ""));
     } else if (cause == "graph_break_fragment") {
