@@ -165,6 +165,20 @@ std::string SpecificRemedy(absl::string_view reason) {
       {R"re(Optimizer\.zero_grad)re",
        "`optimizer.zero_grad()` is not traced: call it outside the compiled function (or compile "
        "the optimizer step on its own with `torch.compile(opt.step)`)."},
+      // torch 2.6's LoggingLoggerVariable: a logger's methods are not print-like functions, so
+      // `reorderable_logging_functions` (the logging category's remedy) never applies to them.
+      {R"re(Logger not supported)re",
+       "A `logging.Logger` method (`logger.info(...)`, `logger.warning(...)`) breaks the graph "
+       "where it is called: guard the call with `if not torch.compiler.is_compiling():`, or set "
+       "`torch._dynamo.config.ignore_logger_methods = {logging.Logger.info}` (each method the "
+       "code calls), which drops those calls from compiled code: they no longer log there. "
+       "`reorderable_logging_functions` does not apply to logger methods."},
+      {R"re(skip function getLogger\b)re",
+       "`logging.getLogger()` is not traced: make the logger once at module level (`log = "
+       "logging.getLogger(__name__)`). Its methods break the graph too, unless the call is "
+       "guarded with `if not torch.compiler.is_compiling():` or "
+       "`torch._dynamo.config.ignore_logger_methods` lists them (`{logging.Logger.warning}`), "
+       "which drops those calls from compiled code."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},

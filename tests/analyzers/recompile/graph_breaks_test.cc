@@ -424,15 +424,32 @@ TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
     ASSERT_TRUE(by_function.contains(function)) << function;
     EXPECT_EQ(by_function.at(function), category) << function;
   }
+  int logger_breaks = 0;
   for (const v1::GraphBreakSummary& s : summaries) {
     EXPECT_NE(Word(s.category()), "other") << s.reason();
     if (s.frame() == "ctx_sdp_kernel") {
       EXPECT_THAT(s.remedy(), ::testing::HasSubstr("torch.nn.attention.sdpa_kernel"));
     }
+    // A logger's methods have their own switch (the break in logging_call's resume function,
+    // once getLogger() broke first); print and warnings.warn can be reordered.
+    if (absl::StrContains(s.reason(), "Logger not supported")) {
+      ++logger_breaks;
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("ignore_logger_methods = {logging.Logger."));
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("does not apply to logger methods"));
+    }
+    if (s.frame() == "logging_call") {
+      EXPECT_THAT(s.reason(), ::testing::HasSubstr("getLogger"));
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("logging.getLogger(__name__)"));
+    }
+    if (s.frame() == "print_call" || s.frame() == "warnings_call") {
+      EXPECT_THAT(s.remedy(), ::testing::HasSubstr("reorderable_logging_functions"));
+      EXPECT_THAT(s.remedy(), ::testing::Not(::testing::HasSubstr("ignore_logger_methods")));
+    }
     if (s.frame_skipped() && s.location().line() == 27) {
       EXPECT_EQ(s.reason(), "BEFORE_WITH UserDefinedObjectVariable(suppress)");
     }
   }
+  EXPECT_EQ(logger_breaks, 1);
 }
 
 // A graph_break() another library calls on purpose is not the optimizer's: the remedy names the
