@@ -170,6 +170,20 @@ std::vector<PatternSpec> Make() {
   }
   {
     PatternSpec p = Pattern(
+        "hook_change_after_compile", DetectorKind::kHookAfterCompile, Scope::kOutsideCompiledRegion,
+        0.7,
+        "hooks of `{name}` change (`{op}`) after `{base}` was compiled: the compiled code keeps "
+        "the hooks it traced",
+        "register hooks before the first compiled call and keep them, or set "
+        "torch._dynamo.config.skip_nnmodule_hook_guards = False so that a hook change "
+        "recompiles, or call torch._dynamo.reset() after changing hooks");
+    p.params.method_names = {"register_forward_hook", "register_forward_pre_hook",
+                             "register_full_backward_hook", "register_full_backward_pre_hook",
+                             "register_backward_hook"};
+    out.push_back(std::move(p));
+  }
+  {
+    PatternSpec p = Pattern(
         "numpy_interop", DetectorKind::kCallInRegion, Scope::kCompiledRegion, 0.7,
         "NumPy `{op}` in the compiled region (traced through torch._numpy)", "use torch ops");
     p.params.function_names = {"torch.from_numpy", "re:^numpy\\."};

@@ -32,6 +32,8 @@ DetectorFn DetectorFor(DetectorKind kind) {
       return DetectGlobalRebind;
     case DetectorKind::kScalarArgs:
       return DetectScalarArgs;
+    case DetectorKind::kHookAfterCompile:
+      return DetectHookAfterCompile;
   }
   return nullptr;
 }

@@ -71,6 +71,7 @@ void DetectGradMode(const DetectInput&, const PatternSpec&, std::vector<RawFindi
 void DetectModuleAttr(const DetectInput&, const PatternSpec&, std::vector<RawFinding>*);
 void DetectGlobalRebind(const DetectInput&, const PatternSpec&, std::vector<RawFinding>*);
 void DetectScalarArgs(const DetectInput&, const PatternSpec&, std::vector<RawFinding>*);
+void DetectHookAfterCompile(const DetectInput&, const PatternSpec&, std::vector<RawFinding>*);
 
 // Shared helpers.
 // A finding at `node` with the fields every detector sets; the caller fills in the rest.

@@ -415,4 +415,130 @@ void DetectScalarArgs(const DetectInput& in, const PatternSpec& spec,
   }
 }
 
+namespace {
+
+// A module reference a hook can be registered on: a name, or attributes and subscripts of one
+// (`model`, `self.model`, `model.layers[0].attn`); empty for anything else.
+absl::string_view ModuleRef(const SyntaxTree& t, NodeId n) {
+  n = t.Unparen(n);
+  for (NodeId x = n; x != kNoNode; x = t.Unparen(t.Child(x, Field::kObject))) {
+    if (t.kind(x) == Kind::kSubscript) x = t.Unparen(t.Child(x, Field::kValue));
+    if (x == kNoNode) return "";
+    if (t.kind(x) == Kind::kIdentifier) return t.Text(n);
+    if (t.kind(x) != Kind::kAttribute) return "";
+  }
+  return "";
+}
+
+// Whether `ref` is `module` or one of its submodules (`module.x`, `module[0]`, `module.layers()`).
+bool IsWithin(absl::string_view ref, absl::string_view module) {
+  return absl::StartsWith(ref, module) &&
+         (ref.size() == module.size() || ref[module.size()] == '.' || ref[module.size()] == '[');
+}
+
+struct CompileSite {
+  absl::string_view module;  // what was compiled
+  absl::string_view result;  // the name the compiled module is bound to ("" if none)
+  bool in_place = false;     // `module.compile()`
+  uint32_t pos = 0;
+  uint32_t line = 0;
+};
+
+// Whether the compiled code misses a hook change on `ref` after `site`: a hook on the wrapper
+// `torch.compile` returned runs eagerly around it, whereas the compiled code traced the module's
+// own hooks (and its submodules') and does not guard on them.
+bool MissedHook(const CompileSite& site, absl::string_view ref) {
+  const bool rebound = !site.in_place && site.result == site.module;
+  if (IsWithin(ref, site.module) && !(rebound && ref == site.module)) return true;
+  return !site.result.empty() && site.result != site.module && IsWithin(ref, site.result) &&
+         ref != site.result;
+}
+
+}  // namespace
+
+// Hooks registered, or removed, on a module after it was compiled: torch does not guard on
+// nn.Module hooks (`skip_nnmodule_hook_guards`, on by default), so the compiled code keeps running
+// the hooks it traced. Within one function (or the module's top-level code), by source order.
+void DetectHookAfterCompile(const DetectInput& in, const PatternSpec& spec,
+                            std::vector<RawFinding>* out) {
+  const NameMatcher& hook_methods = spec.params.method_names;
+  for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
+    const ModuleIndex& m = *in.files[f];
+    const SyntaxTree& t = m.tree();
+    for (const FunctionView& v : m.views()) {
+      const bool region = in.region.InRegion(f, v.function);
+      if ((spec.scope == Scope::kCompiledRegion && !region) ||
+          (spec.scope == Scope::kOutsideCompiledRegion && region))
+        continue;
+      std::vector<CompileSite> sites;
+      for (const CallSite& c : v.calls) {
+        CompileSite site{.pos = t[c.node].start, .line = t.line(c.node)};
+        if (IsCompileCallee(c.callee)) {
+          const NodeId args = t.Child(c.node, Field::kArguments);
+          site.module = args == kNoNode ? "" : ModuleRef(t, t.NamedChild(args));
+          for (NodeId a : v.assignments) {
+            if (t.Unparen(t.Child(a, Field::kRight)) == c.node)
+              site.result = ModuleRef(t, t.Child(a, Field::kLeft));
+          }
+        } else if (c.method == "compile" && c.object != kNoNode) {
+          site.module = ModuleRef(t, c.object);
+          site.result = site.module;
+          site.in_place = true;
+        }
+        if (!site.module.empty()) sites.push_back(site);
+      }
+      if (sites.empty()) continue;
+      // The module a hook goes on: `ref`, or the modules a loop over `model.modules()` visits.
+      auto hooked = [&](NodeId object, uint32_t pos) -> absl::string_view {
+        absl::string_view ref = ModuleRef(t, object);
+        if (t.kind(t.Unparen(object)) == Kind::kIdentifier) {
+          if (const Binding* b = v.At(ref, pos); b != nullptr && b->loop_var && b->value != kNoNode)
+            ref = t.Text(t.Unparen(b->value));
+        }
+        return ref;
+      };
+      auto report = [&](const CallSite& c, absl::string_view form, absl::string_view ref,
+                        absl::string_view method, const CompileSite& site) {
+        RawFinding r = MakeFinding(f, v.function, c.node, form, c.in_loop, /*assumed=*/false);
+        r.name = std::string(ref);
+        r.base = std::string(site.module);
+        r.op = std::string(method);
+        r.producer = r.op;
+        r.detail = absl::StrCat("`", site.module, "` was compiled at line ", site.line);
+        out->push_back(std::move(r));
+      };
+      for (const CallSite& c : v.calls) {
+        const uint32_t pos = t[c.node].start;
+        if (c.object == kNoNode) continue;
+        if (hook_methods.Matches(c.method)) {
+          const absl::string_view ref = hooked(c.object, pos);
+          for (const CompileSite& site : sites) {
+            if (site.pos < pos && MissedHook(site, ref)) {
+              report(c, "registered", ref, c.method, site);
+              break;
+            }
+          }
+          continue;
+        }
+        // `handle.remove()` after the compile, for a hook registered before it.
+        if (c.method != "remove" || t.kind(t.Unparen(c.object)) != Kind::kIdentifier) continue;
+        const Binding* b = v.At(t.Text(t.Unparen(c.object)), pos);
+        const NodeId call = b == nullptr ? kNoNode : t.Unparen(b->value);
+        if (call == kNoNode || t.kind(call) != Kind::kCall) continue;
+        const NodeId fn = t.Child(call, Field::kFunction);
+        if (fn == kNoNode || t.kind(fn) != Kind::kAttribute) continue;
+        const absl::string_view method = t.Text(t.Child(fn, Field::kAttribute));
+        if (!hook_methods.Matches(method)) continue;
+        const absl::string_view ref = hooked(t.Child(fn, Field::kObject), t[call].start);
+        for (const CompileSite& site : sites) {
+          if (t[call].start < site.pos && site.pos < pos && MissedHook(site, ref)) {
+            report(c, "removed", ref, absl::StrCat(method, "(...).remove"), site);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace cl::lint

@@ -23,6 +23,7 @@ constexpr std::pair<DetectorKind, absl::string_view> kKinds[] = {
     {DetectorKind::kModuleAttr, "module_attr"},
     {DetectorKind::kGlobalRebind, "global_rebind"},
     {DetectorKind::kScalarArgs, "scalar_args"},
+    {DetectorKind::kHookAfterCompile, "hook_after_compile"},
 };
 
 }  // namespace

@@ -32,6 +32,7 @@ enum class DetectorKind {
   kModuleAttr,
   kGlobalRebind,
   kScalarArgs,
+  kHookAfterCompile,
 };
 
 // The `detect.kind` spelling of each kind, and back.

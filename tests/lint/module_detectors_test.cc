@@ -1,5 +1,5 @@
 // Detectors that read a whole file: module_attr_mutation, global_rebinding_read_in_compiled,
-// python_scalar_args, custom_op_mutation_undeclared.
+// python_scalar_args, custom_op_mutation_undeclared, hook_change_after_compile.
 #include <string>
 #include <vector>
 
@@ -162,6 +162,72 @@ def eager(fn, lr):
     return fn(lr)
 )py"),
                     "python_scalar_args"),
+              IsEmpty());
+}
+
+// Hook changes after the compile, on the module itself, a submodule (by attribute, index, through
+// the compiled wrapper, or a loop over modules()), an in-place compiled module, and a removal of a
+// hook registered before the compile (as the sandbox scene amp_hooks showed: a forward hook
+// registered on `m.up` after `torch.compile(m)` never ran).
+TEST(HookAfterCompileTest, HooksChangedAfterTheCompile) {
+  const LintResult r = LintCode(R"py(import torch
+import torch.nn as nn
+
+def train(m, x):
+    before = m.up.register_forward_hook(print)
+    cm = torch.compile(m)
+    cm(x)
+    m.up.register_forward_hook(print)
+    m.register_forward_pre_hook(print)
+    cm.down.register_full_backward_hook(print)
+    m.layers[0].register_forward_hook(print)
+    for sub in m.modules():
+        sub.register_forward_hook(print)
+    before.remove()
+
+def in_place(net, x):
+    net.compile()
+    net.register_forward_hook(print)
+
+def rebound(model, x):
+    model = torch.compile(model)
+    model.encoder.register_forward_hook(print)
+)py");
+  EXPECT_THAT(Found(r, "hook_change_after_compile"),
+              ElementsAre("hook_change_after_compile:8", "hook_change_after_compile:9",
+                          "hook_change_after_compile:10", "hook_change_after_compile:11",
+                          "hook_change_after_compile:13", "hook_change_after_compile:14",
+                          "hook_change_after_compile:18", "hook_change_after_compile:22"));
+  EXPECT_THAT(Forms(r, "hook_change_after_compile"),
+              ElementsAre("registered", "registered", "registered", "registered", "registered",
+                          "removed", "registered", "registered"));
+  const Finding* first = FindingFor(r, "hook_change_after_compile");
+  ASSERT_NE(first, nullptr);
+  EXPECT_THAT(first->message, HasSubstr("hooks of `m.up` change (`register_forward_hook`) after "
+                                        "`m` was compiled"));
+  EXPECT_THAT(first->message, HasSubstr("`m` was compiled at line 6"));
+}
+
+// Hooks registered before the compile, on the wrapper `torch.compile` returned (they run eagerly
+// around it), on another module, or in another function, are not reported.
+TEST(HookAfterCompileTest, HooksTheCompiledCodeSeesAreFine) {
+  EXPECT_THAT(Found(LintCode(R"py(import torch
+
+def setup(m, other, x):
+    m.register_forward_hook(print)
+    h = m.up.register_forward_hook(print)
+    cm = torch.compile(m)
+    cm.register_forward_hook(print)
+    other.register_forward_hook(print)
+    model = torch.compile(m.block)
+    model.register_forward_hook(print)
+    mx.register_forward_hook(print)
+    return h
+
+def later(m):
+    m.register_forward_hook(print)
+)py"),
+                    "hook_change_after_compile"),
               IsEmpty());
 }
 
