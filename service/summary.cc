@@ -34,16 +34,18 @@ void FillMetadata(const v1::SessionCapture& head, const v1::SessionCapture* base
 void FillRaw(const v1::SessionCapture& head, v1::AnalysisReport* report) {
   v1::RawSection* raw = report->mutable_raw();
   raw->set_schema(head.schema());
-  uint32_t recompilations = 0, graph_breaks = 0, compiled_graphs = 0;
+  uint32_t recompilations = 0, graph_breaks = 0, compiled_graphs = 0, empty_graphs = 0;
   const GraphBreakRestarts restart_breaks(head);
   for (const v1::Compile& c : head.compiles()) {
     if (!c.recompile_reasons().empty()) ++recompilations;
     graph_breaks += static_cast<uint32_t>(restart_breaks.Count(c));
     // A compile that succeeded produced a graph (each recompile its own).
     if (c.status() == v1::Compile::OK) ++compiled_graphs;
+    if (c.status() == v1::Compile::EMPTY_GRAPH) ++empty_graphs;
   }
   raw->set_recompilations(recompilations);
   raw->set_compiled_graphs(compiled_graphs);
+  raw->set_empty_graphs(empty_graphs);
   raw->set_graph_breaks(graph_breaks);
   raw->set_iterations(static_cast<uint32_t>(head.iterations_size()));
 }
@@ -145,6 +147,19 @@ void FillVerdict(v1::AnalysisReport* report) {
         absl::StrCat(FormatCount(failures.failed_size(), "compile", "compiles"), " failed",
                      kinds.empty() ? "" : absl::StrCat(" (", absl::StrJoin(kinds, ", "), ")"),
                      ": those frames did not run compiled"));
+  }
+  const v1::RawSection& raw = report->raw();
+  if (raw.compiled_graphs() == 0 && raw.empty_graphs() > 0) {
+    // torch.compile was called and ran, but no op of the model went into a graph: the model ran
+    // as plain Python (a DDP wrapper whose forward breaks before the model, a frame whose ops all
+    // sit behind a break in a file Dynamo does not trace).
+    Add(verdict, "recompile",
+        absl::StrCat(
+            "torch compiled no op: ",
+            raw.empty_graphs() == 1
+                ? std::string("the one frame it compiled has an empty graph")
+                : absl::StrCat("all ", raw.empty_graphs(), " frames it compiled have empty graphs"),
+            ", so the model ran eagerly"));
   }
   AddLouderRanks(*report, verdict);
   const v1::RecompileSection& recompile = report->recompile();

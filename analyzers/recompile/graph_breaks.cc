@@ -338,6 +338,16 @@ namespace {
 std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
                                 const ParsedGraphBreak& parsed) {
   const std::string where = absl::StrCat("The break is inside `", inside, "`, not in your code: ");
+  if (absl::StartsWith(inside, "torch/nn/parallel/distributed.py")) {
+    // Seen on torch 2.6: torch.compile(DDP(model)) breaks in DDP's _pre_forward (its C++ logger),
+    // and what follows (the wrapped model, when its code is torch's) runs eagerly.
+    return absl::StrCat(where,
+                        "Dynamo could not trace DistributedDataParallel's own forward, and the "
+                        "code after the break runs eagerly unless it is a frame Dynamo compiles "
+                        "on its own. Compile the module DDP wraps instead, "
+                        "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
+                        "frame.");
+  }
   if (parsed.category != Category::USER_REQUESTED)
     return absl::StrCat(where, "change how your code calls it. ", parsed.remedy);
   if (!in_optimizer) {
@@ -412,7 +422,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       if (IsLibraryFile(file)) {
         inside = absl::StrCat(PackagePath(file), line > 0 ? absl::StrCat(":", line) : "");
         in_optimizer = absl::EndsWith(file, "/torch/optim/optimizer.py");
+        // No frame of the user's on the break's stack (a compiled DDP wrapper breaks in DDP's
+        // forward): the user's line that called the compiled code.
         const v1::StackFrame* user = InnermostUserFrame(gb.user_stack());
+        if (user == nullptr) user = InnermostUserFrame(compile.stack());
         file = user != nullptr ? user->file() : "";
         line = user != nullptr ? user->line() : 0;
         function = user != nullptr ? user->name() : "";

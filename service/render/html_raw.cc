@@ -12,6 +12,7 @@ void WriteRawBody(const v1::RawSection& raw, HtmlWriter& w) {
   WriteMetaRow("schema", raw.schema(), w);
   WriteMetaRow("recompilations", absl::StrCat(raw.recompilations()), w);
   WriteMetaRow("compiled graphs", absl::StrCat(raw.compiled_graphs()), w);
+  if (raw.empty_graphs() > 0) WriteMetaRow("empty graphs", absl::StrCat(raw.empty_graphs()), w);
   WriteMetaRow("graph breaks", absl::StrCat(raw.graph_breaks()), w);
   WriteMetaRow("iterations", absl::StrCat(raw.iterations()), w);
   w.Tag(

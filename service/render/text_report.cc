@@ -475,11 +475,13 @@ void WriteRoofline(const v1::RooflineSection& s, TerminalWriter& t) {
 
 void WriteRaw(const v1::RawSection& r, TerminalWriter& t) {
   WriteName("raw", t);
-  t.Text(absl::StrCat("schema ", r.schema().empty() ? "?" : r.schema(), " · ",
-                      FormatCount(r.recompilations(), "recompilation", "recompilations"), " · ",
-                      FormatCount(r.compiled_graphs(), "compiled graph", "compiled graphs"), " · ",
-                      FormatCount(r.graph_breaks(), "graph break", "graph breaks"), " · ",
-                      FormatCount(r.iterations(), "iteration", "iterations")));
+  t.Text(
+      absl::StrCat("schema ", r.schema().empty() ? "?" : r.schema(), " · ",
+                   FormatCount(r.recompilations(), "recompilation", "recompilations"), " · ",
+                   FormatCount(r.compiled_graphs(), "compiled graph", "compiled graphs"),
+                   r.empty_graphs() > 0 ? absl::StrCat(" (and ", r.empty_graphs(), " empty)") : "",
+                   " · ", FormatCount(r.graph_breaks(), "graph break", "graph breaks"), " · ",
+                   FormatCount(r.iterations(), "iteration", "iterations")));
   t.EndLine();
 }
 

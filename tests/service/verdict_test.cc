@@ -95,6 +95,29 @@ TEST(VerdictTest, OneOfEachProblemMostCostlyFirst) {
           "lint: 1 lint error: source patterns known to break torch.compile"));
 }
 
+// fixtures/torch_trace/torch-2.6/ddp_wrapper: torch.compile of a DDP wrapper broke in DDP's own
+// forward before any op, and the one frame it compiled has an empty graph: the model ran eagerly,
+// which the verdict says first (the health's "Compiled graphs 0" alone left it to the reader).
+TEST(VerdictTest, ASessionThatCompiledNoOpSaysTheModelRanEagerly) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/ddp_wrapper/trace.log");
+  EXPECT_EQ(report.raw().empty_graphs(), 1u);
+  EXPECT_THAT(Items(report.verdict()),
+              ElementsAre("recompile: torch compiled no op: the one frame it compiled has an "
+                          "empty graph, so the model ran eagerly",
+                          "recompile: 1 graph break"));
+
+  // Empty graphs beside a compiled one (a resume function with no tensor op) are no problem.
+  v1::AnalysisReport mixed;
+  mixed.mutable_raw()->set_empty_graphs(3);
+  FillVerdict(&mixed);
+  EXPECT_THAT(Items(mixed.verdict()),
+              ElementsAre("recompile: torch compiled no op: all 3 frames it compiled have empty "
+                          "graphs, so the model ran eagerly"));
+  mixed.mutable_raw()->set_compiled_graphs(1);
+  FillVerdict(&mixed);
+  EXPECT_TRUE(mixed.verdict().clean());
+}
+
 // fixtures/torch_trace/torch-2.6/topk_cache_limit recompiles in two frames: the verdict counts
 // them across both rather than calling them all the busier frame's.
 TEST(VerdictTest, RecompilesInSeveralFramesAreNotOneFrames) {

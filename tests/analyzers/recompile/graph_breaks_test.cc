@@ -452,6 +452,21 @@ TEST(SummarizeGraphBreaksTest, EveryBreakFamilyOfARealSceneIsItsOwn) {
   EXPECT_EQ(logger_breaks, 1);
 }
 
+// fixtures/torch_trace/torch-2.6/ddp_wrapper: torch.compile(DDP(model)) breaks inside DDP's
+// _pre_forward, and no frame of the break's stack is the user's: it is filed at the user's line
+// that called the compiled wrapper (the compile's stack), with DDP's own remedy.
+TEST(SummarizeGraphBreaksTest, ABreakInsideACompiledDdpWrapperIsFiledAtTheCall) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/ddp_wrapper/trace.log"));
+  ASSERT_EQ(summaries.size(), 1u);
+  const v1::GraphBreakSummary& s = summaries[0];
+  EXPECT_EQ(s.location().file(), "/mnt/project/ddp_wrapper.py");
+  EXPECT_EQ(s.location().line(), 30u);
+  EXPECT_EQ(s.frame(), "main");
+  EXPECT_THAT(s.remedy(), ::testing::HasSubstr("inside `torch/nn/parallel/distributed.py:1511`"));
+  EXPECT_THAT(s.remedy(), ::testing::HasSubstr("`DDP(torch.compile(model))`"));
+}
+
 // A graph_break() another library calls on purpose is not the optimizer's: the remedy names the
 // library's file from its package on and does not speak of optimizer steps.
 TEST(SummarizeGraphBreaksTest, ABreakALibraryAsksForIsNotCalledTheOptimizers) {
