@@ -60,6 +60,17 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
                          ") — each rank is its own graph: split the call sites, or reshape to one "
                          "rank before the call.")};
   }
+  // Torch specialises sizes 0 and 1 (no symbol for them): a change to one is no dynamic graph.
+  if (c.count == 1 && (f.actual == "0" || f.actual == "1")) {
+    return {absl::StrCat(
+        Named(f.variable), " dim ", f.dim, " changed to ", f.actual, " (",
+        absl::StrJoin(c.transitions, ", "),
+        "): torch specialises sizes 0 and 1, so this graph "
+        "serves only that size and another size compiles once more (then dynamic) — a last "
+        "batch of one row? Drop or pad it (`DataLoader(drop_last=True)`), or call "
+        "`torch._dynamo.mark_unbacked(",
+        f.variable.empty() ? "x" : f.variable, ", ", f.dim, ")` before the first call.")};
+  }
   if (c.count == 1 && AutomaticDynamic(frame)) {
     return {absl::StrCat(Named(f.variable), " dim ", f.dim,
                          " changed size once and torch made it dynamic (automatic dynamic "
@@ -199,6 +210,16 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
         "with tensor ops, not a Python `if`), or set "
         "`torch._dynamo.config.capture_scalar_outputs = True` so that `.item()` stays in the "
         "graph; for a float, `torch._dynamo.config.specialize_float = False`.")};
+  }
+  if (c.category == Category::VALUE && !c.specialized_by.empty()) {
+    // Torch named the line that needs the exact value: automatic dynamic cannot help there.
+    return {absl::StrCat(
+        var, " is specialised by ", Code(c.specialized_by),
+        ": the code needs its exact value there (a `range()` loop count is unrolled, a Python "
+        "`if` picks a path), so each value compiles a graph of its own even once automatic "
+        "dynamic made it a SymInt — expected once per value if there are few; otherwise keep "
+        "that code out of the compiled function (compile the loop's body, not the loop), or "
+        "make the value a tensor and the loop a tensor op.")};
   }
   if (c.category == Category::VALUE) {
     // With specialize_float off (torch 2.6's default) a float that changes is made a graph input

@@ -31,6 +31,10 @@ struct Cluster {
   // failing guard per entry, so a call that changed two things shows one against one entry and the
   // other against another, and is filed under one.
   std::vector<std::string> also;
+  // The user's source line a failing guard on this axis came from (torch's `  # for t in
+  // range(steps):  # file:line` comment, before its own file), when any entry's guard said it:
+  // where the code needs the exact value, so that torch specialised it.
+  std::string specialized_by;
   size_t first_seen = 0;
 };
 

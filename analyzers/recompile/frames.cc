@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "analyzers/common/location.h"
 #include "capture/torch_trace/json_value.h"
 #include "google/protobuf/struct.pb.h"
 
@@ -123,6 +125,18 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
   }
   for (auto& [id, stats] : frames) {
     if (stats.name.empty()) stats.name = absl::StrCat("frame ", id);
+  }
+  // A compiled module whose forward is torch's own (an nn.Sequential) compiles torch's wrapper
+  // `inner` (torch/_dynamo/external_utils.py): the user's line that called it, the innermost frame
+  // of its first compile's stack outside installed packages, is where the user can look.
+  for (const v1::Compile& compile : capture.compiles()) {
+    FrameStats& stats = frames[compile.frame_id()];
+    if (!absl::StrContains(stats.file, "/torch/_dynamo/")) continue;
+    if (const v1::StackFrame* user = InnermostUserFrame(compile.stack())) {
+      stats.name = absl::StrCat(stats.name, " (torch's wrapper of a compiled module)");
+      stats.file = user->file();
+      stats.line = user->line();
+    }
   }
   return frames;
 }

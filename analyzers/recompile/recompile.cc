@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzers/common/location.h"
@@ -123,6 +124,15 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       }
       Cluster& c = clusters[it->second];
       ++c.count;
+      for (const std::vector<GuardFailure>& bullet : bullets) {
+        for (const GuardFailure& g : bullet) {
+          if (!c.specialized_by.empty() || g.source.empty() || g.category != f.category ||
+              g.Axis() != axis)
+            continue;
+          c.specialized_by = std::string(absl::StripAsciiWhitespace(
+              absl::string_view(g.source).substr(0, g.source.find("  # "))));
+        }
+      }
       if (!f.expected.empty() && !f.actual.empty()) {
         AddUnique(&c.transitions, absl::StrCat(f.expected, kArrow, f.actual));
       } else if (!f.expected.empty()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/registry.h"
 #include "common/file_io.h"
@@ -727,6 +728,38 @@ TEST(RecompilePassTest, ARealGptsRecompilesAreEachTheirOwnCause) {
   ASSERT_GE(section.suggestions_size(), 1);
   EXPECT_THAT(section.suggestions(0).text(), HasSubstr("`torch._dynamo.mark_dynamic(idx, 0)` and "
                                                        "`torch._dynamo.mark_dynamic(idx, 1)`"));
+}
+
+// fixtures/torch_trace/torch-2.6/shape_habits (scenes/shape_habits.py): a Python int that drives
+// `range()` is specialised by that line after automatic dynamic made it a SymInt (torch's guard
+// names it), so "wrap it in a tensor" or "expected" would be wrong; a last batch of one row is no
+// dynamic graph (sizes 0 and 1 are specialised), so it is not "made dynamic" either; and the frame
+// of a compiled nn.Sequential, torch's wrapper `inner`, is placed at the user's call.
+TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
+  const v1::RecompileSection section = RunPass(ImportScene("shape_habits"));
+  EXPECT_EQ(section.total(), 4u);
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  ASSERT_THAT(by_axis, ::testing::SizeIs(3));
+  for (const auto& [axis, c] : by_axis) EXPECT_FALSE(c->expected()) << axis;
+  ASSERT_TRUE(by_axis.contains("args[0][0]"));
+  const v1::RecompileCluster& batch = *by_axis.at("args[0][0]");
+  EXPECT_THAT(Transitions(batch), ElementsAre("32→1"));
+  EXPECT_THAT(batch.frame(), HasSubstr("torch's wrapper of a compiled module"));
+  EXPECT_THAT(batch.location().file(), HasSubstr("shape_habits.py"));
+  EXPECT_EQ(batch.location().line(), 47u);
+  std::map<std::string, std::string> advice;  // by the cluster's axis, read off the evidence
+  for (const v1::Suggestion& s : section.suggestions()) {
+    EXPECT_FALSE(s.expected()) << s.text();
+    for (const auto& [axis, c] : by_axis) {
+      if (absl::StrContains(s.evidence(), absl::StrCat("on ", axis, " "))) advice[axis] = s.text();
+    }
+  }
+  EXPECT_THAT(advice["steps"], HasSubstr("is specialised by `for t in range(steps):`"));
+  EXPECT_THAT(advice["steps"], ::testing::Not(HasSubstr("wrap it in a tensor")));
+  EXPECT_THAT(advice["args[0][0]"], HasSubstr("torch specialises sizes 0 and 1"));
+  EXPECT_THAT(advice["args[0][0]"], ::testing::Not(HasSubstr("made it dynamic")));
+  EXPECT_THAT(advice["x[1]"], HasSubstr("channels_last"));
 }
 
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
