@@ -36,7 +36,7 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::RECOMPILE_LIMIT,
      R"re((?i)recompile limit exceeded|hit config\.\w*(?:cache_size|recompile)_limit)re"},
     {Category::USER_REQUESTED,
-     R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break)re"},
+     R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break|torch\._dynamo\.disable\(\) wrapped function)re"},
     {Category::DATA_DEPENDENT_BRANCH,
      R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable|dynamic control flow is not supported)re"},
     {Category::SCALAR_EXTRACTION,
@@ -142,6 +142,18 @@ std::string RemedyFor(Category::Value category) {
 
 // Remedies for one well-known call, which say more than its category's.
 std::string SpecificRemedy(absl::string_view reason) {
+  // A function under torch.compiler.disable: the user asked for the break; name the function.
+  static const LazyRE2 kDisabledRe = {
+      R"re(torch\._dynamo\.disable\(\) wrapped function <function (\S+)>)re"};
+  if (std::string fn; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn)) {
+    return absl::StrCat(
+        "`", fn,
+        "` is under `torch.compiler.disable` (or `torch._dynamo.disable`): torch "
+        "breaks the graph around each call on purpose and runs it eagerly. Call it outside the "
+        "compiled function (or less often, for logging and statistics), or drop the decorator "
+        "where the function is traceable (`torch.compiler.allow_in_graph` for one that is "
+        "opaque but safe).");
+  }
   struct Known {
     const char* pattern;
     const char* remedy;
@@ -234,7 +246,12 @@ std::string CleanReasonLine(absl::string_view line) {
   if (const size_t more = line.find(" For more information about this error, see:");
       more != absl::string_view::npos)
     line = line.substr(0, more);
-  return std::string(line);
+  // Object addresses ("<function log_stats at 0x7f37…>") change from run to run: a base and a head
+  // run would otherwise read as a break fixed and a new one at the same line.
+  std::string clean(line);
+  static const LazyRE2 kAddressRe = {R"re( at 0x[0-9a-fA-F]+)re"};
+  RE2::GlobalReplace(&clean, *kAddressRe, "");
+  return clean;
 }
 
 bool IsFrameSkip(absl::string_view text) {
@@ -352,8 +369,9 @@ std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
     return absl::StrCat(where, "change how your code calls it. ", parsed.remedy);
   if (!in_optimizer) {
     return absl::StrCat(where,
-                        "the library calls `torch._dynamo.graph_break()` there on purpose, and "
-                        "its code at that line says why.");
+                        "the library asks for the break there on purpose (it calls "
+                        "`torch._dynamo.graph_break()`, or a function under "
+                        "`torch.compiler.disable`), and its code at that line says why.");
   }
   return absl::StrCat(
       where,

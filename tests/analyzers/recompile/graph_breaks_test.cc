@@ -74,6 +74,26 @@ TEST(ParseGraphBreakTest, ReadsTheTorch26Payloads) {
   EXPECT_THAT(item.remedy, ::testing::HasSubstr("capture_scalar_outputs"));
 }
 
+// A call into a function under torch.compiler.disable (torch 2.6's wording, from a sandbox scene
+// whose forward logs a statistic through one): the user asked for the break, and the remedy names
+// the function. The object's address, new in every run, is dropped, so that a base and a head
+// run show the same break and not one fixed and one new.
+TEST(ParseGraphBreakTest, ADisabledFunctionIsTheUsersOwnBreak) {
+  for (const char* name : {"log_stats", "Model.forward.<locals>.stats"}) {
+    const ParsedGraphBreak parsed = ParseGraphBreak(absl::StrCat(
+        "Graph break in user code at /w/model.py:16\nReason: Unsupported: call "
+        "torch._dynamo.disable() wrapped function <function ",
+        name,
+        " at 0x7f374737e980>\nUser code traceback:\n  File \"/w/model.py\", line 16, in "
+        "forward\n    log_stats(h)\n"));
+    EXPECT_EQ(parsed.reason,
+              absl::StrCat("call torch._dynamo.disable() wrapped function <function ", name, ">"));
+    EXPECT_EQ(Word(parsed.category), "user_requested");
+    EXPECT_THAT(parsed.remedy, ::testing::HasSubstr(
+                                   absl::StrCat("`", name, "` is under `torch.compiler.disable`")));
+  }
+}
+
 TEST(SummarizeGraphBreaksTest, DeduplicatesTheFixtureByReasonAndUserLine) {
   v1::SessionCapture capture;
   capture.mutable_session()->set_project_root("/opt/scenes");
