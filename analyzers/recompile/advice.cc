@@ -232,6 +232,19 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            kExpectedOnce),
               true};
     }
+    // A float attribute (`self.drop.p` under a dropout schedule) recompiled more than once: torch
+    // guarded it by value each time, whatever specialize_float says for arguments. (An optimizer's
+    // `param_groups[0]['lr']` has its own remedy below: the optimizer takes `lr=torch.tensor(…)`.)
+    if (c.count > 1 && IsFloatLiteral(f.expected) && absl::StrContains(f.variable, ".") &&
+        !absl::StrContains(f.variable, "param_groups")) {
+      return {absl::StrCat(
+          var,
+          " (a float attribute) changes between calls and torch guards it by value (here "
+          "it did not make it a graph input): each value compiles again, up to the recompile "
+          "limit — change it less often (per epoch, not per step), or keep the number in a "
+          "tensor the code computes with (a buffer updated in place with `.fill_()`), whose "
+          "value is not guarded.")};
+    }
     int64_t as_int = 0;
     if (c.count == 1 && AutomaticDynamic(frame) && absl::SimpleAtoi(f.expected, &as_int)) {
       return {absl::StrCat(var,

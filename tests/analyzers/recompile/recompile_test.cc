@@ -565,6 +565,29 @@ TEST(RecompilePassTest, AnAutocastKeyIsAutocastNotAMode) {
               HasSubstr("was created under a different mode"));
 }
 
+// A dropout schedule written into a module's attribute (a sandbox scene: `layer.drop.p = 0.1 *
+// (step + 1)` before each step, torch 2.6's guards verbatim) recompiles on every value although
+// specialize_float is off: the remedy says torch guards it by value, not "wrap it in a tensor"
+// (F.dropout takes a Python float) nor "expected".
+TEST(RecompilePassTest, AFloatAttributeUnderASchedule) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  AddCompile(&capture, 0, 0);
+  const std::string p = "L['self']._modules['layers']._modules['0']._modules['drop'].p == ";
+  AddCompile(&capture, 0, 1, {"0/0: " + p + "0.1"});
+  AddCompile(&capture, 0, 2, {"0/1: " + p + "0.2", "0/0: " + p + "0.1"});
+  AddCompile(&capture, 0, 3,
+             {"0/2: " + p + "0.30000000000000004", "0/1: " + p + "0.2", "0/0: " + p + "0.1"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(section.clusters(0).variable(), "self.layers[0].drop.p");
+  EXPECT_FALSE(section.clusters(0).expected());
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("(a float attribute) changes between calls and torch guards it by value"));
+  EXPECT_THAT(section.suggestions(0).text(), ::testing::Not(HasSubstr("torch.tensor(value)")));
+}
+
 // A KV cache that starts empty and grows (a sandbox decoder layer: prefill, then decode steps)
 // recompiles once on its stride, 16→144, though it is contiguous throughout: the remedy says both
 // readings. Repeated stride changes are a view problem (RecompilePassTest's stride clusters).
