@@ -35,6 +35,8 @@ struct Cluster {
   // range(steps):  # file:line` comment, before its own file), when any entry's guard said it:
   // where the code needs the exact value, so that torch specialised it.
   std::string specialized_by;
+  // The fail_type of each recompile of the cluster that torch failed to compile (any attempt).
+  std::vector<std::string> failed;
   size_t first_seen = 0;
 };
 

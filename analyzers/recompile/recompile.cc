@@ -68,6 +68,12 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   std::set<std::pair<uint32_t, uint32_t>> recompiles;  // (frame, frame_compile_id)
   uint32_t unrecognised = 0;
   std::string first_unrecognised;
+  // The recompiles torch failed to compile, on any attempt: their fail_type.
+  std::map<std::pair<uint32_t, uint32_t>, std::string> failed;
+  for (const v1::Compile& compile : capture.compiles()) {
+    if (compile.status() == v1::Compile::FAILED)
+      failed[{compile.frame_id(), compile.frame_compile_id()}] = compile.fail_type();
+  }
   for (const v1::Compile& compile : capture.compiles()) {
     if (in.Cancelled()) return absl::CancelledError("recompile pass cancelled");
     if (compile.recompile_reasons().empty()) continue;
@@ -124,6 +130,9 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       }
       Cluster& c = clusters[it->second];
       ++c.count;
+      if (auto fail = failed.find({compile.frame_id(), compile.frame_compile_id()});
+          fail != failed.end())
+        c.failed.push_back(fail->second.empty() ? "a failure" : fail->second);
       for (const std::vector<GuardFailure>& bullet : bullets) {
         for (const GuardFailure& g : bullet) {
           if (!c.specialized_by.empty() || g.source.empty() || g.category != f.category ||
@@ -222,6 +231,24 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       *rc->mutable_location() = MakeLocation(capture.session(), frame.file, frame.line);
 
     Advice advice = Advise(c, frame);
+    if (!c.failed.empty()) {
+      // A recompile torch could not compile is no expected one: those calls did not run compiled,
+      // and the failure (often the same call failing eagerly: the new value does not fit the code)
+      // comes first.
+      const std::string failure = absl::StrCat(
+          c.failed.size() == c.count
+              ? "torch's recompile for it failed"
+              : absl::StrCat(c.failed.size(), " of these ", c.count, " recompiles failed"),
+          " (", c.failed.front(),
+          "; see Failures), so those calls did not run compiled: read the failure first — a "
+          "new value the code cannot take (a shape or type bug in the caller) is no "
+          "recompile to tune.");
+      advice.text = advice.expected
+                        ? absl::StrCat("`", c.axis, "` changed (",
+                                       absl::StrJoin(c.transitions, ", "), ") and ", failure)
+                        : absl::StrCat(failure, " Otherwise: ", advice.text);
+      advice.expected = false;
+    }
     rc->set_expected(advice.expected);
     v1::Suggestion s;
     s.set_text(advice.text);

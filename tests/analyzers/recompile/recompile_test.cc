@@ -565,6 +565,33 @@ TEST(RecompilePassTest, AnAutocastKeyIsAutocastNotAMode) {
               HasSubstr("was created under a different mode"));
 }
 
+// A recompile torch failed to compile (a sandbox scene: a Linear(32, 16) head called with 48
+// features; fake-tensor propagation raised TorchRuntimeError) is no expected automatic-dynamic
+// change: the remedy sends the reader to the failure. A restart's failed later attempt counts.
+TEST(RecompilePassTest, ARecompileThatFailedIsNotExpected) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("head");
+  AddCompile(&capture, 0, 0);
+  v1::Compile* failed = AddCompile(
+      &capture, 0, 1, {"0/0: tensor 'L['x']' size mismatch at index 1. expected 32, actual 48"});
+  failed->set_status(v1::Compile::FAILED);
+  failed->set_fail_type("TorchRuntimeError");
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_FALSE(section.clusters(0).expected());
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_FALSE(section.suggestions(0).expected());
+  EXPECT_EQ(section.suggestions(0).text(),
+            "`x[1]` changed (32→48) and torch's recompile for it failed (TorchRuntimeError; see "
+            "Failures), so those calls did not run compiled: read the failure first — a new value "
+            "the code cannot take (a shape or type bug in the caller) is no recompile to tune.");
+
+  // Without the failure, the same change is automatic dynamic's, expected.
+  failed->set_status(v1::Compile::OK);
+  failed->clear_fail_type();
+  EXPECT_TRUE(RunPass(capture).clusters(0).expected());
+}
+
 // A dropout schedule written into a module's attribute (a sandbox scene: `layer.drop.p = 0.1 *
 // (step + 1)` before each step, torch 2.6's guards verbatim) recompiles on every value although
 // specialize_float is off: the remedy says torch guards it by value, not "wrap it in a tensor"
