@@ -85,6 +85,26 @@ void AddLouderRanks(const v1::AnalysisReport& report, v1::Verdict* verdict) {
                      " (this is rank ", self->rank(), ", with ", (self->*m.get)(),
                      "): analyze it with --rank ", most->rank()));
   }
+  // As many recompiles, for other reasons: another rank's report has other recompiles to read.
+  for (const v1::RankDivergence& d : ranks.divergences()) {
+    if (d.kind() != "recompile_reasons") continue;
+    const bool self_odd =
+        std::find(d.ranks().begin(), d.ranks().end(), self->rank()) != d.ranks().end();
+    int32_t other = -1;  // an odd rank, or (when this one is odd) the first rank that is not
+    for (const v1::RankRow& row : ranks.ranks()) {
+      const bool odd = std::find(d.ranks().begin(), d.ranks().end(), row.rank()) != d.ranks().end();
+      if (odd != self_odd) {
+        other = row.rank();
+        break;
+      }
+    }
+    if (other < 0) continue;
+    Add(verdict, "ranks",
+        absl::StrCat("rank ", other, " recompiled for other reasons than this rank (rank ",
+                     self->rank(), "), so it compiled other graphs: analyze it with --rank ",
+                     other));
+    break;
+  }
 }
 
 // The recompiles that ask for a change: all but the expected clusters' (an input that changed once

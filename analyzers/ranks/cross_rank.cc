@@ -217,6 +217,36 @@ std::string DescribeCacheSequence(const Group<Sequence>& odd, const Group<Sequen
   return detail;
 }
 
+// Where `a` and `b` first differ, with a little of what comes before: the end of a guard
+// ("… expected 16, actual 1") is what tells two ranks' reasons apart.
+std::string AroundDifference(absl::string_view a, absl::string_view b) {
+  const size_t common = std::min(a.size(), b.size());
+  const size_t i = std::mismatch(a.begin(), a.begin() + common, b.begin()).first - a.begin();
+  constexpr size_t kBefore = 64, kMax = 120;
+  if (i <= kBefore) return ClipUtf8(a, kMax);
+  // Not inside a UTF-8 sequence: back up to a lead byte.
+  size_t from = i - kBefore;
+  while (from > 0 && (static_cast<unsigned char>(a[from]) & 0xC0) == 0x80) --from;
+  return absl::StrCat("…", ClipUtf8(a.substr(from), kMax));
+}
+
+// "rank 1 recompiled for other reasons: at its 1st recompile, 0/1: `… expected 16, actual 1`
+// against `… expected 16, actual 2` on the others".
+std::string DescribeRecompileReasons(const Group<Sequence>& odd, const Group<Sequence>& norm,
+                                     absl::string_view others) {
+  const Sequence& a = odd.value;
+  const Sequence& b = norm.value;
+  const size_t i = std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin();
+  std::string detail = absl::StrCat(Who(odd.ranks), " recompiled for other reasons");
+  if (i < a.size() && i < b.size()) {
+    absl::StrAppend(&detail, ": at recompile ", i + 1, ", `", AroundDifference(a[i], b[i]),
+                    "` against `", AroundDifference(b[i], a[i]), "` on ", others,
+                    " (a graph of its own: a size of 0 or 1, a value, a dtype that differs by "
+                    "rank; graphs that differ by rank can desynchronise collectives)");
+  }
+  return detail;
+}
+
 // A detail for a per-rank count: "rank 1 recompiled 14 times; ranks 0, 2 did not recompile".
 template <typename Phrase>
 auto CountDetail(Phrase phrase) {
@@ -290,9 +320,19 @@ absl::Status CrossRankPass::Run(const PassInput& in, v1::AnalysisReport* out) co
   if (in.Cancelled()) return absl::CancelledError("ranks pass cancelled");
   Compare<Sequence>("cache_sequence", digests, cache, DescribeCacheSequence, section);
   if (in.Cancelled()) return absl::CancelledError("ranks pass cancelled");
+  const int before_recompiles = section->divergences_size();
   Compare<uint32_t>(
       "recompiles", digests, [](const v1::RankDigest& d) { return d.recompiles(); },
       CountDetail(Recompiled), section);
+  // Ranks that recompiled as often but for other reasons compiled other graphs (rank 1's last
+  // batch of one row is specialised, rank 0's of two made dynamic). Compared only where the counts
+  // agree: otherwise the recompiles divergence above already says the ranks differ.
+  if (section->divergences_size() == before_recompiles) {
+    const auto reasons = [](const v1::RankDigest& d) {
+      return Sequence(d.recompile_reasons().begin(), d.recompile_reasons().end());
+    };
+    Compare<Sequence>("recompile_reasons", digests, reasons, DescribeRecompileReasons, section);
+  }
   Compare<uint32_t>(
       "failed", digests, [](const v1::RankDigest& d) { return d.failed(); }, CountDetail(Failed),
       section);

@@ -51,7 +51,10 @@ v1::RankDigest DigestOf(const v1::SessionCapture& c, const std::string& source) 
     for (const v1::CacheEvent& e : cp.cache_events())
       d.add_cache_sequence(absl::StrCat(e.cache(), ":", e.status()));
     d.set_compiles(d.compiles() + 1);
-    if (!cp.recompile_reasons().empty()) d.set_recompiles(d.recompiles() + 1);
+    if (!cp.recompile_reasons().empty()) {
+      d.set_recompiles(d.recompiles() + 1);
+      d.add_recompile_reasons(absl::StrCat(cp.id(), ": ", cp.recompile_reasons(0)));
+    }
     if (cp.status() == v1::Compile::FAILED) d.set_failed(d.failed() + 1);
     d.set_graph_breaks(d.graph_breaks() + cp.graph_breaks_size());
   }

@@ -118,6 +118,19 @@ TEST(VerdictTest, ASessionThatCompiledNoOpSaysTheModelRanEagerly) {
   EXPECT_TRUE(mixed.verdict().clean());
 }
 
+// fixtures/torch_trace/torch-2.6/ddp_uneven: two ranks recompile once each on their last batch,
+// rank 0's of two rows (made dynamic, expected), rank 1's of one (specialised). Rank 0's own
+// report has nothing to act on, so the verdict sends the reader to rank 1.
+TEST(VerdictTest, ARankThatRecompiledForOtherReasonsIsNamed) {
+  const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/ddp_uneven");
+  ASSERT_EQ(report.ranks().divergences_size(), 1);
+  EXPECT_EQ(report.ranks().divergences(0).kind(), "recompile_reasons");
+  EXPECT_THAT(report.ranks().divergences(0).detail(), HasSubstr("expected 16, actual 1` against"));
+  EXPECT_THAT(Items(report.verdict()),
+              ElementsAre("ranks: rank 1 recompiled for other reasons than this rank (rank 0), "
+                          "so it compiled other graphs: analyze it with --rank 1"));
+}
+
 // fixtures/torch_trace/torch-2.6/topk_cache_limit recompiles in two frames: the verdict counts
 // them across both rather than calling them all the busier frame's.
 TEST(VerdictTest, RecompilesInSeveralFramesAreNotOneFrames) {

@@ -50,6 +50,7 @@ struct Digest {
   uint32_t recompiles = 0;
   uint32_t failed = 0;
   uint32_t graph_breaks = 0;
+  std::vector<std::string> recompile_reasons = {};
 };
 
 void Add(v1::SessionCapture* capture, const Digest& d) {
@@ -62,6 +63,7 @@ void Add(v1::SessionCapture* capture, const Digest& d) {
   out->set_recompiles(d.recompiles);
   out->set_failed(d.failed);
   out->set_graph_breaks(d.graph_breaks);
+  for (const std::string& r : d.recompile_reasons) out->add_recompile_reasons(r);
 }
 
 v1::SessionCapture Capture(const std::vector<Digest>& digests) {
@@ -206,6 +208,43 @@ TEST(CrossRankPassTest, ThreeWaysApartNameTheNormNotTheOthers) {
   EXPECT_THAT(Ranks(s.divergences(1)), ElementsAre(2));
   EXPECT_EQ(s.divergences(2).detail(), "rank 1 hit 1 graph break; rank 0 hit no graph break");
   EXPECT_EQ(s.divergences(3).detail(), "rank 2 hit 2 graph breaks; rank 0 hit no graph break");
+}
+
+// As many recompiles, for other reasons: other graphs (a last batch of one row on rank 1 is
+// specialised where rank 0's of two went dynamic). The detail shows where the reasons differ,
+// with the guard's context; where the counts already differ, only the counts are said.
+TEST(CrossRankPassTest, RecompilesForOtherReasonsDiverge) {
+  const std::string guard =
+      "0/1: 0/0: tensor 'L['args'][0]' size mismatch at index 0. expected 16, actual ";
+  const v1::CrossRankSection s = RunPass(Capture({
+      {.rank = 0,
+       .compile_ids = FrameCompiles(2),
+       .recompiles = 1,
+       .recompile_reasons = {guard + "2"}},
+      {.rank = 1,
+       .compile_ids = FrameCompiles(2),
+       .recompiles = 1,
+       .recompile_reasons = {guard + "1"}},
+  }));
+  ASSERT_THAT(Kinds(s), ElementsAre("recompile_reasons"));
+  EXPECT_THAT(Ranks(s.divergences(0)), ElementsAre(1));
+  EXPECT_THAT(s.divergences(0).detail(),
+              HasSubstr("rank 1 recompiled for other reasons: at recompile 1, `…"));
+  EXPECT_THAT(s.divergences(0).detail(),
+              HasSubstr("size mismatch at index 0. expected 16, actual 1` against `…"));
+  EXPECT_THAT(s.divergences(0).detail(), HasSubstr("expected 16, actual 2` on the others"));
+
+  const v1::CrossRankSection counts = RunPass(Capture({
+      {.rank = 0,
+       .compile_ids = FrameCompiles(2),
+       .recompiles = 1,
+       .recompile_reasons = {guard + "2"}},
+      {.rank = 1,
+       .compile_ids = FrameCompiles(2),
+       .recompiles = 2,
+       .recompile_reasons = {guard + "1", guard + "3"}},
+  }));
+  EXPECT_THAT(Kinds(counts), ElementsAre("recompiles"));
 }
 
 TEST(CrossRankPassTest, FailedCompilesDiverge) {
