@@ -47,6 +47,12 @@ const v1::StackFrame* InnermostUserFrame(
   return nullptr;
 }
 
+const v1::StackFrame* TorchWrapperCallSite(const v1::Compile& compile,
+                                           absl::string_view frame_file) {
+  if (!absl::StrContains(frame_file, "/torch/_dynamo/")) return nullptr;
+  return InnermostUserFrame(compile.stack());
+}
+
 std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
   line = absl::StripLeadingAsciiWhitespace(line);
   if (!absl::ConsumePrefix(&line, "File \"")) return std::nullopt;

@@ -34,6 +34,16 @@ compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session
 const compile_lens::v1::StackFrame* InnermostUserFrame(
     const google::protobuf::RepeatedPtrField<compile_lens::v1::StackFrame>& stack);
 
+// A frame whose code is torch's own wrapper (torch/_dynamo/external_utils.py's `inner`: all torch
+// compiles for a compiled module whose forward is torch's too, an nn.Sequential) says nothing to
+// the user; the user's line that called the compiled module does. That line, the innermost frame
+// of `compile`'s stack outside installed packages, when `frame_file` is such a wrapper; else null.
+const compile_lens::v1::StackFrame* TorchWrapperCallSite(const compile_lens::v1::Compile& compile,
+                                                         absl::string_view frame_file);
+
+// What a torch wrapper frame is called in the report: its name and this.
+inline constexpr char kTorchWrapperSuffix[] = " (torch's wrapper of a compiled module)";
+
 // One frame line of a Python traceback as torch prints it, `  File "/m/model.py", line 12, in f`;
 // nullopt for any other line.
 std::optional<compile_lens::v1::StackFrame> ParseTracebackFrame(absl::string_view line);

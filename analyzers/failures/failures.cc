@@ -78,6 +78,21 @@ std::string Between(absl::string_view text, absl::string_view open, absl::string
 
 std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason) {
   if (fail_type == "BackendCompilerFailed") {
+    // Causes in the machine, not in the model: no minifier finds them.
+    if (absl::StrContains(reason, "InvalidCxxCompiler") ||
+        absl::StrContains(reason, "No working C++ compiler")) {
+      return "Inductor found no working C++ compiler, which it needs for every CPU graph (and "
+             "its CPU-side wrappers): install one in the image (g++ or clang++), or point "
+             "`torch._inductor.config.cpp.cxx` (or `CXX`) at the one there is.";
+    }
+    if (absl::StrContains(reason, "Python.h")) {
+      return "Inductor's generated C++ could not include `Python.h`: install the Python "
+             "development headers of this interpreter in the image (`python3-dev`).";
+    }
+    if (absl::StrContains(reason, "Cannot find a working triton installation")) {
+      return "Inductor needs Triton for GPU graphs and found none that works: install the "
+             "`triton` build that matches this torch (`pytorch-triton` for nightlies).";
+    }
     const std::string backend = BackendOf(reason);
     return absl::StrCat(
         "The backend", backend.empty() ? "" : absl::StrCat(" (", backend, ")"),
@@ -152,10 +167,15 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
     if (in.Cancelled()) return absl::CancelledError("failures pass cancelled");
     auto frame_it = frames.find(compile.frame_id());
     const v1::Frame* frame = frame_it == frames.end() ? nullptr : frame_it->second;
-    const std::string name = frame != nullptr ? frame->name() : "";
-    const v1::Location frame_location =
+    std::string name = frame != nullptr ? frame->name() : "";
+    v1::Location frame_location =
         frame != nullptr ? MakeLocation(capture.session(), frame->file(), frame->line())
                          : v1::Location();
+    if (const v1::StackFrame* user =
+            frame != nullptr ? TorchWrapperCallSite(compile, frame->file()) : nullptr) {
+      absl::StrAppend(&name, kTorchWrapperSuffix);
+      frame_location = MakeLocation(capture.session(), user->file(), user->line());
+    }
 
     if (compile.status() == v1::Compile::FAILED || !compile.fail_type().empty()) {
       v1::FailedCompile* failed = section->add_failed();

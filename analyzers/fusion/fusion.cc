@@ -45,13 +45,12 @@ v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& grap
       last = std::max(last, source->line());
     }
   }
-  // Where the graph's code is torch's own wrapper (torch/_dynamo/external_utils.py's `inner`, all
-  // torch writes for a compiled nn.Sequential, whose code is torch's too), the user's line that
-  // called the compiled module says more: the innermost frame of the compile's stack outside
-  // installed packages.
-  if ((file.empty() || absl::StrContains(file, "/torch/_dynamo/")) && compile != nullptr) {
-    if (const v1::StackFrame* user = InnermostUserFrame(compile->stack()))
-      return MakeLocation(session, user->file(), user->line());
+  // Where the graph's code is torch's own wrapper (all torch writes for a compiled nn.Sequential),
+  // or names no file, the user's line that called the compiled module says more.
+  if (compile != nullptr) {
+    const v1::StackFrame* user =
+        file.empty() ? InnermostUserFrame(compile->stack()) : TorchWrapperCallSite(*compile, file);
+    if (user != nullptr) return MakeLocation(session, user->file(), user->line());
   }
   if (file.empty()) return v1::Location();
   v1::Location location = MakeLocation(session, file, first);

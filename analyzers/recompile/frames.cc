@@ -131,9 +131,8 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
   // of its first compile's stack outside installed packages, is where the user can look.
   for (const v1::Compile& compile : capture.compiles()) {
     FrameStats& stats = frames[compile.frame_id()];
-    if (!absl::StrContains(stats.file, "/torch/_dynamo/")) continue;
-    if (const v1::StackFrame* user = InnermostUserFrame(compile.stack())) {
-      stats.name = absl::StrCat(stats.name, " (torch's wrapper of a compiled module)");
+    if (const v1::StackFrame* user = TorchWrapperCallSite(compile, stats.file)) {
+      stats.name = absl::StrCat(stats.name, kTorchWrapperSuffix);
       stats.file = user->file();
       stats.line = user->line();
     }

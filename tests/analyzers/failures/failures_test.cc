@@ -66,6 +66,23 @@ TEST(FailuresTest, ACustomOpWithNoFakeKernelIsBlamedOnTheUsersLine) {
   }
 }
 
+// fixtures/torch_trace/torch-2.6/no_cxx: Inductor found no C++ compiler for a compiled
+// nn.Sequential. The frame is torch's wrapper `inner`: the failure is listed at the user's call
+// and named as the wrapper, and the remedy is the compiler, not a minifier.
+TEST(FailuresTest, NoCxxCompilerIsTheMachinesNotTheModels) {
+  const v1::AnalysisReport report =
+      ::cl::testing::RunPassOk(FailuresPass(), Import("torch_trace/torch-2.6/no_cxx/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  ASSERT_EQ(s.failed_size(), 1);
+  const v1::FailedCompile& f = s.failed(0);
+  EXPECT_EQ(f.fail_type(), "BackendCompilerFailed");
+  EXPECT_EQ(f.frame(), "inner (torch's wrapper of a compiled module)");
+  EXPECT_EQ(f.location().file(), "/mnt/project/no_cxx.py");
+  EXPECT_EQ(f.location().line(), 19u);
+  EXPECT_THAT(f.remedy(), StartsWith("Inductor found no working C++ compiler"));
+  EXPECT_THAT(f.remedy(), ::testing::Not(HasSubstr("TORCHDYNAMO_REPRO_AFTER")));
+}
+
 // fixtures/torch_trace/torch-2.6/loop_break: Layer.forward restarted at the `mask.any()` break;
 // the restart's reason reads as the graph-break table words it, without torch's docs link.
 TEST(FailuresTest, ARestartAtABreakIsWordedAsTheBreak) {
@@ -161,6 +178,16 @@ TEST(FailureRemedyTest, KnownKindsHaveOne) {
   EXPECT_THAT(FailureRemedy("Unsupported", ""), HasSubstr("fullgraph=True"));
   EXPECT_THAT(FailureRemedy("TorchRuntimeError", ""), HasSubstr("fake tensors"));
   EXPECT_EQ(FailureRemedy("SomethingNew", ""), "");
+  // What an image lacks, by what Inductor raised.
+  EXPECT_THAT(FailureRemedy("BackendCompilerFailed",
+                            "backend='inductor' raised:\nCppCompileError: C++ compile error\n"
+                            "/tmp/x.cpp:1:10: fatal error: Python.h: No such file or directory"),
+              HasSubstr("`python3-dev`"));
+  EXPECT_THAT(FailureRemedy("BackendCompilerFailed",
+                            "backend='inductor' raised:\nRuntimeError: Cannot find a working "
+                            "triton installation. Either the package is not installed or it is "
+                            "too old."),
+              HasSubstr("install the `triton` build that matches this torch"));
 }
 
 // Under fullgraph=True what would have been a graph break fails the compile (a sandbox run of
