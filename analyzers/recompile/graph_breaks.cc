@@ -145,6 +145,23 @@ std::string SpecificRemedy(absl::string_view reason) {
   // A function under torch.compiler.disable: the user asked for the break; name the function.
   static const LazyRE2 kDisabledRe = {
       R"re(torch\._dynamo\.disable\(\) wrapped function <function (\S+)>)re"};
+  // A torch function torch itself keeps out of tracing (`torch._disable_dynamo`, whose wrapper is
+  // in torch/_compile.py): torch.manual_seed, for one.
+  static const LazyRE2 kTorchDisabledRe = {
+      R"re(skip function (\w+) in file \S*torch/_compile\.py)re"};
+  if (std::string fn; RE2::PartialMatch(Piece(reason), *kTorchDisabledRe, &fn)) {
+    return absl::StrCat("torch keeps `", fn,
+                        "` out of compiled code (`torch._disable_dynamo`): call it outside "
+                        "the compiled function",
+                        fn == "manual_seed" ? " (seed once, before the call)" : "", ".");
+  }
+  static const LazyRE2 kClockRe = {
+      R"re(unsupported builtin time\.(?:time|perf_counter|monotonic|process_time)\w*)re"};
+  if (RE2::PartialMatch(Piece(reason), *kClockRe)) {
+    return "A clock read (`time.time()`, `time.perf_counter()`) cannot be traced: time the "
+           "compiled call from outside it, or profile it with `torch.profiler`, which sees the "
+           "compiled kernels.";
+  }
   if (std::string fn; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn)) {
     return absl::StrCat(
         "`", fn,
@@ -246,6 +263,11 @@ std::string CleanReasonLine(absl::string_view line) {
   if (const size_t more = line.find(" For more information about this error, see:");
       more != absl::string_view::npos)
     line = line.substr(0, more);
+  // Torch 2.6's paragraph after "unsupported builtin time.time." is the same for every builtin
+  // (custom op or allow_in_graph); the remedy says what fits this one.
+  if (const size_t boiler = line.find(" This function is either a Python builtin");
+      boiler != absl::string_view::npos)
+    line = line.substr(0, boiler);
   // Object addresses ("<function log_stats at 0x7f37…>") change from run to run: a base and a head
   // run would otherwise read as a break fixed and a new one at the same line.
   std::string clean(line);

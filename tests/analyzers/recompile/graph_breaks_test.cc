@@ -94,6 +94,28 @@ TEST(ParseGraphBreakTest, ADisabledFunctionIsTheUsersOwnBreak) {
   }
 }
 
+// Torch 2.6's wording for a clock read and for torch.manual_seed inside a compiled function (a
+// sandbox scene, verbatim): the paragraph torch appends to every unsupported builtin is dropped,
+// and each gets a remedy that fits it rather than "wrap it as a custom op".
+TEST(ParseGraphBreakTest, AClockReadAndASeedGetTheirOwnRemedies) {
+  const ParsedGraphBreak clock = ParseGraphBreak(
+      "Graph break in user code at /w/m.py:10\nReason: Unsupported: Graph break due to "
+      "unsupported builtin time.time. This function is either a Python builtin (e.g. "
+      "_warnings.warn) or a third-party C/C++ Python extension (perhaps created with pybind). If "
+      "it is a Python builtin, please file an issue on GitHub so the PyTorch team can add support "
+      "for it and see the next case for a workaround. If it is a third-party C/C++ Python "
+      "extension, please either wrap it into a PyTorch-understood custom operator (see "
+      "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html for more details) or, "
+      "if it is traceable, use torch.compiler.allow_in_graph.\n");
+  EXPECT_EQ(clock.reason, "Graph break due to unsupported builtin time.time.");
+  EXPECT_THAT(clock.remedy, ::testing::StartsWith("A clock read"));
+  const ParsedGraphBreak seed = ParseGraphBreak(
+      "Graph break in user code at /w/m.py:6\nReason: Unsupported: 'skip function manual_seed in "
+      "file /usr/lib/python3/dist-packages/torch/_compile.py'\n");
+  EXPECT_THAT(seed.remedy, ::testing::HasSubstr("torch keeps `manual_seed` out of compiled code"));
+  EXPECT_THAT(seed.remedy, ::testing::HasSubstr("seed once, before the call"));
+}
+
 TEST(SummarizeGraphBreaksTest, DeduplicatesTheFixtureByReasonAndUserLine) {
   v1::SessionCapture capture;
   capture.mutable_session()->set_project_root("/opt/scenes");
