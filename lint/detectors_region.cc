@@ -131,6 +131,32 @@ void DetectDataDependentControl(const DetectInput& in, const PatternSpec& spec,
       });
 }
 
+// Whether `self.<attr>` is a tensor of class `cls`: a registered buffer
+// (`self.register_buffer("k_cache", ...)` in any of its methods) or an attribute made by a torch
+// call (`torch.zeros(...)`, `nn.Parameter(...)`). A write into it (`self.k_cache[:, pos] = k`, a KV
+// cache) is a tensor mutation that torch.compile traces, not a Python container's side effect.
+bool IsSelfTensor(const ModuleIndex& m, int cls, absl::string_view attr) {
+  if (cls < 0) return false;
+  const SyntaxTree& t = m.tree();
+  if (auto it = m.classes()[cls].attr_types.find(attr); it != m.classes()[cls].attr_types.end()) {
+    for (const std::string& callee : it->second) {
+      if (absl::StartsWith(callee, "torch.")) return true;
+    }
+  }
+  for (int f = 0; f < static_cast<int>(m.functions().size()); ++f) {
+    if (m.functions()[f].cls != cls) continue;
+    for (const CallSite& c : m.view_of(f).calls) {
+      if (c.method != "register_buffer" || c.object == kNoNode || t.Text(c.object) != "self")
+        continue;
+      const NodeId name = FirstArgument(t, c.node);
+      if (name == kNoNode || t.kind(name) != Kind::kString) continue;
+      const absl::string_view quoted = t.Text(name);
+      if (quoted.size() >= 2 && quoted.substr(1, quoted.size() - 2) == attr) return true;
+    }
+  }
+  return false;
+}
+
 // Side effects Dynamo must replay: container mutation of globals, class attributes, closures and
 // self attributes, global/nonlocal rebinding, mutate-while-iterating, I/O, print and logging.
 void DetectSideEffect(const DetectInput& in, const PatternSpec& spec,
@@ -236,6 +262,9 @@ void DetectSideEffect(const DetectInput& in, const PatternSpec& spec,
           const NodeId object = t.Unparen(t.Child(left, Field::kValue));
           if (object == kNoNode || t.kind(object) != Kind::kAttribute) continue;
           const std::string kind = owner(object);
+          if (kind == "self_container" && IsSelfTensor(m, m.functions()[function].cls,
+                                                       t.Text(t.Child(object, Field::kAttribute))))
+            continue;
           if (!kind.empty()) emit(a, kind, t.Text(object), "[]=", false);
         }
         // `global g` / `nonlocal g` followed by an assignment to g.

@@ -267,6 +267,13 @@ void AttachSources(v1::SessionCapture* capture, const absl::flat_hash_set<std::s
   };
   for (const v1::Frame& f : capture->frames()) want(f.file());
   for (const v1::Compile& c : capture->compiles()) {
+    // Where the compiled code was called from (the training loop: where hooks are registered and
+    // scalars passed), which is the only user file when the compiled module's code is torch's.
+    for (auto f = c.stack().rbegin(); f != c.stack().rend(); ++f) {
+      if (!IsUserSourceFile(f->file())) continue;
+      want(f->file());
+      break;
+    }
     for (const v1::GraphBreak& gb : c.graph_breaks()) {
       for (const v1::StackFrame& f : gb.user_stack()) want(f.file());
     }

@@ -131,6 +131,34 @@ compiled = torch.compile(M())
                           "mutate_while_iterating", "closure_container", "global_assign", "io"));
 }
 
+// A KV cache written in place (`self.k_cache[:, :, pos:pos + t] = k`, the health scene's decoder
+// and nanoGPT-style caches) is a tensor mutation torch.compile traces: a registered buffer or an
+// attribute made by a torch call is no Python container. A dict attribute still is.
+TEST(SideEffectTest, WritesIntoATensorAttributeAreNoSideEffect) {
+  const LintResult r = LintCode(R"py(import torch
+import torch.nn as nn
+
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("k_cache", torch.zeros(1, 4, 64, 8))
+        self.v_cache = torch.zeros(1, 4, 64, 8)
+        self.scale = nn.Parameter(torch.ones(8))
+        self.stats = {}
+
+    def forward(self, k, v, pos):
+        self.k_cache[:, :, pos:pos + 1] = k
+        self.v_cache[:, :, pos:pos + 1] = v
+        self.scale[0] = 1.0
+        self.stats["pos"] = pos
+        return self.k_cache[:, :, :pos + 1]
+
+compiled = torch.compile(Attn())
+)py");
+  EXPECT_THAT(Found(r, "python_side_effect_in_forward"),
+              ElementsAre("python_side_effect_in_forward:16"));
+}
+
 TEST(SideEffectTest, LocalContainersAndEagerCodeAreFine) {
   EXPECT_THAT(Found(LintCode(R"py(import torch
 RESULTS = []

@@ -100,6 +100,21 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
   EXPECT_GT(graphs, 100u);
 }
 
+// fixtures/torch_trace/torch-2.6/no_cxx compiles an nn.Sequential, whose frame is torch's wrapper:
+// the only user file is the one that called the compiled module, on the compile's stack. It is
+// read, so that the lint pass sees the training loop (hooks registered after the compile, scalars
+// passed to it).
+TEST(ImportFixturesTest, TheFileThatCalledTheCompiledCodeIsRead) {
+  ImportOptions options;
+  options.path_map = {{"/mnt/project", testing::FixturePath("torch_trace/torch-2.6/scenes")}};
+  absl::StatusOr<v1::SessionCapture> capture =
+      ImportTraceFile(testing::FixturePath("torch_trace/torch-2.6/no_cxx/trace.log"), options);
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  ASSERT_EQ(capture->sources_size(), 1);
+  EXPECT_EQ(capture->sources(0).path(), "/mnt/project/no_cxx.py");
+  EXPECT_THAT(capture->sources(0).text(), ::testing::HasSubstr("inductor_config.cpp.cxx"));
+}
+
 // ImportOptions::graph_sink (import-trace to .cls.pb): every graph is handed over whole, in order,
 // and the capture keeps each without its nodes; the rest of it, the source files those nodes name
 // among it, is what the import without a sink makes.
