@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/utf8.h"
+#include "re2/re2.h"
 
 namespace cl {
 namespace {
@@ -217,6 +218,17 @@ std::string DescribeCacheSequence(const Group<Sequence>& odd, const Group<Sequen
   return detail;
 }
 
+// A recompile reason without what differs between processes for the same code: object and type
+// ids (`___check_obj_id(fn, 139696444471168)`) and addresses (`at 0x7f…`).
+std::string SameInEveryProcess(absl::string_view reason) {
+  std::string out(reason);
+  static const LazyRE2 kAddress = {R"re(0x[0-9a-fA-F]+)re"};
+  static const LazyRE2 kId = {R"re(\b\d{7,}\b)re"};
+  RE2::GlobalReplace(&out, *kAddress, "0x…");
+  RE2::GlobalReplace(&out, *kId, "…");
+  return out;
+}
+
 // Where `a` and `b` first differ, with a little of what comes before: the end of a guard
 // ("… expected 16, actual 1") is what tells two ranks' reasons apart.
 std::string AroundDifference(absl::string_view a, absl::string_view b) {
@@ -329,7 +341,10 @@ absl::Status CrossRankPass::Run(const PassInput& in, v1::AnalysisReport* out) co
   // agree: otherwise the recompiles divergence above already says the ranks differ.
   if (section->divergences_size() == before_recompiles) {
     const auto reasons = [](const v1::RankDigest& d) {
-      return Sequence(d.recompile_reasons().begin(), d.recompile_reasons().end());
+      Sequence out;
+      for (const std::string& reason : d.recompile_reasons())
+        out.push_back(SameInEveryProcess(reason));
+      return out;
     };
     Compare<Sequence>("recompile_reasons", digests, reasons, DescribeRecompileReasons, section);
   }

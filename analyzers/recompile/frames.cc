@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -129,9 +130,12 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
   // A compiled module whose forward is torch's own (an nn.Sequential) compiles torch's wrapper
   // `inner` (torch/_dynamo/external_utils.py): the user's line that called it, the innermost frame
   // of its first compile's stack outside installed packages, is where the user can look.
+  std::set<uint32_t> placed;  // each wrapper frame once, at its first compile's call
   for (const v1::Compile& compile : capture.compiles()) {
     FrameStats& stats = frames[compile.frame_id()];
+    if (placed.contains(compile.frame_id())) continue;
     if (const v1::StackFrame* user = TorchWrapperCallSite(compile, stats.file)) {
+      placed.insert(compile.frame_id());
       stats.name = absl::StrCat(stats.name, kTorchWrapperSuffix);
       stats.file = user->file();
       stats.line = user->line();

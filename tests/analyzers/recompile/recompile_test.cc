@@ -592,6 +592,33 @@ TEST(RecompilePassTest, ARecompileThatFailedIsNotExpected) {
   EXPECT_TRUE(RunPass(capture).clusters(0).expected());
 }
 
+// Torch's wrapper frame (external_utils.py's `inner`) recompiling several times is named and
+// placed once, at its first compile's call (tlparse's multi_rank_runtime logs: `inner`, identity
+// of fn, three recompiles).
+TEST(RecompilePassTest, ATorchWrapperFrameIsNamedOnceWhateverItsCompiles) {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("inner");
+  frame->set_file("/usr/lib/python3/dist-packages/torch/_dynamo/external_utils.py");
+  frame->set_line(43);
+  for (uint32_t n = 0; n < 4; ++n) {
+    v1::Compile* c =
+        AddCompile(&capture, 0, n,
+                   n == 0 ? std::vector<std::string>{}
+                          : std::vector<std::string>{absl::StrCat(
+                                "0/", n - 1, ": ___check_obj_id(fn, ", n, "39696444471168)")});
+    v1::StackFrame* call = c->add_stack();
+    call->set_file("/w/train.py");
+    call->set_line(20 + n);
+    call->set_name("main");
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.frames_size(), 1);
+  EXPECT_EQ(section.frames(0).name(), "inner (torch's wrapper of a compiled module)");
+  EXPECT_EQ(section.frames(0).location().file(), "/w/train.py");
+  EXPECT_EQ(section.frames(0).location().line(), 20u);
+}
+
 // A dropout schedule written into a module's attribute (a sandbox scene: `layer.drop.p = 0.1 *
 // (step + 1)` before each step, torch 2.6's guards verbatim) recompiles on every value although
 // specialize_float is off: the remedy says torch guards it by value, not "wrap it in a tensor"
@@ -795,7 +822,7 @@ TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
   ASSERT_TRUE(by_axis.contains("args[0][0]"));
   const v1::RecompileCluster& batch = *by_axis.at("args[0][0]");
   EXPECT_THAT(Transitions(batch), ElementsAre("32→1"));
-  EXPECT_THAT(batch.frame(), HasSubstr("torch's wrapper of a compiled module"));
+  EXPECT_EQ(batch.frame(), "inner (torch's wrapper of a compiled module)");
   EXPECT_THAT(batch.location().file(), HasSubstr("shape_habits.py"));
   EXPECT_EQ(batch.location().line(), 47u);
   std::map<std::string, std::string> advice;  // by the cluster's axis, read off the evidence
