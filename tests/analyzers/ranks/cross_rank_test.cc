@@ -210,22 +210,22 @@ TEST(CrossRankPassTest, ThreeWaysApartNameTheNormNotTheOthers) {
   EXPECT_EQ(s.divergences(3).detail(), "rank 2 hit 2 graph breaks; rank 0 hit no graph break");
 }
 
+// A rank of one frame compiled twice, with the given recompile reasons (one per recompile).
+Digest Recompiling(int32_t rank, std::vector<std::string> reasons) {
+  return {.rank = rank,
+          .compile_ids = FrameCompiles(2),
+          .recompiles = static_cast<uint32_t>(reasons.size()),
+          .recompile_reasons = std::move(reasons)};
+}
+
 // As many recompiles, for other reasons: other graphs (a last batch of one row on rank 1 is
 // specialised where rank 0's of two went dynamic). The detail shows where the reasons differ,
 // with the guard's context; where the counts already differ, only the counts are said.
 TEST(CrossRankPassTest, RecompilesForOtherReasonsDiverge) {
   const std::string guard =
       "0/1: 0/0: tensor 'L['args'][0]' size mismatch at index 0. expected 16, actual ";
-  const v1::CrossRankSection s = RunPass(Capture({
-      {.rank = 0,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 1,
-       .recompile_reasons = {guard + "2"}},
-      {.rank = 1,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 1,
-       .recompile_reasons = {guard + "1"}},
-  }));
+  const v1::CrossRankSection s =
+      RunPass(Capture({Recompiling(0, {guard + "2"}), Recompiling(1, {guard + "1"})}));
   ASSERT_THAT(Kinds(s), ElementsAre("recompile_reasons"));
   EXPECT_THAT(Ranks(s.divergences(0)), ElementsAre(1));
   EXPECT_THAT(s.divergences(0).detail(),
@@ -234,30 +234,16 @@ TEST(CrossRankPassTest, RecompilesForOtherReasonsDiverge) {
               HasSubstr("size mismatch at index 0. expected 16, actual 1` against `…"));
   EXPECT_THAT(s.divergences(0).detail(), HasSubstr("expected 16, actual 2` on the others"));
 
-  const v1::CrossRankSection counts = RunPass(Capture({
-      {.rank = 0,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 1,
-       .recompile_reasons = {guard + "2"}},
-      {.rank = 1,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 2,
-       .recompile_reasons = {guard + "1", guard + "3"}},
-  }));
+  const v1::CrossRankSection counts =
+      RunPass(Capture({Recompiling(0, {guard + "2"}), Recompiling(1, {guard + "1", guard + "3"})}));
   EXPECT_THAT(Kinds(counts), ElementsAre("recompiles"));
 
   // Object ids and addresses differ between processes for the same code (tlparse's
   // graph_exec_order_tests: `___check_obj_id(fn, 139696444471168)` on one rank, another id on
   // the other): no divergence.
   const v1::CrossRankSection ids = RunPass(Capture({
-      {.rank = 0,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 1,
-       .recompile_reasons = {"0/1: 0/0: ___check_obj_id(fn, 139696444471168) at 0x7f00aa"}},
-      {.rank = 1,
-       .compile_ids = FrameCompiles(2),
-       .recompiles = 1,
-       .recompile_reasons = {"0/1: 0/0: ___check_obj_id(fn, 139870659812992) at 0x7f31bb"}},
+      Recompiling(0, {"0/1: 0/0: ___check_obj_id(fn, 139696444471168) at 0x7f00aa"}),
+      Recompiling(1, {"0/1: 0/0: ___check_obj_id(fn, 139870659812992) at 0x7f31bb"}),
   }));
   EXPECT_THAT(Kinds(ids), ::testing::IsEmpty());
 }
