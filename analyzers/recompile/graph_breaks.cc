@@ -374,9 +374,11 @@ namespace {
 
 // The remedy of a break inside an installed package (`inside`: its file from the package on, and
 // line), filed at the user's line that called into it.
-std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
-                                const ParsedGraphBreak& parsed) {
-  const std::string where = absl::StrCat("The break is inside `", inside, "`, not in your code: ");
+std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entry,
+                                bool in_optimizer, const ParsedGraphBreak& parsed) {
+  const std::string where = absl::StrCat(
+      "The break is inside `", inside, "`",
+      entry.empty() ? "" : absl::StrCat(", reached through `", entry, "`"), ", not in your code: ");
   if (absl::StartsWith(inside, "torch/nn/parallel/distributed.py")) {
     // Seen on torch 2.6: torch.compile(DDP(model)) breaks in DDP's _pre_forward (its C++ logger),
     // and what follows (the wrapped model, when its code is torch's) runs eagerly.
@@ -386,6 +388,14 @@ std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
                         "on its own. Compile the module DDP wraps instead, "
                         "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
                         "frame.");
+  }
+  // A library call Dynamo cannot trace (torch 2.6's clip_grad_norm_, whose foreach grouping
+  // returns a dict): a custom op is no remedy for someone else's function.
+  if (!entry.empty() &&
+      (parsed.category == Category::UNSUPPORTED_CALL || parsed.category == Category::OTHER)) {
+    return absl::StrCat(where, "Dynamo cannot trace that call here. Call `", entry,
+                        "` outside the compiled function (before or after the compiled call), or "
+                        "check whether a newer torch traces it.");
   }
   if (parsed.category != Category::USER_REQUESTED)
     return absl::StrCat(where, "change how your code calls it. ", parsed.remedy);
@@ -403,6 +413,22 @@ std::string InsideLibraryRemedy(absl::string_view inside, bool in_optimizer,
       "function only steps the optimizer; where the step shares a compiled function with the "
       "forward and backward, it splits that graph there: compile the step on its own "
       "(`torch.compile(opt.step)`).");
+}
+
+// The library function the user's code called into on the way to a break inside a library (the
+// first frame after the user's innermost one, past decorator wrappers: `clip_grad_norm_` under its
+// `_no_grad_wrapper`); "" when the stack has no user frame or no such function.
+std::string LibraryEntry(const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack) {
+  const v1::StackFrame* user = InnermostUserFrame(stack);
+  if (user == nullptr) return "";
+  static const LazyRE2 kWrapperRe = {
+      R"re(^(?:_?\w*wrapper|decorate_context|inner|_fn|wrapped)$)re"};
+  bool after_user = false;
+  for (const v1::StackFrame& f : stack) {
+    if (after_user && !RE2::FullMatch(f.name(), *kWrapperRe)) return f.name();
+    after_user = after_user || &f == user;
+  }
+  return "";
 }
 
 std::string SkippedFrameRemedy(const v1::Frame* frame, const v1::Session& session,
@@ -457,11 +483,12 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       }
       // A break inside torch (optimizer.py's `_use_grad` during a compiled AdamW step) is filed
       // at the nearest frame of the user's own code on the stack, and says where in torch it is.
-      std::string inside;
+      std::string inside, entry;
       bool in_optimizer = false;
       if (IsLibraryFile(file)) {
         inside = absl::StrCat(PackagePath(file), line > 0 ? absl::StrCat(":", line) : "");
         in_optimizer = absl::EndsWith(file, "/torch/optim/optimizer.py");
+        entry = LibraryEntry(gb.user_stack());
         // No frame of the user's on the break's stack (a compiled DDP wrapper breaks in DDP's
         // forward): the user's line that called the compiled code.
         const v1::StackFrame* user = InnermostUserFrame(gb.user_stack());
@@ -484,7 +511,8 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
         summary.set_reason(parsed.reason);
         summary.set_category(parsed.category);
         summary.set_remedy(parsed.remedy);
-        if (!inside.empty()) summary.set_remedy(InsideLibraryRemedy(inside, in_optimizer, parsed));
+        if (!inside.empty())
+          summary.set_remedy(InsideLibraryRemedy(inside, entry, in_optimizer, parsed));
         if (skipped_here) {
           auto frame = frames.find(compile.frame_id());
           summary.set_remedy(SkippedFrameRemedy(frame != frames.end() ? frame->second : nullptr,

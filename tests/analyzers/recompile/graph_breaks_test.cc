@@ -526,9 +526,40 @@ TEST(SummarizeGraphBreaksTest, ABreakALibraryAsksForIsNotCalledTheOptimizers) {
   ASSERT_EQ(summaries.size(), 1u);
   EXPECT_EQ(summaries[0].location().file(), "model.py");
   EXPECT_THAT(summaries[0].remedy(),
-              ::testing::HasSubstr("The break is inside `somelib/layers.py:88`, not in your code"));
+              ::testing::HasSubstr("The break is inside `somelib/layers.py:88`, reached through "
+                                   "`call`, not in your code"));
   EXPECT_THAT(summaries[0].remedy(), ::testing::HasSubstr("`torch._dynamo.graph_break()`"));
   EXPECT_THAT(summaries[0].remedy(), ::testing::Not(::testing::HasSubstr("optimizer")));
+}
+
+// torch.nn.utils.clip_grad_norm_ in a compiled step (a sandbox scene, torch 2.6's stack and
+// reason): the break is deep in torch's foreach grouping, reached through clip_grad_norm_ past its
+// decorator wrappers, and the remedy names that call, not a custom op.
+TEST(SummarizeGraphBreaksTest, ABreakDeepInsideALibraryNamesTheCallThatReachedIt) {
+  v1::SessionCapture capture;
+  v1::GraphBreak* gb = capture.add_compiles()->add_graph_breaks();
+  gb->set_reason(
+      "torch.* op returned non-Tensor dict call_function <built-in method "
+      "_group_tensors_by_device_and_dtype of PyCapsule object at 0x7f8199f7cef0>");
+  const std::string torch = "/usr/lib/python3/dist-packages/torch/";
+  AddStackFrame(gb, "/w/train.py", 17, "opt_step");
+  AddStackFrame(gb, (torch + "nn/utils/clip_grad.py").c_str(), 34, "_no_grad_wrapper");
+  AddStackFrame(gb, (torch + "nn/utils/clip_grad.py").c_str(), 215, "clip_grad_norm_");
+  AddStackFrame(gb, (torch + "nn/utils/clip_grad.py").c_str(), 34, "_no_grad_wrapper");
+  AddStackFrame(gb, (torch + "nn/utils/clip_grad.py").c_str(), 78, "_get_total_norm");
+  AddStackFrame(gb, (torch + "utils/_contextlib.py").c_str(), 116, "decorate_context");
+  AddStackFrame(gb, (torch + "utils/_foreach_utils.py").c_str(), 37,
+                "_group_tensors_by_device_and_dtype");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].location().line(), 17u);
+  EXPECT_EQ(summaries[0].remedy(),
+            "The break is inside `torch/utils/_foreach_utils.py:37`, reached through "
+            "`clip_grad_norm_`, not in your code: Dynamo cannot trace that call here. Call "
+            "`clip_grad_norm_` outside the compiled function (before or after the compiled "
+            "call), or check whether a newer torch traces it.");
 }
 
 // fixtures/torch_trace/torch-2.6/adamw_step: a compiled training step with AdamW. The optimizer's
