@@ -174,12 +174,12 @@ void FillVerdict(v1::AnalysisReport* report) {
     // as plain Python (a DDP wrapper whose forward breaks before the model, a frame whose ops all
     // sit behind a break in a file Dynamo does not trace).
     Add(verdict, "recompile",
-        absl::StrCat(
-            "torch compiled no op: ",
-            raw.empty_graphs() == 1
-                ? std::string("the one frame it compiled has an empty graph")
-                : absl::StrCat("all ", raw.empty_graphs(), " frames it compiled have empty graphs"),
-            ", so the model ran eagerly"));
+        absl::StrCat("torch compiled no op: ",
+                     raw.empty_graphs() == 1
+                         ? std::string("the one compile it finished has an empty graph")
+                         : absl::StrCat("all ", raw.empty_graphs(),
+                                        " compiles it finished have empty graphs"),
+                     ", so the model ran eagerly"));
   }
   AddLouderRanks(*report, verdict);
   const v1::RecompileSection& recompile = report->recompile();

@@ -102,7 +102,7 @@ TEST(VerdictTest, ASessionThatCompiledNoOpSaysTheModelRanEagerly) {
   const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/ddp_wrapper/trace.log");
   EXPECT_EQ(report.raw().empty_graphs(), 1u);
   EXPECT_THAT(Items(report.verdict()),
-              ElementsAre("recompile: torch compiled no op: the one frame it compiled has an "
+              ElementsAre("recompile: torch compiled no op: the one compile it finished has an "
                           "empty graph, so the model ran eagerly",
                           "recompile: 1 graph break"));
 
@@ -111,8 +111,8 @@ TEST(VerdictTest, ASessionThatCompiledNoOpSaysTheModelRanEagerly) {
   mixed.mutable_raw()->set_empty_graphs(3);
   FillVerdict(&mixed);
   EXPECT_THAT(Items(mixed.verdict()),
-              ElementsAre("recompile: torch compiled no op: all 3 frames it compiled have empty "
-                          "graphs, so the model ran eagerly"));
+              ElementsAre("recompile: torch compiled no op: all 3 compiles it finished have "
+                          "empty graphs, so the model ran eagerly"));
   mixed.mutable_raw()->set_compiled_graphs(1);
   FillVerdict(&mixed);
   EXPECT_TRUE(mixed.verdict().clean());
