@@ -280,7 +280,9 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
         " was another object than the one torch compiled for (an identity guard, "
         "`___check_obj_id`) — if it is a flag (True, False and None are matched by identity), "
         "each value is a graph of its own, expected once per value (pass it as a tensor, or "
-        "branch outside the compiled function, for one graph); if it is an object made per call "
+        "branch outside the compiled function, for one graph); so is an optional argument that "
+        "is None on some calls and a tensor on others (an `attention_mask=None` default: pass one "
+        "kind every call, such as a mask that masks nothing); if it is an object made per call "
         "(a lambda, `functools.partial`, a module or processor), create it once and reuse it.")};
   }
   if (c.category == Category::TYPE) {

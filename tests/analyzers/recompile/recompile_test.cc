@@ -255,7 +255,9 @@ TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
 // then a fresh lambda on each of three calls (the reasons verbatim). Torch 2.6 matches the bool by
 // identity and names no type: one flip reads as an identity change and is told both ways; the
 // lambda, new on every call, recompiles each time and is told to be made once; the dict's length
-// is not called a list's.
+// is not called a list's. An HF-style attention called with `attention_mask=None`, then with a mask
+// (a sandbox scene), reads the same: `___check_obj_id(L['attention_mask'], <id of None>)`, so the
+// flag reading names that case too.
 TEST(RecompilePassTest, AnIdentityGuardIsAFlagOrAnObjectMadePerCall) {
   v1::SessionCapture capture = FrameCompiledOnce("head");
   AddCompile(&capture, 0, 1, {"0/0: len(L['batch']) == 2"});
@@ -278,6 +280,7 @@ TEST(RecompilePassTest, AnIdentityGuardIsAFlagOrAnObjectMadePerCall) {
   EXPECT_THAT(text["act"], HasSubstr("is a different object on each call — create it once"));
   EXPECT_THAT(text["cfg.use_bias"],
               AllOf(HasSubstr("if it is a flag (True, False and None are matched by identity)"),
+                    HasSubstr("an optional argument that is None on some calls"),
                     HasSubstr("if it is an object made per call")));
   EXPECT_THAT(text["len(batch)"], HasSubstr("a list, tuple or dict whose length varies"));
 }
