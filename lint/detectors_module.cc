@@ -462,83 +462,77 @@ bool MissedHook(const CompileSite& site, absl::string_view ref) {
 void DetectHookAfterCompile(const DetectInput& in, const PatternSpec& spec,
                             std::vector<RawFinding>* out) {
   const NameMatcher& hook_methods = spec.params.method_names;
-  for (int f = 0; f < static_cast<int>(in.files.size()); ++f) {
+  ForEachScopedView(in, spec.scope, [&](int f, int, const FunctionView& v, bool) {
     const ModuleIndex& m = *in.files[f];
     const SyntaxTree& t = m.tree();
-    for (const FunctionView& v : m.views()) {
-      const bool region = in.region.InRegion(f, v.function);
-      if ((spec.scope == Scope::kCompiledRegion && !region) ||
-          (spec.scope == Scope::kOutsideCompiledRegion && region))
-        continue;
-      std::vector<CompileSite> sites;
-      for (const CallSite& c : v.calls) {
-        CompileSite site{.pos = t[c.node].start, .line = t.line(c.node)};
-        if (IsCompileCallee(c.callee)) {
-          const NodeId args = t.Child(c.node, Field::kArguments);
-          site.module = args == kNoNode ? "" : ModuleRef(t, t.NamedChild(args));
-          for (NodeId a : v.assignments) {
-            if (t.Unparen(t.Child(a, Field::kRight)) == c.node)
-              site.result = ModuleRef(t, t.Child(a, Field::kLeft));
-          }
-        } else if (c.method == "compile" && c.object != kNoNode) {
-          site.module = ModuleRef(t, c.object);
-          site.result = site.module;
-          site.in_place = true;
+    std::vector<CompileSite> sites;
+    for (const CallSite& c : v.calls) {
+      CompileSite site{.pos = t[c.node].start, .line = t.line(c.node)};
+      if (IsCompileCallee(c.callee)) {
+        const NodeId args = t.Child(c.node, Field::kArguments);
+        site.module = args == kNoNode ? "" : ModuleRef(t, t.NamedChild(args));
+        for (NodeId a : v.assignments) {
+          if (t.Unparen(t.Child(a, Field::kRight)) == c.node)
+            site.result = ModuleRef(t, t.Child(a, Field::kLeft));
         }
-        if (!site.module.empty()) sites.push_back(site);
+      } else if (c.method == "compile" && c.object != kNoNode) {
+        site.module = ModuleRef(t, c.object);
+        site.result = site.module;
+        site.in_place = true;
       }
-      if (sites.empty()) continue;
-      // The module a hook goes on: `ref`, or the modules a loop over `model.modules()` visits.
-      auto hooked = [&](NodeId object, uint32_t pos) -> absl::string_view {
-        absl::string_view ref = ModuleRef(t, object);
-        if (t.kind(t.Unparen(object)) == Kind::kIdentifier) {
-          if (const Binding* b = v.At(ref, pos); b != nullptr && b->loop_var && b->value != kNoNode)
-            ref = t.Text(t.Unparen(b->value));
-        }
-        return ref;
-      };
-      auto report = [&](const CallSite& c, absl::string_view form, absl::string_view ref,
-                        absl::string_view method, const CompileSite& site) {
-        RawFinding r = MakeFinding(f, v.function, c.node, form, c.in_loop, /*assumed=*/false);
-        r.name = std::string(ref);
-        r.base = std::string(site.module);
-        r.op = std::string(method);
-        r.producer = r.op;
-        r.detail = absl::StrCat("`", site.module, "` was compiled at line ", site.line);
-        out->push_back(std::move(r));
-      };
-      for (const CallSite& c : v.calls) {
-        const uint32_t pos = t[c.node].start;
-        if (c.object == kNoNode) continue;
-        if (hook_methods.Matches(c.method)) {
-          const absl::string_view ref = hooked(c.object, pos);
-          for (const CompileSite& site : sites) {
-            if (site.pos < pos && MissedHook(site, ref)) {
-              report(c, "registered", ref, c.method, site);
-              break;
-            }
-          }
-          continue;
-        }
-        // `handle.remove()` after the compile, for a hook registered before it.
-        if (c.method != "remove" || t.kind(t.Unparen(c.object)) != Kind::kIdentifier) continue;
-        const Binding* b = v.At(t.Text(t.Unparen(c.object)), pos);
-        const NodeId call = b == nullptr ? kNoNode : t.Unparen(b->value);
-        if (call == kNoNode || t.kind(call) != Kind::kCall) continue;
-        const NodeId fn = t.Child(call, Field::kFunction);
-        if (fn == kNoNode || t.kind(fn) != Kind::kAttribute) continue;
-        const absl::string_view method = t.Text(t.Child(fn, Field::kAttribute));
-        if (!hook_methods.Matches(method)) continue;
-        const absl::string_view ref = hooked(t.Child(fn, Field::kObject), t[call].start);
+      if (!site.module.empty()) sites.push_back(site);
+    }
+    if (sites.empty()) return;
+    // The module a hook goes on: `ref`, or the modules a loop over `model.modules()` visits.
+    auto hooked = [&](NodeId object, uint32_t pos) -> absl::string_view {
+      absl::string_view ref = ModuleRef(t, object);
+      if (t.kind(t.Unparen(object)) == Kind::kIdentifier) {
+        if (const Binding* b = v.At(ref, pos); b != nullptr && b->loop_var && b->value != kNoNode)
+          ref = t.Text(t.Unparen(b->value));
+      }
+      return ref;
+    };
+    auto report = [&](const CallSite& c, absl::string_view form, absl::string_view ref,
+                      absl::string_view method, const CompileSite& site) {
+      RawFinding r = MakeFinding(f, v.function, c.node, form, c.in_loop, /*assumed=*/false);
+      r.name = std::string(ref);
+      r.base = std::string(site.module);
+      r.op = std::string(method);
+      r.producer = r.op;
+      r.detail = absl::StrCat("`", site.module, "` was compiled at line ", site.line);
+      out->push_back(std::move(r));
+    };
+    for (const CallSite& c : v.calls) {
+      const uint32_t pos = t[c.node].start;
+      if (c.object == kNoNode) continue;
+      if (hook_methods.Matches(c.method)) {
+        const absl::string_view ref = hooked(c.object, pos);
         for (const CompileSite& site : sites) {
-          if (t[call].start < site.pos && site.pos < pos && MissedHook(site, ref)) {
-            report(c, "removed", ref, absl::StrCat(method, "(...).remove"), site);
+          if (site.pos < pos && MissedHook(site, ref)) {
+            report(c, "registered", ref, c.method, site);
             break;
           }
         }
+        continue;
+      }
+      // `handle.remove()` after the compile, for a hook registered before it.
+      if (c.method != "remove" || t.kind(t.Unparen(c.object)) != Kind::kIdentifier) continue;
+      const Binding* b = v.At(t.Text(t.Unparen(c.object)), pos);
+      const NodeId call = b == nullptr ? kNoNode : t.Unparen(b->value);
+      if (call == kNoNode || t.kind(call) != Kind::kCall) continue;
+      const NodeId fn = t.Child(call, Field::kFunction);
+      if (fn == kNoNode || t.kind(fn) != Kind::kAttribute) continue;
+      const absl::string_view method = t.Text(t.Child(fn, Field::kAttribute));
+      if (!hook_methods.Matches(method)) continue;
+      const absl::string_view ref = hooked(t.Child(fn, Field::kObject), t[call].start);
+      for (const CompileSite& site : sites) {
+        if (t[call].start < site.pos && site.pos < pos && MissedHook(site, ref)) {
+          report(c, "removed", ref, absl::StrCat(method, "(...).remove"), site);
+          break;
+        }
       }
     }
-  }
+  });
 }
 
 }  // namespace cl::lint

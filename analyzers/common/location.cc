@@ -53,6 +53,13 @@ const v1::StackFrame* TorchWrapperCallSite(const v1::Compile& compile,
   return InnermostUserFrame(compile.stack());
 }
 
+const v1::StackFrame* NameTorchWrapper(const v1::Compile& compile, absl::string_view frame_file,
+                                       std::string* name) {
+  const v1::StackFrame* user = TorchWrapperCallSite(compile, frame_file);
+  if (user != nullptr) name->append(" (torch's wrapper of a compiled module)");
+  return user;
+}
+
 std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
   line = absl::StripLeadingAsciiWhitespace(line);
   if (!absl::ConsumePrefix(&line, "File \"")) return std::nullopt;

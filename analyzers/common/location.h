@@ -41,8 +41,12 @@ const compile_lens::v1::StackFrame* InnermostUserFrame(
 const compile_lens::v1::StackFrame* TorchWrapperCallSite(const compile_lens::v1::Compile& compile,
                                                          absl::string_view frame_file);
 
-// What a torch wrapper frame is called in the report: its name and this.
-inline constexpr char kTorchWrapperSuffix[] = " (torch's wrapper of a compiled module)";
+// The same for a frame the report names and places: when `frame_file` is torch's wrapper, says so
+// after `*name` ("inner (torch's wrapper of a compiled module)") and returns the user's call site
+// to place the frame at; else null, `*name` unchanged.
+const compile_lens::v1::StackFrame* NameTorchWrapper(const compile_lens::v1::Compile& compile,
+                                                     absl::string_view frame_file,
+                                                     std::string* name);
 
 // One frame line of a Python traceback as torch prints it, `  File "/m/model.py", line 12, in f`;
 // nullopt for any other line.

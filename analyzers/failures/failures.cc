@@ -172,10 +172,8 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
         frame != nullptr ? MakeLocation(capture.session(), frame->file(), frame->line())
                          : v1::Location();
     if (const v1::StackFrame* user =
-            frame != nullptr ? TorchWrapperCallSite(compile, frame->file()) : nullptr) {
-      absl::StrAppend(&name, kTorchWrapperSuffix);
+            frame != nullptr ? NameTorchWrapper(compile, frame->file(), &name) : nullptr)
       frame_location = MakeLocation(capture.session(), user->file(), user->line());
-    }
 
     if (compile.status() == v1::Compile::FAILED || !compile.fail_type().empty()) {
       v1::FailedCompile* failed = section->add_failed();

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/post_grad_graph.h"
@@ -102,12 +101,12 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   for (const v1::Graph* graph_proto : graphs) {
     if (in.Cancelled()) return absl::CancelledError("fusion pass cancelled");
     const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
+    const auto compile_it = compiles.find(graph_proto->compile_id());
+    const v1::Compile* compile = compile_it != compiles.end() ? compile_it->second : nullptr;
     unknown_sizes += HasUnknownSize(graph) ? 1 : 0;
     for (const FusionMatch& match : FindFusionMatches(graph)) {
       residual_addmm |= HasResidualAddmm(graph, match);
-      auto compile = compiles.find(graph_proto->compile_id());
-      const v1::Location location = MatchLocation(
-          in.head.session(), graph, match, compile != compiles.end() ? compile->second : nullptr);
+      const v1::Location location = MatchLocation(in.head.session(), graph, match, compile);
       std::string size_hints = graph.SizeHintsWithOperands(match.anchors);
       at_hints |= !size_hints.empty();
       const GroupKey key{match.label,

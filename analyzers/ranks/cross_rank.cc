@@ -219,13 +219,14 @@ std::string DescribeCacheSequence(const Group<Sequence>& odd, const Group<Sequen
 }
 
 // A recompile reason without what differs between processes for the same code: object and type
-// ids (`___check_obj_id(fn, 139696444471168)`) and addresses (`at 0x7f…`).
+// ids (`___check_obj_id(fn, 139696444471168)`), storage pointers and addresses (`at 0x7f…`).
+// Sizes and values stay, however large.
 std::string SameInEveryProcess(absl::string_view reason) {
   std::string out(reason);
   static const LazyRE2 kAddress = {R"re(0x[0-9a-fA-F]+)re"};
-  static const LazyRE2 kId = {R"re(\b\d{7,}\b)re"};
+  static const LazyRE2 kId = {R"re((___check_(?:obj|type)_id\(.+?, |data_ptr\(\) == )\d+)re"};
   RE2::GlobalReplace(&out, *kAddress, "0x…");
-  RE2::GlobalReplace(&out, *kId, "…");
+  RE2::GlobalReplace(&out, *kId, "\\1…");
   return out;
 }
 

@@ -4,7 +4,6 @@
 #include <limits>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzers/common/location.h"
 #include "capture/torch_trace/json_value.h"
@@ -134,9 +133,8 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
   for (const v1::Compile& compile : capture.compiles()) {
     FrameStats& stats = frames[compile.frame_id()];
     if (placed.contains(compile.frame_id())) continue;
-    if (const v1::StackFrame* user = TorchWrapperCallSite(compile, stats.file)) {
+    if (const v1::StackFrame* user = NameTorchWrapper(compile, stats.file, &stats.name)) {
       placed.insert(compile.frame_id());
-      stats.name = absl::StrCat(stats.name, kTorchWrapperSuffix);
       stats.file = user->file();
       stats.line = user->line();
     }

@@ -155,13 +155,6 @@ std::string SpecificRemedy(absl::string_view reason) {
                         "the compiled function",
                         fn == "manual_seed" ? " (seed once, before the call)" : "", ".");
   }
-  static const LazyRE2 kClockRe = {
-      R"re(unsupported builtin time\.(?:time|perf_counter|monotonic|process_time)\w*)re"};
-  if (RE2::PartialMatch(Piece(reason), *kClockRe)) {
-    return "A clock read (`time.time()`, `time.perf_counter()`) cannot be traced: time the "
-           "compiled call from outside it, or profile it with `torch.profiler`, which sees the "
-           "compiled kernels.";
-  }
   if (std::string fn; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn)) {
     return absl::StrCat(
         "`", fn,
@@ -208,6 +201,10 @@ std::string SpecificRemedy(absl::string_view reason) {
        "guarded with `if not torch.compiler.is_compiling():` or "
        "`torch._dynamo.config.ignore_logger_methods` lists them (`{logging.Logger.warning}`), "
        "which drops those calls from compiled code."},
+      {R"re(unsupported builtin time\.(?:time|perf_counter|monotonic|process_time))re",
+       "A clock read (`time.time()`, `time.perf_counter()`) cannot be traced: time the compiled "
+       "call from outside it, or profile it with `torch.profiler`, which sees the compiled "
+       "kernels."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},
@@ -417,9 +414,10 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
 
 // The library function the user's code called into on the way to a break inside a library (the
 // first frame after the user's innermost one, past decorator wrappers: `clip_grad_norm_` under its
-// `_no_grad_wrapper`); "" when the stack has no user frame or no such function.
-std::string LibraryEntry(const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack) {
-  const v1::StackFrame* user = InnermostUserFrame(stack);
+// `_no_grad_wrapper`); "" when `user`, the stack's innermost user frame, is null or no function
+// follows it.
+std::string LibraryEntry(const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack,
+                         const v1::StackFrame* user) {
   if (user == nullptr) return "";
   static const LazyRE2 kWrapperRe = {
       R"re(^(?:_?\w*wrapper|decorate_context|inner|_fn|wrapped)$)re"};
@@ -488,10 +486,10 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
       if (IsLibraryFile(file)) {
         inside = absl::StrCat(PackagePath(file), line > 0 ? absl::StrCat(":", line) : "");
         in_optimizer = absl::EndsWith(file, "/torch/optim/optimizer.py");
-        entry = LibraryEntry(gb.user_stack());
+        const v1::StackFrame* user = InnermostUserFrame(gb.user_stack());
+        entry = LibraryEntry(gb.user_stack(), user);
         // No frame of the user's on the break's stack (a compiled DDP wrapper breaks in DDP's
         // forward): the user's line that called the compiled code.
-        const v1::StackFrame* user = InnermostUserFrame(gb.user_stack());
         if (user == nullptr) user = InnermostUserFrame(compile.stack());
         file = user != nullptr ? user->file() : "";
         line = user != nullptr ? user->line() : 0;

@@ -246,6 +246,12 @@ TEST(CrossRankPassTest, RecompilesForOtherReasonsDiverge) {
       Recompiling(1, {"0/1: 0/0: ___check_obj_id(fn, 139870659812992) at 0x7f31bb"}),
   }));
   EXPECT_THAT(Kinds(ids), ::testing::IsEmpty());
+
+  // A size is no id, however large: a vocabulary of 2^20 against 2^21 rows still diverges.
+  const std::string vocab = "0/1: 0/0: tensor 'L['logits']' size mismatch at index 0. expected ";
+  EXPECT_THAT(Kinds(RunPass(Capture({Recompiling(0, {vocab + "1048576, actual 2097152"}),
+                                     Recompiling(1, {vocab + "1048576, actual 4194304"})}))),
+              ElementsAre("recompile_reasons"));
 }
 
 TEST(CrossRankPassTest, FailedCompilesDiverge) {
