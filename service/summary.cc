@@ -137,7 +137,7 @@ void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) 
   }
   if (expected > 0) {
     absl::StrAppend(&text, "; ", expected,
-                    " more expected (an input that changed once, made dynamic)");
+                    " more expected (nothing to change; the recompile section says why)");
   }
   Add(verdict, "recompile", std::move(text));
 }

@@ -674,7 +674,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       const ClusterKey& k = *line->cluster;
       cost.set_expected(!line->several_frames && ExpectedLine(k, cost.count(), *line->frame));
       cost.set_detail(absl::StrCat(FormatCount(cost.count(), k.one, k.many), k.tail,
-                                   cost.expected() ? ", expected (made dynamic)" : ""));
+                                   cost.expected() ? ", expected" : ""));
     } else if (cause == "graph_break_fragment") {
       cost.set_detail(
           absl::StrCat(n, " of frames a graph break created (torch_dynamo_resume_in_…)"));

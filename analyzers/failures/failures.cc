@@ -10,7 +10,9 @@
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
 #include "analyzers/recompile/graph_breaks.h"
+#include "analyzers/recompile/reason.h"
 #include "common/utf8.h"
+#include "re2/re2.h"
 
 namespace cl {
 namespace {
@@ -72,6 +74,68 @@ std::string Between(absl::string_view text, absl::string_view open, absl::string
   const size_t end = text.find(close, start + open.size());
   if (end == absl::string_view::npos) return "";
   return std::string(text.substr(start + open.size(), end - start - open.size()));
+}
+
+// What a ConstraintViolationError says of a size the user marked dynamic: the source
+// ("L['x'].size()[0]") and, when the code pinned it, the constant.
+struct ViolatedSize {
+  std::string source;
+  std::string constant;
+};
+
+std::optional<ViolatedSize> ViolatedSizeOf(absl::string_view reason) {
+  static const LazyRE2 kSourceRe = {R"re((L\[[^\]]+\](?:\.\w+|\[[^\]]+\])*?\.size\(\)\[\d+\]))re"};
+  static const LazyRE2 kConstantRe = {
+      R"re((?:inferred to be a constant|specialized it to be a constant) \((-?\d+)\))re"};
+  ViolatedSize out;
+  if (!RE2::PartialMatch(re2::StringPiece(reason.data(), reason.size()), *kSourceRe, &out.source))
+    return std::nullopt;
+  RE2::PartialMatch(re2::StringPiece(reason.data(), reason.size()), *kConstantRe, &out.constant);
+  return out;
+}
+
+// "`x` dim 0" for "L['x'].size()[0]".
+std::string SizeWords(absl::string_view source) {
+  const size_t at = source.rfind(".size()[");
+  return absl::StrCat("`", ReadableSource(StripLocalScope(source.substr(0, at))), "` dim ",
+                      source.substr(at + 8, source.size() - at - 9));
+}
+
+// A size marked dynamic (`mark_dynamic`) that the code needs to be one value or to relate to
+// another fails the compile instead of specialising; `pinned_at` is the user's line that pinned
+// it ("" when the capture does not say).
+std::string ConstraintRemedy(absl::string_view reason, absl::string_view pinned_at) {
+  const std::optional<ViolatedSize> size = ViolatedSizeOf(reason);
+  const std::string what = size ? SizeWords(size->source) : "A size";
+  if (size && !size->constant.empty()) {
+    return absl::StrCat(
+        what,
+        " was marked dynamic (`torch._dynamo.mark_dynamic`), but the code needs it to be "
+        "exactly ",
+        size->constant, pinned_at.empty() ? "" : absl::StrCat(" at ", pinned_at),
+        ", so torch refused to compile rather than specialise it. Make that code size-generic "
+        "(`-1` or `x.shape[0]` where the number is written), or mark the size with "
+        "`torch._dynamo.maybe_mark_dynamic`, which lets torch specialise it instead of failing.");
+  }
+  return absl::StrCat(
+      what,
+      " was marked dynamic (`torch._dynamo.mark_dynamic`), but the code constrains it (the "
+      "reason says how), so torch refused to compile rather than add the constraint. Relax that "
+      "code, or mark the size with `torch._dynamo.maybe_mark_dynamic`, which lets torch add it "
+      "instead of failing.");
+}
+
+// The user's line that pinned the size a ConstraintViolationError names: the compile's
+// symbolic_shape_specialization of that source.
+const v1::StackFrame* PinnedAt(const v1::Compile& compile) {
+  const std::optional<ViolatedSize> size = ViolatedSizeOf(compile.fail_reason());
+  if (!size) return nullptr;
+  for (const v1::Specialization& s : compile.specializations()) {
+    for (const std::string& source : s.sources()) {
+      if (source == size->source) return InnermostUserFrame(s.user_stack());
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -137,6 +201,15 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
            "mismatch, an op with no fake kernel). The same call usually fails eagerly too: run "
            "the function without torch.compile to see it.";
   }
+  if (fail_type == "ConstraintViolationError") return ConstraintRemedy(reason, "");
+  if (fail_type == "UserError" &&
+      absl::StrContains(reason, "Dynamic control flow is not supported")) {
+    // fullgraph=True (or export) on a Python `if` over a tensor's value; torch's text still names
+    // functorch.experimental.control_flow.cond, which torch.cond replaced.
+    return "A Python `if` on a tensor's value cannot be one graph (fullgraph=True): write it as "
+           "`torch.cond(pred, true_fn, false_fn, (x,))`, or as `torch.where(pred, a, b)` where "
+           "both branches are cheap, or compile without fullgraph=True to let it break there.";
+  }
   if (fail_type == "UserError") {
     return "torch refused the code as written; the reason says what to change.";
   }
@@ -195,6 +268,16 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
       failed->set_fail_type(compile.fail_type());
       failed->set_reason(compile.fail_reason());
       failed->set_remedy(FailureRemedy(compile.fail_type(), compile.fail_reason()));
+      if (compile.fail_type() == "ConstraintViolationError") {
+        // The line that pinned the size is where to look, not the frame's first line.
+        if (const v1::StackFrame* pinned = PinnedAt(compile)) {
+          *failed->mutable_location() =
+              MakeLocation(capture.session(), pinned->file(), pinned->line());
+          failed->set_remedy(ConstraintRemedy(
+              compile.fail_reason(),
+              absl::StrCat(failed->location().file(), ":", failed->location().line())));
+        }
+      }
     }
     if (!compile.restart_reasons().empty()) {
       v1::RestartedCompile* restart = section->add_restarts();

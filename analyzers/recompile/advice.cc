@@ -147,6 +147,21 @@ std::string AdviseSizes(const std::vector<const Cluster*>& dims) {
 Advice Advise(const Cluster& c, const FrameStats& frame) {
   const GuardFailure& f = c.example;
   const std::string var = Named(f.variable);
+  // torch's wrapper of a compiled built-in module (`inner`, whose `fn` is the module, for
+  // `torch.compile(nn.Sequential(...))`): every such module compiles through the same code, so a
+  // second, different module is a recompile of `inner`, not a change in the first one.
+  if (frame.torch_wrapper && f.variable == "fn") {
+    return {absl::StrCat(
+                "Another module went through torch's wrapper of compiled built-in modules: "
+                "every `torch.compile(m)` of a `torch.nn` module (an `nn.Sequential`) compiles "
+                "the same function, `inner`, with the module as `fn`, so each module that differs "
+                "from the ones before (here ",
+                Code(c.axis),
+                ") compiles a graph of its own under that one frame — expected once per module. "
+                "With more than the cache limit (`torch._dynamo.config.cache_size_limit`, 8) of "
+                "them, the rest run eagerly: compile the model that holds them once instead."),
+            c.count < 8};
+  }
   if (c.category == Category::SIZE) return AdviseSize(c, frame);
   if (c.category == Category::GLOBAL_STATE) return AdviseGlobalState(c);
   if (c.category == Category::STRIDE) {
@@ -190,9 +205,11 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
   if (c.category == Category::VALUE && f.rule == "length") {
     // The guard does not say whether it is a list, a tuple or a dict (a batch whose keys vary).
     return {absl::StrCat(Code(c.axis),
-                         " changes between calls (a list, tuple or dict whose length varies) — "
-                         "give it one length (pad it, or always pass the same keys), or pass one "
-                         "stacked tensor instead.")};
+                         " changes between calls (a list, tuple or dict whose length varies): "
+                         "each length compiles a graph of its own, which is fine for a few "
+                         "lengths (a feature pyramid's levels); if it takes many, give it one "
+                         "length (pad it, or always pass the same keys), or pass one stacked "
+                         "tensor instead.")};
   }
   if (c.category == Category::VALUE && f.rule == "obj_id") {
     return {absl::StrCat(var,

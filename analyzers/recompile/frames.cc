@@ -135,6 +135,7 @@ std::map<uint32_t, FrameStats> CollectFrames(const v1::SessionCapture& capture) 
     if (placed.contains(compile.frame_id())) continue;
     if (const v1::StackFrame* user = NameTorchWrapper(compile, stats.file, &stats.name)) {
       placed.insert(compile.frame_id());
+      stats.torch_wrapper = true;
       stats.file = user->file();
       stats.line = user->line();
     }

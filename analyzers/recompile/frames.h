@@ -35,6 +35,9 @@ struct FrameStats {
   std::string name;
   std::string file;
   uint32_t line = 0;
+  // torch's wrapper of a compiled built-in module (external_utils.py's `inner`), placed at the
+  // user's call: `file` and `line` are that call's.
+  bool torch_wrapper = false;
   std::set<uint32_t> entries;  // frame_compile_ids torch tried: the frame's cache entries
   // The compiles torch refused at a cache-size limit (fail_type RecompileLimitExceeded), by id:
   // they are in `entries` but hold no cache entry.

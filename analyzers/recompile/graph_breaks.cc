@@ -38,7 +38,7 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::USER_REQUESTED,
      R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break|torch\._dynamo\.disable\(\) wrapped function)re"},
     {Category::DATA_DEPENDENT_BRANCH,
-     R"re((?i)data-dependent (?:branching|jump)|generic_jump|jump with TensorVariable|dynamic control flow is not supported)re"},
+     R"re((?i)data-dependent (?:branching|jump|expression)|generic_jump|jump with TensorVariable|dynamic control flow is not supported|GuardOnDataDependentSymNode)re"},
     {Category::SCALAR_EXTRACTION,
      R"re((?i)Tensor\.item|_local_scalar_dense|data dependent operator|capture_scalar_outputs|\.tolist\(|aten\.equal)re"},
     {Category::DYNAMIC_OUTPUT_SHAPE,
@@ -97,8 +97,13 @@ std::string RemedyFor(Category::Value category) {
        "`torch._dynamo.config.capture_scalar_outputs = True` (env "
        "`TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1`)."},
       {Category::DYNAMIC_OUTPUT_SHAPE,
-       "Set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`, or replace "
-       "`nonzero` / boolean-mask indexing with `torch.where` or a padded static size."},
+       "An op whose output size depends on the data: `nonzero`, one-argument "
+       "`torch.where(cond)` (which is `nonzero`), boolean-mask indexing `x[mask]`. Avoid the "
+       "data-dependent size (three-argument `torch.where(cond, a, b)`, multiplying by the mask, "
+       "a padded fixed size such as a per-expert capacity), or set "
+       "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` to keep it in the "
+       "graph: its size is then a symbol known only at run time, and a Python `if` on it (`if "
+       "idx.numel() == 0:`) breaks the graph in its turn, so drop such checks."},
       {Category::LOGGING,
        "Move print / logging / warnings out of the compiled region, guard them with "
        "`torch.compiler.is_compiling()`, or add the function to "
@@ -205,6 +210,23 @@ std::string SpecificRemedy(absl::string_view reason) {
        "A clock read (`time.time()`, `time.perf_counter()`) cannot be traced: time the compiled "
        "call from outside it, or profile it with `torch.profiler`, which sees the compiled "
        "kernels."},
+      // A size known only at run time (an unbacked `u0`: nonzero, a mask's rows, .item() under
+      // capture_scalar_outputs) that a Python `if`, `min()` or `==` needs the value of.
+      {R"re(Could not guard on data-dependent expression|GuardOnDataDependentSymNode)re",
+       "The code branches on a size or value known only at run time (an unbacked symbol such as "
+       "`u0`, from `nonzero`, a boolean mask or `.item()`): here a Python `if` or comparison on "
+       "it. Drop the check (ops take empty tensors: a loop over experts need not skip an empty "
+       "one), or tell torch what holds with `torch._check(...)` (`torch._check_is_size(n)` for "
+       "a size) before the line that needs it."},
+      // nn.TransformerEncoderLayer and nn.MultiheadAttention in eval under no_grad take the fused
+      // inference kernels: with static shapes torch 2.6 keeps them as one opaque op, with dynamic
+      // ones (a second sequence length) tracing them fails.
+      {R"re(_transformer_encoder_layer_fwd|_native_multi_head_attention)re",
+       "In eval mode under `no_grad`, `nn.TransformerEncoderLayer` (and `nn.MultiheadAttention`) "
+       "take PyTorch's fused inference \"fast path\", which torch.compile cannot trace once the "
+       "shapes are dynamic (and otherwise runs as one opaque kernel): call "
+       "`torch.backends.mha.set_fastpath_enabled(False)` before the compiled call, and Inductor "
+       "compiles the layer itself."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},
@@ -255,6 +277,21 @@ std::string CleanReasonLine(absl::string_view line) {
   if (line.size() >= 2 && line.front() == '\'' && line.back() == '\'') {
     line = line.substr(1, line.size() - 2);
   }
+  // Torch's pointer to the custom-op manual ("unsupported operator: aten.x (see https://... for
+  // how to fix)") is the same for every operator; the remedy says what fits this one.
+  static const LazyRE2 kHowToFixRe = {R"re( \(see https?://\S+ for how to fix\))re"};
+  std::string unlinked(line);
+  if (RE2::Replace(&unlinked, *kHowToFixRe, "")) line = unlinked;
+  // A builtin's argument types as torch's classes ("builtin: print [<class
+  // 'torch._dynamo.variables.constant.ConstantVariable'>] False"): Dynamo's internals, not the
+  // user's; the builtin's name is the reason.
+  static const LazyRE2 kBuiltinArgsRe = {R"re(^(builtin: \S+) \[<class .*\] (?:True|False)$)re"};
+  if (std::string name; RE2::FullMatch(Piece(line), *kBuiltinArgsRe, &name)) {
+    unlinked = name;
+    line = unlinked;
+  }
+  // Torch 2.6 puts its advice before what happened; the remedy gives the advice.
+  absl::ConsumePrefix(&line, "Consider annotating your code using torch._check*(). ");
   // Torch's pointer to its docs ("For more information about this error, see: https://...") says
   // nothing about this break; the remedy says what to do.
   if (const size_t more = line.find(" For more information about this error, see:");
@@ -363,7 +400,8 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   if (out.category == Category::OTHER) out.category = Categorize(message, out.gb_id);
   if (out.category == Category::OTHER && out.frame_skipped) out.category = Category::FRAME_SKIP;
   out.remedy = SpecificRemedy(out.reason);
-  if (out.remedy.empty()) out.remedy = RemedyFor(out.category);
+  out.specific = !out.remedy.empty();
+  if (!out.specific) out.remedy = RemedyFor(out.category);
   return out;
 }
 
@@ -375,7 +413,7 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
                                 bool in_optimizer, const ParsedGraphBreak& parsed) {
   const std::string where = absl::StrCat(
       "The break is inside `", inside, "`",
-      entry.empty() ? "" : absl::StrCat(", reached through `", entry, "`"), ", not in your code: ");
+      entry.empty() ? "" : absl::StrCat(", reached through ", entry), ", not in your code: ");
   if (absl::StartsWith(inside, "torch/nn/parallel/distributed.py")) {
     // Seen on torch 2.6: torch.compile(DDP(model)) breaks in DDP's _pre_forward (its C++ logger),
     // and what follows (the wrapped model, when its code is torch's) runs eagerly.
@@ -386,12 +424,14 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
                         "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
                         "frame.");
   }
+  // A remedy for the very call (the transformer fast path) says more than where it is.
+  if (parsed.specific) return absl::StrCat(where, parsed.remedy);
   // A library call Dynamo cannot trace (torch 2.6's clip_grad_norm_, whose foreach grouping
   // returns a dict): a custom op is no remedy for someone else's function.
   if (!entry.empty() &&
       (parsed.category == Category::UNSUPPORTED_CALL || parsed.category == Category::OTHER)) {
-    return absl::StrCat(where, "Dynamo cannot trace that call here. Call `", entry,
-                        "` outside the compiled function (before or after the compiled call), or "
+    return absl::StrCat(where, "Dynamo cannot trace that call here. Call ", entry,
+                        " outside the compiled function (before or after the compiled call), or "
                         "check whether a newer torch traces it.");
   }
   if (parsed.category != Category::USER_REQUESTED)
@@ -414,8 +454,9 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
 
 // The library function the user's code called into on the way to a break inside a library (the
 // first frame after the user's innermost one, past decorator wrappers: `clip_grad_norm_` under its
-// `_no_grad_wrapper`); "" when `user`, the stack's innermost user frame, is null or no function
-// follows it.
+// `_no_grad_wrapper`), in code marks: "`clip_grad_norm_`", or "the `forward` of
+// `torch/nn/modules/transformer.py`"; "" when `user`, the stack's innermost user frame, is null or
+// no function follows it.
 std::string LibraryEntry(const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack,
                          const v1::StackFrame* user) {
   if (user == nullptr) return "";
@@ -423,7 +464,12 @@ std::string LibraryEntry(const google::protobuf::RepeatedPtrField<v1::StackFrame
       R"re(^(?:_?\w*wrapper|decorate_context|inner|_fn|wrapped)$)re"};
   bool after_user = false;
   for (const v1::StackFrame& f : stack) {
-    if (after_user && !RE2::FullMatch(f.name(), *kWrapperRe)) return f.name();
+    if (after_user && !RE2::FullMatch(f.name(), *kWrapperRe)) {
+      // A module's `forward` says little alone: the file says which module it is.
+      if (f.name() == "forward" || f.name() == "__call__")
+        return absl::StrCat("the `", f.name(), "` of `", PackagePath(f.file()), "`");
+      return absl::StrCat("`", f.name(), "`");
+    }
     after_user = after_user || &f == user;
   }
   return "";

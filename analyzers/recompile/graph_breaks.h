@@ -27,6 +27,7 @@ struct ParsedGraphBreak {
   std::string gb_id;   // "GB0170" when the text links to the graph-break registry
   v1::GraphBreakCategory::Value category = v1::GraphBreakCategory::UNSPECIFIED;  // §2.2
   std::string remedy;          // what to change, for the category
+  bool specific = false;       // the remedy is for this one call, not its whole category
   bool frame_skipped = false;  // the whole frame fell back to eager
   // The user frame the text names (the header's "at f:l", or the last user traceback line).
   std::string file;

@@ -201,5 +201,46 @@ TEST(FailureRemedyTest, AnUnsupportedCompileGetsTheRemedyOfTheBreakItNames) {
               HasSubstr("rewrite that code, or compile without fullgraph=True"));
 }
 
+// fixtures/torch_trace/torch-2.6/data_dependent (scenes/data_dependent.py): `mark_dynamic` on the
+// batch of a head that reshapes to a batch of 8 fails with ConstraintViolationError. The failure
+// is listed at the line that pinned the size (torch's symbolic_shape_specialization of that
+// source), not at the frame's first line, and its remedy names the size, the value and
+// maybe_mark_dynamic. `fullgraph=True` over a Python `if` on a tensor is a UserError whose remedy
+// is torch.cond, not torch's own "functorch.experimental.control_flow.cond".
+TEST(FailuresTest, AMarkedDynamicSizeTheCodePinnedAndAFullGraphBranch) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/torch-2.6/data_dependent/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  ASSERT_EQ(s.failed_size(), 2);
+  const v1::FailedCompile& pinned = s.failed(0);
+  EXPECT_EQ(pinned.fail_type(), "ConstraintViolationError");
+  EXPECT_EQ(pinned.location().file(), "/mnt/project/data_dependent.py");
+  EXPECT_EQ(pinned.location().line(), 55u);
+  EXPECT_THAT(pinned.remedy(),
+              StartsWith("`x` dim 0 was marked dynamic (`torch._dynamo.mark_dynamic`), but the "
+                         "code needs it to be exactly 8 at /mnt/project/data_dependent.py:55"));
+  EXPECT_THAT(pinned.remedy(), HasSubstr("`torch._dynamo.maybe_mark_dynamic`"));
+  const v1::FailedCompile& branch = s.failed(1);
+  EXPECT_EQ(branch.fail_type(), "UserError");
+  EXPECT_EQ(branch.frame(), "gate");
+  EXPECT_THAT(branch.remedy(), HasSubstr("`torch.cond(pred, true_fn, false_fn, (x,))`"));
+}
+
+TEST(FailureRemedyTest, AConstraintViolationWithoutTheCapturesLineStillNamesTheSize) {
+  EXPECT_THAT(
+      FailureRemedy("ConstraintViolationError",
+                    "Constraints violated (L['self']._modules['enc'].size()[1])! - Not all values "
+                    "of RelaxedUnspecConstraint(L['batch']['ids'].size()[1]) are valid because "
+                    "L['batch']['ids'].size()[1] was inferred to be equal to L['y'].size()[0]."),
+      StartsWith("`self.enc` dim 1 was marked dynamic"));
+  EXPECT_THAT(FailureRemedy("ConstraintViolationError",
+                            "Not all values of RelaxedUnspecConstraint(L['x'].size()[2]) are valid "
+                            "because L['x'].size()[2] was inferred to be a constant (64)."),
+              StartsWith("`x` dim 2 was marked dynamic (`torch._dynamo.mark_dynamic`), but the "
+                         "code needs it to be exactly 64,"));
+  EXPECT_THAT(FailureRemedy("ConstraintViolationError", "something else"),
+              StartsWith("A size was marked dynamic"));
+}
+
 }  // namespace
 }  // namespace cl

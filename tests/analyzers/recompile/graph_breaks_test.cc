@@ -20,7 +20,10 @@ namespace cl {
 namespace {
 
 namespace v1 = ::compile_lens::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
+using ::testing::StartsWith;
 
 // Appends the frame `name` at `file`:`line` to the break's user stack (innermost last).
 void AddStackFrame(v1::GraphBreak* gb, const char* file, uint32_t line, const char* name) {
@@ -336,6 +339,27 @@ const Message kMessages[] = {
      "Dynamic control flow is not supported at the moment. Please use "
      "functorch.experimental.control_flow.cond to explicitly capture the control flow.",
      "data_dependent_branch", "", false},
+    // torch 2.6 on `if rows.numel() == 0:` after `torch.where(idx == e)` under
+    // capture_dynamic_output_shape_ops (verbatim, less the ATTENTION paragraph): the advice torch
+    // puts first is not the reason.
+    {"unbacked guard",
+     "Graph break in user code at /mnt/project/moe.py:28\nReason: Unsupported: Consider "
+     "annotating your code using torch._check*(). Could not guard on data-dependent expression "
+     "Eq(u0, 0) (unhinted: Eq(u0, 0)).  (Size-like symbols: u0)",
+     "Could not guard on data-dependent expression Eq(u0, 0) (unhinted: Eq(u0, 0)).  (Size-like "
+     "symbols: u0)",
+     "data_dependent_branch", "", false},
+    // torch 2.6's legacy print message names Dynamo's variable classes of the arguments.
+    {"builtin print",
+     "builtin: print [<class 'torch._dynamo.variables.constant.ConstantVariable'>, <class "
+     "'torch._dynamo.variables.lists.SizeVariable'>] False",
+     "builtin: print", "logging", "", false},
+    {"fast path operator",
+     "unsupported operator: aten._transformer_encoder_layer_fwd.default (see "
+     "https://docs.google.com/document/d/1GgvOe7C8_NVOMLOCwDaYV1mXXyHMXY7ExoewHqooxrs/"
+     "edit#heading=h.64r4npvq0w0 for how to fix)",
+     "unsupported operator: aten._transformer_encoder_layer_fwd.default", "unsupported_call", "",
+     false},
     {"garbage", "zxcv qwerty", "zxcv qwerty", "other", "", false},
 };
 INSTANTIATE_TEST_SUITE_P(Messages, GraphBreakMessageTest, ::testing::ValuesIn(kMessages));
@@ -615,6 +639,65 @@ TEST(SummarizeGraphBreaksTest, OptStepInACompiledFunctionIsTheRecipesPattern) {
   EXPECT_THAT(at_call.remedy(), ::testing::Not(::testing::HasSubstr("custom_op")));
   EXPECT_THAT(summaries[1].remedy(),
               ::testing::HasSubstr("The break is inside `torch/optim/optimizer.py:90`"));
+}
+
+// fixtures/torch_trace/torch-2.6/data_dependent (scenes/data_dependent.py): a mixture-of-experts
+// dispatch that picks each expert's rows with one-argument `torch.where` breaks on `nonzero`, and
+// the remedy says that call is `nonzero` (it used to offer `torch.where` as the way out); under
+// capture_dynamic_output_shape_ops the `if rows.numel() == 0` check on the unbacked size breaks
+// next, a data-dependent branch whose remedy is to drop the check or `torch._check`, not a custom
+// op.
+TEST(SummarizeGraphBreaksTest, DataDependentSizesInAMixtureOfExpertsDispatch) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/data_dependent/trace.log"));
+  int nonzero = 0, unbacked = 0;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    SCOPED_TRACE(s.reason());
+    EXPECT_EQ(s.location().file(), "/mnt/project/data_dependent.py");
+    if (s.category() == v1::GraphBreakCategory::DYNAMIC_OUTPUT_SHAPE) {
+      ++nonzero;
+      EXPECT_EQ(s.location().line(), 34u);
+      EXPECT_THAT(s.remedy(), HasSubstr("one-argument `torch.where(cond)` (which is `nonzero`)"));
+      EXPECT_THAT(s.remedy(), HasSubstr("a Python `if` on it"));
+    } else {
+      ++unbacked;
+      EXPECT_EQ(s.category(), v1::GraphBreakCategory::DATA_DEPENDENT_BRANCH);
+      EXPECT_EQ(s.location().line(), 35u);
+      EXPECT_THAT(s.reason(), StartsWith("Could not guard on data-dependent expression Eq(u0, 0)"));
+      EXPECT_THAT(s.remedy(), HasSubstr("`torch._check_is_size(n)`"));
+      EXPECT_THAT(s.remedy(), Not(HasSubstr("custom_op")));
+    }
+  }
+  // The first `route` frame breaks in its expert loop (skipped whole), its resume does not.
+  EXPECT_EQ(nonzero, 2);
+  EXPECT_EQ(unbacked, 1);
+}
+
+// fixtures/torch_trace/torch-2.6/module_habits (scenes/module_habits.py): a text encoder in eval
+// under no_grad, called with a second length, cannot trace nn.TransformerEncoderLayer's fused fast
+// path; the remedy turns the fast path off, not "call the `forward` outside the compiled function"
+// (a library break's generic remedy). A debug print's reason is the builtin's name, without
+// Dynamo's variable classes.
+TEST(SummarizeGraphBreaksTest, TheTransformerFastPathAndADebugPrint) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/module_habits/trace.log"));
+  std::map<std::string, const v1::GraphBreakSummary*> by_reason;
+  for (const v1::GraphBreakSummary& s : summaries) by_reason[s.reason()] = &s;
+  ASSERT_THAT(by_reason, SizeIs(2));
+  const auto fast =
+      by_reason.find("unsupported operator: aten._transformer_encoder_layer_fwd.default");
+  ASSERT_NE(fast, by_reason.end());
+  EXPECT_EQ(fast->second->location().file(), "/mnt/project/module_habits.py");
+  EXPECT_EQ(fast->second->location().line(), 27u);
+  EXPECT_THAT(fast->second->remedy(),
+              HasSubstr("reached through the `forward` of `torch/nn/modules/transformer.py`"));
+  EXPECT_THAT(fast->second->remedy(),
+              HasSubstr("`torch.backends.mha.set_fastpath_enabled(False)`"));
+  EXPECT_THAT(fast->second->remedy(), Not(HasSubstr("outside the compiled function")));
+  const auto print = by_reason.find("builtin: print");
+  ASSERT_NE(print, by_reason.end());
+  EXPECT_EQ(print->second->category(), v1::GraphBreakCategory::LOGGING);
+  EXPECT_EQ(print->second->location().line(), 53u);
 }
 
 }  // namespace

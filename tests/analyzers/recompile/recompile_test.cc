@@ -842,6 +842,31 @@ TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
   EXPECT_THAT(advice["x[1]"], HasSubstr("channels_last"));
 }
 
+// fixtures/torch_trace/torch-2.6/module_habits (scenes/module_habits.py): two nn.Sequential
+// modules compiled on their own both compile torch's wrapper `inner`, so the second is a
+// recompile of it on `len(L['fn'])`: expected once per module, not "give the list one length";
+// a feature pyramid's list of 3, 4 and 2 levels says each length is a graph of its own, fine
+// for a few.
+TEST(RecompilePassTest, ModuleHabitsOfModelsBuiltFromTorchsModules) {
+  const v1::RecompileSection section = RunPass(ImportScene("module_habits"));
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  ASSERT_TRUE(by_axis.contains("len(fn)"));
+  EXPECT_TRUE(by_axis.at("len(fn)")->expected());
+  EXPECT_EQ(by_axis.at("len(fn)")->frame(), "inner (torch's wrapper of a compiled module)");
+  ASSERT_TRUE(by_axis.contains("len(feats)"));
+  EXPECT_FALSE(by_axis.at("len(feats)")->expected());
+  std::map<std::string, std::string> advice;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    for (const auto& [axis, c] : by_axis) {
+      if (absl::StrContains(s.evidence(), absl::StrCat("on ", axis, " "))) advice[axis] = s.text();
+    }
+  }
+  EXPECT_THAT(advice["len(fn)"], HasSubstr("expected once per module"));
+  EXPECT_THAT(advice["len(fn)"], ::testing::Not(HasSubstr("give it one length")));
+  EXPECT_THAT(advice["len(feats)"], HasSubstr("fine for a few lengths"));
+}
+
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
 // model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
 TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
