@@ -173,6 +173,13 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
   if (fail_type == "Unsupported") {
     // What the reason names is what a graph break would have named: its remedy applies.
     const ParsedGraphBreak named = ParseGraphBreak(reason);
+    // A remedy for the very call (an nn.LSTM) says all there is to do.
+    if (named.specific) {
+      return absl::StrCat(
+          "Dynamo cannot trace what the reason names, and could not graph-break "
+          "around it, so the frame ran eagerly: ",
+          named.remedy);
+    }
     const bool known = named.category != v1::GraphBreakCategory::OTHER &&
                        named.category != v1::GraphBreakCategory::UNSPECIFIED;
     return absl::StrCat(

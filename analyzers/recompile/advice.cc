@@ -101,6 +101,22 @@ Advice AdviseGlobalState(const Cluster& c) {
           "autocast around every call, or compile separate callables for the autocast and "
           "full-precision paths.")};
     }
+    // Only autograd keys differ (`AutogradCPU`): the call ran under torch.inference_mode() on
+    // some calls and outside it on others (inference mode leaves autograd out of the set).
+    if (!keys.empty() && std::all_of(keys.begin(), keys.end(), [](const std::string& key) {
+          return absl::StartsWith(key, "Autograd");
+        })) {
+      return {absl::StrCat(
+          Named(f.variable),
+          " was seen inside `torch.inference_mode()` on some calls and outside "
+          "it on others (",
+          Code(keys.front()),
+          " is missing from its dispatch keys under "
+          "inference mode, or when the tensor was made there) — each is a graph of its own: "
+          "serve and evaluate under one of them (`torch.no_grad()` for evaluation that shares "
+          "the compiled model with training), or compile a separate callable for the inference "
+          "path.")};
+    }
     return {absl::StrCat(Named(f.variable),
                          " was created under a different mode in some calls (inference_mode, a "
                          "dispatch mode or a tensor subclass) — create inputs the same way every "

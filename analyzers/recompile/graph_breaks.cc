@@ -51,11 +51,14 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::FAKE_TENSOR,
      R"re(NotImplementedError|UnsupportedFakeTensorException|FakeTensor|(?i:fake kernel|meta kernel|register_fake)|Backend compiler exception)re"},
     {Category::EXCEPTION, R"re((?i)observed exception|\bexception\b)re"},
-    {Category::NN_MODULE, R"re(nn\.Module|NNModuleVariable|(?i:RNN, GRU, or LSTM)|allow_rnn)re"},
+    {Category::NN_MODULE,
+     R"re(nn\.Module|NNModuleVariable|(?i:RNN, GRU,? (?:or )?LSTM)|allow_rnn)re"},
+    // A torch.Generator (`generator=g`, an RNG's state) is no Python generator.
+    {Category::UNSUPPORTED_CALL, R"re(Variable\(Generator\)|torch\.(?:_C\.)?Generator)re"},
     {Category::GENERATOR, R"re((?i)generator|iterator|comprehension)re"},
     {Category::BYTECODE, R"re((?i)bytecode|sort with non-constant keys)re"},
     {Category::UNSUPPORTED_CALL,
-     R"re((?i)marked as skipped|skipfiles|copy\.deepcopy|Tensor\.backward|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
+     R"re((?i)marked as skipped|skipfiles|skip function \w+ in file|Tensor\.requires_grad_|copy\.deepcopy|Tensor\.backward|unsupported (?:function|method) call|failed to trace builtin|call_function|call_method|third-party|non-Tensor|\bunsupported\b|not supported)re"},
 };
 
 // Registry ids (torch/_dynamo/graph_break_registry.json) for structured messages whose wording
@@ -227,6 +230,26 @@ std::string SpecificRemedy(absl::string_view reason) {
        "shapes are dynamic (and otherwise runs as one opaque kernel): call "
        "`torch.backends.mha.set_fastpath_enabled(False)` before the compiled call, and Inductor "
        "compiles the layer itself."},
+      {R"re((?i)graph breaks on RNN, GRU,? (?:or )?LSTM)re",
+       "torch.compile leaves `nn.RNN`, `nn.GRU` and `nn.LSTM` out on purpose (Dynamo breaks the "
+       "graph at the call). Set `torch._dynamo.config.allow_rnn = True` before compiling to trace "
+       "it (the recurrence "
+       "is unrolled over the sequence), or compile the code around the RNN on its own."},
+      {R"re(Variable\(Generator\)|torch\.(?:_C\.)?Generator)re",
+       "A `torch.Generator` handed to a random op (`generator=g`) cannot be traced: draw that "
+       "random tensor outside the compiled function and pass it in, or use the global RNG "
+       "inside it (seeded once, outside, with `torch.manual_seed`), which compiled code "
+       "supports."},
+      {R"re(^Tensor\.requires_grad_$)re",
+       "`requires_grad_()` inside a compiled function is not traced: make the tensor require "
+       "grad before the call and pass it in, or keep the code that needs gradients with respect "
+       "to it (a gradient penalty's `torch.autograd.grad`) out of the compiled region."},
+      {R"re(skip function grad in file \S*torch/autograd/__init__\.py)re",
+       "`torch.autograd.grad` is not traced: the graph breaks around it. With `create_graph=True` "
+       "(a gradient penalty, as in WGAN-GP) the backward of compiled code cannot itself be "
+       "differentiated (AOTAutograd has no double backward, so `loss.backward()` raises): run "
+       "the penalty term, its model call and `autograd.grad`, eagerly, and compile the rest of "
+       "the step."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},

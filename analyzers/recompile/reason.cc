@@ -175,8 +175,19 @@ Category::Value DispatchKeyCategory(absl::string_view expected, absl::string_vie
   if (expected.empty() || actual.empty()) return Category::DEVICE;
   static const LazyRE2 kBackendKey = {
       R"re((?:Sparse|SparseCsr|Quantized|Nested|Autograd|AutocastAutograd)?(?:CPU|CUDA|HIP|Meta|HPU|XPU|MPS|PrivateUse1|Lazy|XLA|MTIA|IPU|VE|MAIA))re"};
+  // An autograd key alone (`AutogradCPU`, with `CPU` in both sets) comes and goes with
+  // inference_mode, not with the device.
+  const std::vector<std::string> a = DispatchKeys(expected), b = DispatchKeys(actual);
+  auto in_both = [&](absl::string_view key) {
+    return std::binary_search(a.begin(), a.end(), key) &&
+           std::binary_search(b.begin(), b.end(), key);
+  };
   for (const std::string& key : DispatchKeysDiffering(expected, actual)) {
-    if (RE2::FullMatch(key, *kBackendKey)) return Category::DEVICE;
+    if (!RE2::FullMatch(key, *kBackendKey)) continue;
+    absl::string_view backend = key;
+    const bool autograd = absl::ConsumePrefix(&backend, "AutocastAutograd") ||
+                          absl::ConsumePrefix(&backend, "Autograd");
+    if (!autograd || !in_both(backend)) return Category::DEVICE;
   }
   return Category::GLOBAL_STATE;
 }

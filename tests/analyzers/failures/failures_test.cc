@@ -242,5 +242,18 @@ TEST(FailureRemedyTest, AConstraintViolationWithoutTheCapturesLineStillNamesTheS
               StartsWith("A size was marked dynamic"));
 }
 
+// fixtures/torch_trace/torch-2.6/training_habits: the compile of a tagger whose forward calls an
+// nn.LSTM fails with torch's "purposely graph breaks on RNN, GRU, LSTMs". No fullgraph=True was
+// asked for; the remedy is allow_rnn, not "compile without fullgraph=True".
+TEST(FailuresTest, AnLstmsCompileFailsOnPurpose) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/torch-2.6/training_habits/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  ASSERT_EQ(s.failed_size(), 1);
+  EXPECT_EQ(s.failed(0).fail_type(), "Unsupported");
+  EXPECT_THAT(s.failed(0).remedy(), HasSubstr("`torch._dynamo.config.allow_rnn = True`"));
+  EXPECT_THAT(s.failed(0).remedy(), ::testing::Not(HasSubstr("fullgraph")));
+}
+
 }  // namespace
 }  // namespace cl

@@ -700,5 +700,28 @@ TEST(SummarizeGraphBreaksTest, TheTransformerFastPathAndADebugPrint) {
   EXPECT_EQ(print->second->location().line(), 53u);
 }
 
+// fixtures/torch_trace/torch-2.6/training_habits (scenes/training_habits.py): an nn.LSTM (torch
+// breaks on RNNs on purpose: allow_rnn), a torch.Generator (an RNG, not a Python generator, whose
+// remedy would be about iterators), and a WGAN-GP gradient penalty's requires_grad_() and
+// autograd.grad (not custom ops: the penalty stays eager, there is no double backward).
+TEST(SummarizeGraphBreaksTest, TrainingHabitsTorchDoesNotTrace) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/training_habits/trace.log"));
+  ASSERT_THAT(summaries, SizeIs(4));
+  std::map<std::string, const v1::GraphBreakSummary*> by_line;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    EXPECT_EQ(s.location().file(), "/mnt/project/training_habits.py");
+    EXPECT_THAT(s.remedy(), Not(HasSubstr("custom_op"))) << s.reason();
+    by_line[absl::StrCat(s.location().line())] = &s;
+  }
+  ASSERT_THAT(by_line, SizeIs(4));
+  EXPECT_EQ(by_line["27"]->category(), v1::GraphBreakCategory::NN_MODULE);
+  EXPECT_THAT(by_line["27"]->remedy(), HasSubstr("`torch._dynamo.config.allow_rnn = True`"));
+  EXPECT_EQ(by_line["54"]->category(), v1::GraphBreakCategory::UNSUPPORTED_CALL);
+  EXPECT_THAT(by_line["54"]->remedy(), HasSubstr("A `torch.Generator` handed to a random op"));
+  EXPECT_THAT(by_line["67"]->remedy(), HasSubstr("`requires_grad_()` inside a compiled function"));
+  EXPECT_THAT(by_line["68"]->remedy(), HasSubstr("AOTAutograd has no double backward"));
+}
+
 }  // namespace
 }  // namespace cl

@@ -198,6 +198,12 @@ const Case kRuleRows[] = {
      "AutogradCPU), actual DispatchKeySet(CUDA, BackendSelect, AutogradCUDA)",
      {"device", "x", "x", "DispatchKeySet(CPU, BackendSelect, AutogradCPU)",
       "DispatchKeySet(CUDA, BackendSelect, AutogradCUDA)"}},
+    // torch 2.6: the same CPU tensor passed under torch.inference_mode(), then under no_grad.
+    {"dispatch_key inference mode",
+     "tensor 'L['x']' dispatch key set mismatch. expected DispatchKeySet(CPU, BackendSelect, "
+     "ADInplaceOrView), actual DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)",
+     {"global_state", "x", "x", "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView)",
+      "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)"}},
     {"dispatch_key python mode",
      "tensor 'x' dispatch key set mismatch. expected DispatchKeySet(CPU, BackendSelect), actual "
      "DispatchKeySet(CPU, Python, BackendSelect, PythonTLSSnapshot)",

@@ -867,6 +867,23 @@ TEST(RecompilePassTest, ModuleHabitsOfModelsBuiltFromTorchsModules) {
   EXPECT_THAT(advice["len(feats)"], HasSubstr("fine for a few lengths"));
 }
 
+// fixtures/torch_trace/torch-2.6/training_habits: a model served under torch.inference_mode()
+// and then evaluated under no_grad recompiles on its input's dispatch keys (AutogradCPU comes
+// back): inference mode, not a device change ("move inputs to one device" was the remedy).
+TEST(RecompilePassTest, InferenceModeThenNoGradIsNotADeviceChange) {
+  const v1::RecompileSection section = RunPass(ImportScene("training_habits"));
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  ASSERT_TRUE(by_axis.contains("x"));
+  EXPECT_EQ(by_axis.at("x")->category(), v1::RecompileCategory::GLOBAL_STATE);
+  bool said = false;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    EXPECT_THAT(s.text(), ::testing::Not(HasSubstr("different device")));
+    said = said || absl::StrContains(s.text(), "was seen inside `torch.inference_mode()`");
+  }
+  EXPECT_TRUE(said);
+}
+
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
 // model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
 TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
