@@ -71,6 +71,19 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
         "`torch._dynamo.mark_unbacked(",
         f.variable.empty() ? "x" : f.variable, ", ", f.dim, ")` before the first call.")};
   }
+  // The code needs the size's exact value (a dict keyed by it, a Python `if` on it, a reshape
+  // to it): torch made it a constant again, so neither automatic dynamic nor mark_dynamic helps.
+  if (!c.size_specialized_at.empty()) {
+    return {absl::StrCat(
+        Named(f.variable), " dim ", f.dim, " is specialised by the code at ", c.size_specialized_at,
+        c.specialized_by.empty() ? "" : absl::StrCat(" (", Code(c.specialized_by), ")"),
+        ": it needs the exact size there (a dict or cache keyed by it, a Python `if` or loop on "
+        "it), so torch made it a constant again and each new size compiles once more — "
+        "`mark_dynamic` would fail there instead. Make that line size-generic (compute in the "
+        "graph what is looked up by size: a causal mask is `torch.ones(t, t).tril()` or "
+        "`is_causal=True`; or slice one made for the largest size), or pad inputs to a few "
+        "sizes.")};
+  }
   if (c.count == 1 && AutomaticDynamic(frame)) {
     return {absl::StrCat(Named(f.variable), " dim ", f.dim,
                          " changed size once and torch made it dynamic (automatic dynamic "

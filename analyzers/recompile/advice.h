@@ -35,6 +35,10 @@ struct Cluster {
   // range(steps):  # file:line` comment, before its own file), when any entry's guard said it:
   // where the code needs the exact value, so that torch specialised it.
   std::string specialized_by;
+  // For a size: the user's line ("model.py:8") where a compile made it a constant (torch's
+  // symbolic_shape_specialization), with `specialized_by` that line's code when the capture holds
+  // the file.
+  std::string size_specialized_at;
   // The fail_type of each recompile of the cluster that torch failed to compile (any attempt).
   std::vector<std::string> failed;
   size_t first_seen = 0;

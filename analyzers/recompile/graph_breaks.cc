@@ -250,6 +250,13 @@ std::string SpecificRemedy(absl::string_view reason) {
        "differentiated (AOTAutograd has no double backward, so `loss.backward()` raises): run "
        "the penalty term, its model call and `autograd.grad`, eagerly, and compile the rest of "
        "the step."},
+      // torch 2.6 on `random.random()` (fairseq's LayerDrop): "unsupported builtin
+      // None.Random.random", the hidden Random instance's method.
+      {R"re(unsupported builtin (?:None\.)?Random\.(?:random|uniform|randint|choice))re",
+       "Python's `random` module is not traced here: decide outside the compiled function and "
+       "pass the decision in (a tensor of which layers to keep), or make it a tensor op as "
+       "timm's DropPath does, `keep = (torch.rand(()) >= p).to(x.dtype)` and `x = x + keep * "
+       "layer(x)`: the layer always runs, scaled by 0 or 1, and the loop is one graph."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},

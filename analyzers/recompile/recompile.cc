@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzers/common/location.h"
@@ -35,6 +36,23 @@ constexpr char kArrow[] = "\u2192";  // →, as the seed report prints transitio
 void AddUnique(std::vector<std::string>* list, std::string value) {
   if (std::find(list->begin(), list->end(), value) == list->end())
     list->push_back(std::move(value));
+}
+
+// The user's line where the compile made the size `f` names (`variable` dim `dim`) a constant:
+// torch's symbolic_shape_specialization of `L['x'].size()[1]`; null when none names a user line.
+const v1::StackFrame* SizeSpecializedAt(const v1::Compile& compile, const GuardFailure& f) {
+  for (const v1::Specialization& s : compile.specializations()) {
+    for (const std::string& source : s.sources()) {
+      const absl::string_view var = source;
+      const size_t at = var.rfind(".size()[");
+      if (at == absl::string_view::npos || !absl::EndsWith(var, "]")) continue;
+      const absl::string_view dim = var.substr(at + 8, var.size() - at - 9);
+      if (dim != f.dim || ReadableSource(StripLocalScope(var.substr(0, at))) != f.variable)
+        continue;
+      if (const v1::StackFrame* user = InnermostUserFrame(s.user_stack())) return user;
+    }
+  }
+  return nullptr;
 }
 
 // The bullet against the frame's first cache entry, else the newest (the first listed).
@@ -140,6 +158,14 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
             continue;
           c.specialized_by = std::string(absl::StripAsciiWhitespace(
               absl::string_view(g.source).substr(0, g.source.find("  # "))));
+        }
+      }
+      // A size the code needs the exact value of: each new one compiles again, dynamic or not.
+      if (f.rule == "size" && c.size_specialized_at.empty()) {
+        if (const v1::StackFrame* user = SizeSpecializedAt(compile, f)) {
+          const v1::Location where = MakeLocation(capture.session(), user->file(), user->line());
+          c.size_specialized_at = absl::StrCat(where.file(), ":", where.line());
+          c.specialized_by = SourceLine(capture, user->file(), user->line());
         }
       }
       if (!f.expected.empty() && !f.actual.empty()) {

@@ -723,5 +723,18 @@ TEST(SummarizeGraphBreaksTest, TrainingHabitsTorchDoesNotTrace) {
   EXPECT_THAT(by_line["68"]->remedy(), HasSubstr("AOTAutograd has no double backward"));
 }
 
+// fixtures/torch_trace/torch-2.6/python_state: fairseq-style LayerDrop decides with
+// `random.random()` inside the layer loop; the remedy is the decision outside or DropPath's tensor
+// op (checked in the sandbox to compile as one graph), not a custom op.
+TEST(SummarizeGraphBreaksTest, LayerDropByPythonsRandomSkipsTheFrame) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/python_state/trace.log"));
+  ASSERT_THAT(summaries, SizeIs(1));
+  EXPECT_EQ(summaries[0].location().line(), 41u);
+  EXPECT_THAT(summaries[0].remedy(), HasSubstr("Torch compiled nothing for `forward`"));
+  EXPECT_THAT(summaries[0].remedy(), HasSubstr("`keep = (torch.rand(()) >= p).to(x.dtype)`"));
+  EXPECT_THAT(summaries[0].remedy(), Not(HasSubstr("custom_op")));
+}
+
 }  // namespace
 }  // namespace cl

@@ -884,6 +884,27 @@ TEST(RecompilePassTest, InferenceModeThenNoGradIsNotADeviceChange) {
   EXPECT_TRUE(said);
 }
 
+// fixtures/torch_trace/torch-2.6/python_state (scenes/python_state.py): a causal-mask cache keyed
+// by the sequence length specialises it (torch's symbolic_shape_specialization names the lookup),
+// so the remedy is that line, not mark_dynamic (which would fail there); a Python int counter on
+// the module recompiles once and becomes a SymInt: expected.
+TEST(RecompilePassTest, ASizeTheCodeLooksUpByIsSpecialisedByThatLine) {
+  const v1::RecompileSection section = RunPass(ImportScene("python_state"));
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  ASSERT_TRUE(by_axis.contains("x[1]"));
+  EXPECT_FALSE(by_axis.at("x[1]")->expected());
+  ASSERT_TRUE(by_axis.contains("self.step"));
+  EXPECT_TRUE(by_axis.at("self.step")->expected());
+  std::string size_advice;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    if (absl::StrContains(s.evidence(), "on x[1] ")) size_advice = s.text();
+  }
+  EXPECT_THAT(size_advice,
+              HasSubstr("`x` dim 1 is specialised by the code at /mnt/project/python_state.py:27"));
+  EXPECT_THAT(size_advice, ::testing::Not(HasSubstr("mark it dynamic to stop")));
+}
+
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
 // model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
 TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
