@@ -61,6 +61,20 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
                          "rank before the call.")};
   }
   // Torch specialises sizes 0 and 1 (no symbol for them): a change to one is no dynamic graph.
+  // Past the batch dim a 1 is most often a step that always has it (a decode step of one token
+  // after the prompt's prefill): its graph then serves every such call.
+  if (c.count == 1 && f.actual == "1" && !f.dim.empty() && f.dim != "0") {
+    return {absl::StrCat(Named(f.variable), " dim ", f.dim, " changed to 1 (",
+                         absl::StrJoin(c.transitions, ", "),
+                         "): torch specialises sizes 0 and 1, so size 1 has a graph of its own — "
+                         "expected once where a step always has that size (a decode step of one "
+                         "token after the prompt's prefill), which every such step then reuses; "
+                         "if a size of 1 is a rare edge instead, pad it or call "
+                         "`torch._dynamo.mark_unbacked(",
+                         f.variable.empty() ? "x" : f.variable, ", ", f.dim,
+                         ")` before the first call."),
+            true};
+  }
   if (c.count == 1 && (f.actual == "0" || f.actual == "1")) {
     return {absl::StrCat(
         Named(f.variable), " dim ", f.dim, " changed to ", f.actual, " (",

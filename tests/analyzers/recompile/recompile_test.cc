@@ -905,6 +905,25 @@ TEST(RecompilePassTest, ASizeTheCodeLooksUpByIsSpecialisedByThatLine) {
   EXPECT_THAT(size_advice, ::testing::Not(HasSubstr("mark it dynamic to stop")));
 }
 
+// fixtures/torch_trace/torch-2.6/greedy_decode (scenes/greedy_decode.py): the model's forward sees
+// the prompt (5 tokens), then one token a step. Size 1 past the batch dim is the decode graph,
+// expected once; "a last batch of one row, drop_last" was the advice. The batch dim keeps it
+// (shape_habits).
+TEST(RecompilePassTest, PrefillThenDecodeIsExpected) {
+  const v1::RecompileSection section = RunPass(ImportScene("greedy_decode"));
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  ASSERT_TRUE(by_axis.contains("ids[1]"));
+  EXPECT_TRUE(by_axis.at("ids[1]")->expected());
+  EXPECT_THAT(Transitions(*by_axis.at("ids[1]")), ElementsAre("5→1"));
+  for (const v1::Suggestion& s : section.suggestions()) {
+    EXPECT_THAT(s.text(), ::testing::Not(HasSubstr("drop_last")));
+    if (absl::StrContains(s.evidence(), "on ids[1] ")) {
+      EXPECT_THAT(s.text(), HasSubstr("a decode step of one token after the prompt's prefill"));
+    }
+  }
+}
+
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
 // model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
 TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
