@@ -257,6 +257,15 @@ std::string SpecificRemedy(absl::string_view reason) {
        "pass the decision in (a tensor of which layers to keep), or make it a tensor op as "
        "timm's DropPath does, `keep = (torch.rand(()) >= p).to(x.dtype)` and `x = x + keep * "
        "layer(x)`: the layer always runs, scaled by 0 or 1, and the loop is one graph."},
+      // torch 2.6 on `h.register_hook(fn)` for an activation inside the compiled forward.
+      {R"re(intermediate hooks requires compiled autograd)re",
+       "A hook on an intermediate tensor (`h.register_hook(...)` in the forward) splits the graph "
+       "there: torch traces it only under compiled autograd, which torch 2.6 keeps experimental "
+       "(turning on `torch._dynamo.config.compiled_autograd` alone makes `backward()` fail). "
+       "Change "
+       "the gradient outside the compiled code instead: after `backward()` (clip `p.grad`, "
+       "`torch.nn.utils.clip_grad_norm_`), or with a hook on a parameter registered once, "
+       "outside."},
       {R"re(copy\.deepcopy)re",
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},

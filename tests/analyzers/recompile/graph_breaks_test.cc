@@ -97,6 +97,19 @@ TEST(ParseGraphBreakTest, ADisabledFunctionIsTheUsersOwnBreak) {
   }
 }
 
+// Torch 2.6 on `h.register_hook(lambda g: g.clamp(-1, 1))` inside a compiled forward (a sandbox
+// scene, verbatim): the remedy moves the gradient change out, since compiled autograd alone made
+// that scene's backward fail; not a custom op.
+TEST(ParseGraphBreakTest, AnActivationHookNeedsCompiledAutograd) {
+  const ParsedGraphBreak hook = ParseGraphBreak(
+      "Graph break in user code at /mnt/project/hook.py:9\nReason: Unsupported: Compilation of "
+      "intermediate hooks requires compiled autograd\n");
+  EXPECT_EQ(hook.reason, "Compilation of intermediate hooks requires compiled autograd");
+  EXPECT_THAT(hook.remedy, HasSubstr("A hook on an intermediate tensor"));
+  EXPECT_THAT(hook.remedy, HasSubstr("after `backward()`"));
+  EXPECT_THAT(hook.remedy, Not(HasSubstr("custom_op")));
+}
+
 // Torch 2.6's wording for a clock read and for torch.manual_seed inside a compiled function (a
 // sandbox scene, verbatim): the paragraph torch appends to every unsupported builtin is dropped,
 // and each gets a remedy that fits it rather than "wrap it as a custom op".
