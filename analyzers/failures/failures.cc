@@ -81,6 +81,7 @@ std::string Between(absl::string_view text, absl::string_view open, absl::string
 struct ViolatedSize {
   std::string source;
   std::string constant;
+  std::string dim_name;  // torch.export's `Dim("seq")`; empty for mark_dynamic
 };
 
 std::optional<ViolatedSize> ViolatedSizeOf(absl::string_view reason) {
@@ -91,6 +92,10 @@ std::optional<ViolatedSize> ViolatedSizeOf(absl::string_view reason) {
   if (!RE2::PartialMatch(re2::StringPiece(reason.data(), reason.size()), *kSourceRe, &out.source))
     return std::nullopt;
   RE2::PartialMatch(re2::StringPiece(reason.data(), reason.size()), *kConstantRe, &out.constant);
+  // torch.export names the Dim: "Not all values of seq = L['ids'].size()[1] in the specified
+  // range are valid".
+  static const LazyRE2 kDimRe = {R"re(Not all values of (\w+) = L\[)re"};
+  RE2::PartialMatch(re2::StringPiece(reason.data(), reason.size()), *kDimRe, &out.dim_name);
   return out;
 }
 
@@ -107,6 +112,19 @@ std::string SizeWords(absl::string_view source) {
 std::string ConstraintRemedy(absl::string_view reason, absl::string_view pinned_at) {
   const std::optional<ViolatedSize> size = ViolatedSizeOf(reason);
   const std::string what = size ? SizeWords(size->source) : "A size";
+  if (size && !size->dim_name.empty()) {
+    // torch.export: the size was declared dynamic in `dynamic_shapes`.
+    return absl::StrCat(
+        what, " was declared dynamic (`Dim(\"", size->dim_name,
+        "\")` in `dynamic_shapes`), but "
+        "the code ",
+        size->constant.empty() ? "constrains it (the reason says how)"
+                               : absl::StrCat("needs it to be exactly ", size->constant),
+        pinned_at.empty() ? "" : absl::StrCat(" at ", pinned_at),
+        ", so export refused it. Make that code size-generic, or declare the dim as the code "
+        "has it: `Dim.AUTO` lets export specialise it or keep it dynamic as the code allows, "
+        "`Dim.STATIC` (or leaving it out of `dynamic_shapes`) keeps it fixed.");
+  }
   if (size && !size->constant.empty()) {
     return absl::StrCat(
         what,

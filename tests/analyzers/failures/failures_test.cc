@@ -240,6 +240,17 @@ TEST(FailureRemedyTest, AConstraintViolationWithoutTheCapturesLineStillNamesTheS
                          "code needs it to be exactly 64,"));
   EXPECT_THAT(FailureRemedy("ConstraintViolationError", "something else"),
               StartsWith("A size was marked dynamic"));
+  // torch.export's wording (torch 2.6, a sandbox run, verbatim): the size is a named Dim of
+  // `dynamic_shapes`, and the remedy is export's, not mark_dynamic's.
+  const std::string exported = FailureRemedy(
+      "ConstraintViolationError",
+      "Constraints violated (seq)! For more information, run with TORCH_LOGS=\"+dynamic\".\n  - "
+      "Not all values of seq = L['ids'].size()[1] in the specified range are valid because seq "
+      "was inferred to be a constant (8).");
+  EXPECT_THAT(exported, StartsWith("`ids` dim 1 was declared dynamic (`Dim(\"seq\")` in "
+                                   "`dynamic_shapes`), but the code needs it to be exactly 8,"));
+  EXPECT_THAT(exported, HasSubstr("`Dim.AUTO`"));
+  EXPECT_THAT(exported, ::testing::Not(HasSubstr("mark_dynamic")));
 }
 
 // fixtures/torch_trace/torch-2.6/training_habits: the compile of a tagger whose forward calls an
