@@ -791,6 +791,27 @@ v1::SessionCapture ImportScene(const std::string& folder) {
   return testing::ImportFixtureLog(absl::StrCat("torch_trace/torch-2.6/", folder, "/trace.log"));
 }
 
+// The section's clusters by axis ("x[1]", "len(fn)").
+std::map<std::string, const v1::RecompileCluster*> ClustersByAxis(
+    const v1::RecompileSection& section) {
+  std::map<std::string, const v1::RecompileCluster*> by_axis;
+  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  return by_axis;
+}
+
+// Each cluster's suggestion text by the cluster's axis, read off the suggestion's evidence ("size
+// cluster on x[1] — ...").
+std::map<std::string, std::string> AdviceByAxis(const v1::RecompileSection& section) {
+  std::map<std::string, std::string> advice;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    for (const v1::RecompileCluster& c : section.clusters()) {
+      if (absl::StrContains(s.evidence(), absl::StrCat("on ", c.axis(), " ")))
+        advice[c.axis()] = s.text();
+    }
+  }
+  return advice;
+}
+
 // fixtures/torch_trace/torch-2.6/gpt_recompiles (scenes/gpt.py): a nanoGPT called with idx (2,16),
 // (4,16), (4,32), then with a submodule swapped for a subclass. Each recompile is what torch said
 // changed: batch, then sequence length, then the module's type, read as the user wrote it.
@@ -818,8 +839,7 @@ TEST(RecompilePassTest, ARealGptsRecompilesAreEachTheirOwnCause) {
 TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
   const v1::RecompileSection section = RunPass(ImportScene("shape_habits"));
   EXPECT_EQ(section.total(), 4u);
-  std::map<std::string, const v1::RecompileCluster*> by_axis;
-  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
   ASSERT_THAT(by_axis, ::testing::SizeIs(3));
   for (const auto& [axis, c] : by_axis) EXPECT_FALSE(c->expected()) << axis;
   ASSERT_TRUE(by_axis.contains("args[0][0]"));
@@ -828,13 +848,8 @@ TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
   EXPECT_EQ(batch.frame(), "inner (torch's wrapper of a compiled module)");
   EXPECT_THAT(batch.location().file(), HasSubstr("shape_habits.py"));
   EXPECT_EQ(batch.location().line(), 47u);
-  std::map<std::string, std::string> advice;  // by the cluster's axis, read off the evidence
-  for (const v1::Suggestion& s : section.suggestions()) {
-    EXPECT_FALSE(s.expected()) << s.text();
-    for (const auto& [axis, c] : by_axis) {
-      if (absl::StrContains(s.evidence(), absl::StrCat("on ", axis, " "))) advice[axis] = s.text();
-    }
-  }
+  for (const v1::Suggestion& s : section.suggestions()) EXPECT_FALSE(s.expected()) << s.text();
+  std::map<std::string, std::string> advice = AdviceByAxis(section);
   EXPECT_THAT(advice["steps"], HasSubstr("is specialised by `for t in range(steps):`"));
   EXPECT_THAT(advice["steps"], ::testing::Not(HasSubstr("wrap it in a tensor")));
   EXPECT_THAT(advice["args[0][0]"], HasSubstr("torch specialises sizes 0 and 1"));
@@ -849,19 +864,13 @@ TEST(RecompilePassTest, ShapeHabitsOfRealInferenceCode) {
 // for a few.
 TEST(RecompilePassTest, ModuleHabitsOfModelsBuiltFromTorchsModules) {
   const v1::RecompileSection section = RunPass(ImportScene("module_habits"));
-  std::map<std::string, const v1::RecompileCluster*> by_axis;
-  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
   ASSERT_TRUE(by_axis.contains("len(fn)"));
   EXPECT_TRUE(by_axis.at("len(fn)")->expected());
   EXPECT_EQ(by_axis.at("len(fn)")->frame(), "inner (torch's wrapper of a compiled module)");
   ASSERT_TRUE(by_axis.contains("len(feats)"));
   EXPECT_FALSE(by_axis.at("len(feats)")->expected());
-  std::map<std::string, std::string> advice;
-  for (const v1::Suggestion& s : section.suggestions()) {
-    for (const auto& [axis, c] : by_axis) {
-      if (absl::StrContains(s.evidence(), absl::StrCat("on ", axis, " "))) advice[axis] = s.text();
-    }
-  }
+  std::map<std::string, std::string> advice = AdviceByAxis(section);
   EXPECT_THAT(advice["len(fn)"], HasSubstr("expected once per module"));
   EXPECT_THAT(advice["len(fn)"], ::testing::Not(HasSubstr("give it one length")));
   EXPECT_THAT(advice["len(feats)"], HasSubstr("fine for a few lengths"));
@@ -872,8 +881,7 @@ TEST(RecompilePassTest, ModuleHabitsOfModelsBuiltFromTorchsModules) {
 // back): inference mode, not a device change ("move inputs to one device" was the remedy).
 TEST(RecompilePassTest, InferenceModeThenNoGradIsNotADeviceChange) {
   const v1::RecompileSection section = RunPass(ImportScene("training_habits"));
-  std::map<std::string, const v1::RecompileCluster*> by_axis;
-  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
   ASSERT_TRUE(by_axis.contains("x"));
   EXPECT_EQ(by_axis.at("x")->category(), v1::RecompileCategory::GLOBAL_STATE);
   bool said = false;
@@ -890,16 +898,12 @@ TEST(RecompilePassTest, InferenceModeThenNoGradIsNotADeviceChange) {
 // the module recompiles once and becomes a SymInt: expected.
 TEST(RecompilePassTest, ASizeTheCodeLooksUpByIsSpecialisedByThatLine) {
   const v1::RecompileSection section = RunPass(ImportScene("python_state"));
-  std::map<std::string, const v1::RecompileCluster*> by_axis;
-  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
   ASSERT_TRUE(by_axis.contains("x[1]"));
   EXPECT_FALSE(by_axis.at("x[1]")->expected());
   ASSERT_TRUE(by_axis.contains("self.step"));
   EXPECT_TRUE(by_axis.at("self.step")->expected());
-  std::string size_advice;
-  for (const v1::Suggestion& s : section.suggestions()) {
-    if (absl::StrContains(s.evidence(), "on x[1] ")) size_advice = s.text();
-  }
+  const std::string size_advice = AdviceByAxis(section)["x[1]"];
   EXPECT_THAT(size_advice,
               HasSubstr("`x` dim 1 is specialised by the code at /mnt/project/python_state.py:27"));
   EXPECT_THAT(size_advice, ::testing::Not(HasSubstr("mark it dynamic to stop")));
@@ -911,17 +915,14 @@ TEST(RecompilePassTest, ASizeTheCodeLooksUpByIsSpecialisedByThatLine) {
 // (shape_habits).
 TEST(RecompilePassTest, PrefillThenDecodeIsExpected) {
   const v1::RecompileSection section = RunPass(ImportScene("greedy_decode"));
-  std::map<std::string, const v1::RecompileCluster*> by_axis;
-  for (const v1::RecompileCluster& c : section.clusters()) by_axis[c.axis()] = &c;
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
   ASSERT_TRUE(by_axis.contains("ids[1]"));
   EXPECT_TRUE(by_axis.at("ids[1]")->expected());
   EXPECT_THAT(Transitions(*by_axis.at("ids[1]")), ElementsAre("5→1"));
-  for (const v1::Suggestion& s : section.suggestions()) {
+  for (const v1::Suggestion& s : section.suggestions())
     EXPECT_THAT(s.text(), ::testing::Not(HasSubstr("drop_last")));
-    if (absl::StrContains(s.evidence(), "on ids[1] ")) {
-      EXPECT_THAT(s.text(), HasSubstr("a decode step of one token after the prompt's prefill"));
-    }
-  }
+  EXPECT_THAT(AdviceByAxis(section)["ids[1]"],
+              HasSubstr("a decode step of one token after the prompt's prefill"));
 }
 
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
