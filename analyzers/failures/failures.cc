@@ -116,8 +116,7 @@ std::string ConstraintRemedy(absl::string_view reason, absl::string_view pinned_
     // torch.export: the size was declared dynamic in `dynamic_shapes`.
     return absl::StrCat(
         what, " was declared dynamic (`Dim(\"", size->dim_name,
-        "\")` in `dynamic_shapes`), but "
-        "the code ",
+        "\")` in `dynamic_shapes`), but the code ",
         size->constant.empty() ? "constrains it (the reason says how)"
                                : absl::StrCat("needs it to be exactly ", size->constant),
         pinned_at.empty() ? "" : absl::StrCat(" at ", pinned_at),

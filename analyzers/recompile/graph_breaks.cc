@@ -233,8 +233,8 @@ std::string SpecificRemedy(absl::string_view reason) {
       {R"re((?i)graph breaks on RNN, GRU,? (?:or )?LSTM)re",
        "torch.compile leaves `nn.RNN`, `nn.GRU` and `nn.LSTM` out on purpose (Dynamo breaks the "
        "graph at the call). Set `torch._dynamo.config.allow_rnn = True` before compiling to trace "
-       "it (the recurrence "
-       "is unrolled over the sequence), or compile the code around the RNN on its own."},
+       "it (the recurrence is unrolled over the sequence), or compile the code around the RNN on "
+       "its own."},
       {R"re(Variable\(Generator\)|torch\.(?:_C\.)?Generator)re",
        "A `torch.Generator` handed to a random op (`generator=g`) cannot be traced: draw that "
        "random tensor outside the compiled function and pass it in, or use the global RNG "
