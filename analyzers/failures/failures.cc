@@ -182,6 +182,17 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
         "(torch._dynamo.config.repro_after; \"aot\" minifies after AOTAutograd, for Inductor "
         "failures); a backend of your own can be run on the graph outside torch.compile.");
   }
+  if (absl::StrContains(reason, "SpeculationLog diverged")) {
+    // Dynamo's second trace of the frame (after a restart) took another path than its first.
+    // Seen on torch 2.6 with a float argument made a graph input (specialize_float off) feeding
+    // F.interpolate's scale_factor; specialize_float = True compiled it.
+    return "A bug in Dynamo: after restarting its analysis of the frame, the second trace took "
+           "another path than the first. Report it to PyTorch (with TORCH_LOGS=\"+dynamo\"). "
+           "Where a float argument had just become a graph input (`specialize_float` is off by "
+           "default in torch 2.6) and feeds an op such as `F.interpolate(scale_factor=...)`, "
+           "`torch._dynamo.config.specialize_float = True` avoids it (each value then compiles "
+           "its own graph); else `torch.compiler.disable` on the function keeps it eager.";
+  }
   if (fail_type == "InternalTorchDynamoError") {
     return "A bug in Dynamo, not in this code: report it to PyTorch with the traceback (a script "
            "minified with TORCHDYNAMO_REPRO_AFTER=\"dynamo\" helps). Until it is fixed, "

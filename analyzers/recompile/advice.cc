@@ -313,6 +313,26 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            kExpectedOnce),
               true};
     }
+    // A string (a config's activation name) picks code paths: no tensor can stand for it.
+    if (f.expected.size() >= 2 && (f.expected.front() == '\'' || f.expected.front() == '"') &&
+        f.expected.back() == f.expected.front()) {
+      return {absl::StrCat(var,
+                           " (a string) picks what the code does, and torch guards it by value: "
+                           "each value compiles a graph of its own — fine where it changes at a "
+                           "few phase boundaries; if it changes often, branch outside the "
+                           "compiled function, or compile one callable per value.")};
+    }
+    // The user turned specialize_float on (2.6's default is off): each float is its own graph.
+    // (An optimizer's lr keeps the tensor remedy below: the optimizer takes one.)
+    if (IsFloatLiteral(f.expected) && frame.config.specialize_float == true &&
+        !absl::StrContains(f.variable, "param_groups")) {
+      return {absl::StrCat(var,
+                           " (a float) is guarded by value because `specialize_float` is True "
+                           "in this run: each value compiles a graph of its own — fine for a "
+                           "few values (a pyramid's scales); for many, turn `specialize_float` "
+                           "back off (torch 2.6's default), which makes the float a graph "
+                           "input, or pass a tensor where the op takes one.")};
+    }
     return {absl::StrCat(var,
                          " is a Python constant that changes between calls — wrap it in a "
                          "tensor (`torch.tensor(value)`) so one graph serves every value",

@@ -269,9 +269,14 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
           "; see Failures), so those calls did not run compiled: read the failure first — a "
           "new value the code cannot take (a shape or type bug in the caller) is no "
           "recompile to tune.");
+      // What it changed from: the transitions, else the values the guards held ("== 0.5").
+      const std::string values =
+          !c.transitions.empty() ? absl::StrCat(" (", absl::StrJoin(c.transitions, ", "), ")")
+          : !c.guarded_values.empty()
+              ? absl::StrCat(" (from ", absl::StrJoin(c.guarded_values, ", "), ")")
+              : "";
       advice.text = advice.expected
-                        ? absl::StrCat("`", c.axis, "` changed (",
-                                       absl::StrJoin(c.transitions, ", "), ") and ", failure)
+                        ? absl::StrCat("`", c.axis, "` changed", values, " and ", failure)
                         : absl::StrCat(failure, " Otherwise: ", advice.text);
       advice.expected = false;
     }

@@ -266,5 +266,20 @@ TEST(FailuresTest, AnLstmsCompileFailsOnPurpose) {
   EXPECT_THAT(s.failed(0).remedy(), ::testing::Not(HasSubstr("fullgraph")));
 }
 
+// fixtures/torch_trace/torch-2.6/config_values: a float made a graph input feeds
+// F.interpolate's scale_factor and Dynamo's restarted trace diverges (AssertionError:
+// SpeculationLog diverged), a Dynamo bug. The remedy says so and names what avoided it in that
+// scene (specialize_float = True, checked in the sandbox: level_fixed in the same log compiles).
+TEST(FailuresTest, ASpeculationLogThatDivergedIsDynamosBug) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/torch-2.6/config_values/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  ASSERT_EQ(s.failed_size(), 1);
+  EXPECT_EQ(s.failed(0).fail_type(), "AssertionError");
+  EXPECT_EQ(s.failed(0).frame(), "level");
+  EXPECT_THAT(s.failed(0).remedy(), StartsWith("A bug in Dynamo"));
+  EXPECT_THAT(s.failed(0).remedy(), HasSubstr("`torch._dynamo.config.specialize_float = True`"));
+}
+
 }  // namespace
 }  // namespace cl

@@ -925,6 +925,28 @@ TEST(RecompilePassTest, PrefillThenDecodeIsExpected) {
               HasSubstr("a decode step of one token after the prompt's prefill"));
 }
 
+// fixtures/torch_trace/torch-2.6/config_values (scenes/config_values.py): a string in a global
+// config dict cannot be "wrapped in a tensor"; a float under specialize_float=True is guarded by
+// value because the user turned it on, so "set specialize_float = False" alone is no remedy; a
+// recompile whose compile failed says what the value was even where the guard printed only it.
+TEST(RecompilePassTest, ConfigValuesAStringAFloatAndAFailedRecompile) {
+  const v1::RecompileSection section = RunPass(ImportScene("config_values"));
+  std::map<std::string, std::string> by_frame;  // the `scale` clusters' advice, by frame
+  for (const v1::Suggestion& s : section.suggestions()) {
+    if (absl::StrContains(s.evidence(), "on scale in `level`")) by_frame["level"] = s.text();
+    if (absl::StrContains(s.evidence(), "on scale in `level_fixed`"))
+      by_frame["level_fixed"] = s.text();
+  }
+  EXPECT_THAT(by_frame["level"],
+              ::testing::StartsWith("`scale` changed (from 0.5) and torch's recompile for "
+                                    "it failed (AssertionError; see Failures)"));
+  EXPECT_THAT(by_frame["level_fixed"],
+              HasSubstr("is guarded by value because `specialize_float` is True in this run"));
+  const std::string act = AdviceByAxis(section)["G['CONFIG']['act']"];
+  EXPECT_THAT(act, HasSubstr("(a string) picks what the code does"));
+  EXPECT_THAT(act, ::testing::Not(HasSubstr("torch.tensor(value)")));
+}
+
 // fixtures/torch_trace/torch-2.6/kv_cache_dtype (scenes/kvcache.py): a gpt-fast decode step whose
 // model and KV cache are converted to bf16 on purpose. The remedy leads with that being expected.
 TEST(RecompilePassTest, ADeliberateDtypeChangeIsExpectedFirst) {
