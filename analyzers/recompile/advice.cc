@@ -47,6 +47,18 @@ bool IsFloatLiteral(absl::string_view text) {
 
 // Torch's automatic dynamic: on unless the run compiled with dynamic=False. Under it a size, an int
 // or (with specialize_float off) a float that changed once was made dynamic by that recompile.
+// Three or more guarded lengths that count up by one (1, 2, 3): a container growing per call.
+bool GrowsByOne(const std::vector<std::string>& values) {
+  if (values.size() < 3) return false;
+  int64_t previous = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(values[i], &n) || (i > 0 && n != previous + 1)) return false;
+    previous = n;
+  }
+  return true;
+}
+
 bool AutomaticDynamic(const FrameStats& frame) {
   return frame.config.automatic_dynamic_shapes != false;
 }
@@ -244,6 +256,16 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          " is passed with and without `requires_grad` — compile separate "
                          "callables for training and inference, or keep `requires_grad` "
                          "consistent (under `torch.no_grad()` this recompile is avoidable).")};
+  }
+  if (c.category == Category::VALUE && f.rule == "length" && GrowsByOne(c.guarded_values)) {
+    // 1, 2, 3, ...: a list the compiled code appends to (a loss history kept in Python), whose
+    // length every call guards.
+    return {absl::StrCat(
+        Code(c.axis),
+        " grows by one between calls: a list or dict the code appends to on each call (a loss "
+        "history, a cache kept in Python). Its length is guarded, so every call compiles again "
+        "until the recompile limit, and then the function runs eagerly. Keep that bookkeeping "
+        "out of the compiled function (append what it returns, after the call).")};
   }
   if (c.category == Category::VALUE && f.rule == "length") {
     // The guard does not say whether it is a list, a tuple or a dict (a batch whose keys vary).

@@ -812,6 +812,26 @@ std::map<std::string, std::string> AdviceByAxis(const v1::RecompileSection& sect
   return advice;
 }
 
+// torch 2.6 on a compiled step that appends its loss to a global list (a sandbox scene, the
+// reasons verbatim less their padding): each call's list is one longer, every call recompiles.
+// The advice is to keep the bookkeeping out, not "fine for a few lengths".
+TEST(RecompilePassTest, AListTheCodeAppendsToRecompilesEveryCall) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("step");
+  std::vector<std::string> entries = {"0/0: not G['history']"};
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, entries);
+  for (int n = 1; n <= 4; ++n) {
+    entries.insert(entries.begin(), absl::StrCat("0/", n, ": len(G['history']) == ", n));
+    AddCompile(&capture, 0, n + 1, entries);
+  }
+  const v1::RecompileSection section = RunPass(capture);
+  const std::string advice = AdviceByAxis(section)["len(G['history'])"];
+  EXPECT_THAT(advice, HasSubstr("grows by one between calls"));
+  EXPECT_THAT(advice, HasSubstr("append what it returns, after the call"));
+  EXPECT_THAT(advice, ::testing::Not(HasSubstr("fine for a few lengths")));
+}
+
 // fixtures/torch_trace/torch-2.6/gpt_recompiles (scenes/gpt.py): a nanoGPT called with idx (2,16),
 // (4,16), (4,32), then with a submodule swapped for a subclass. Each recompile is what torch said
 // changed: batch, then sequence length, then the module's type, read as the user wrote it.
