@@ -17,7 +17,13 @@ namespace {
 using Category = v1::RecompileCategory;
 
 std::string Code(absl::string_view s) { return absl::StrCat("`", s, "`"); }
-std::string Named(absl::string_view var) { return var.empty() ? "an input" : Code(var); }
+std::string Named(absl::string_view var) {
+  if (var.empty()) return "an input";
+  // A resume function's `___stack0`: no name in the user's code, but what the break carried over.
+  if (absl::StartsWith(var, "___stack"))
+    return absl::StrCat(Code(var), " (a value the graph break carried into the code after it)");
+  return Code(var);
+}
 
 std::string TorchDtype(absl::string_view scalar_type) {
   static const auto* const kNames =
@@ -286,7 +292,7 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
     // Not a name in the user's code: what the call that broke the graph left on the stack, which
     // the code resumed after it receives as a constant and specializes on.
     return {absl::StrCat(
-        var, " is the value the graph break before `", frame.name,
+        Code(f.variable), " is the value the graph break before `", frame.name,
         "` handed to the code after it (most often the result of the call that broke the graph, "
         "such as `.item()`): each new value compiles that code again — keep it a tensor (compare "
         "with tensor ops, not a Python `if`), or set "

@@ -103,7 +103,8 @@ std::string RemedyFor(Category::Value category) {
        "An op whose output size depends on the data: `nonzero`, one-argument "
        "`torch.where(cond)` (which is `nonzero`), boolean-mask indexing `x[mask]`. Avoid the "
        "data-dependent size (three-argument `torch.where(cond, a, b)`, multiplying by the mask, "
-       "a padded fixed size such as a per-expert capacity), or set "
+       "a padded fixed size such as a per-expert capacity; for a loss over selected tokens, "
+       "`F.cross_entropy(..., ignore_index=-100)` over all of them), or set "
        "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` to keep it in the "
        "graph: its size is then a symbol known only at run time, and a Python `if` on it (`if "
        "idx.numel() == 0:`) breaks the graph in its turn, so drop such checks."},

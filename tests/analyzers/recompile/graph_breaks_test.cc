@@ -672,6 +672,7 @@ TEST(SummarizeGraphBreaksTest, DataDependentSizesInAMixtureOfExpertsDispatch) {
       EXPECT_EQ(s.location().line(), 34u);
       EXPECT_THAT(s.remedy(), HasSubstr("one-argument `torch.where(cond)` (which is `nonzero`)"));
       EXPECT_THAT(s.remedy(), HasSubstr("a Python `if` on it"));
+      EXPECT_THAT(s.remedy(), HasSubstr("`F.cross_entropy(..., ignore_index=-100)`"));
     } else {
       ++unbacked;
       EXPECT_EQ(s.category(), v1::GraphBreakCategory::DATA_DEPENDENT_BRANCH);

@@ -812,6 +812,24 @@ std::map<std::string, std::string> AdviceByAxis(const v1::RecompileSection& sect
   return advice;
 }
 
+// A resume function's input (`___stack1`: a BERT-style loss after the graph break at
+// `logits[mask]`, whose row count changed) has no name in the user's code; the advice says what
+// it is.
+TEST(RecompilePassTest, AResumeFunctionsStackValueIsSaidWhatItIs) {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("torch_dynamo_resume_in_forward_at_9");
+  frame->set_file("/w/mlm.py");
+  frame->set_line(9);
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['___stack1']' size mismatch at index 0. expected 12, actual 11"});
+  EXPECT_THAT(
+      AdviceByAxis(RunPass(capture))["___stack1[0]"],
+      ::testing::StartsWith("`___stack1` (a value the graph break carried into the code after it) "
+                            "dim 0"));
+}
+
 // torch 2.6 on a compiled step that appends its loss to a global list (a sandbox scene, the
 // reasons verbatim less their padding): each call's list is one longer, every call recompiles.
 // The advice is to keep the bookkeeping out, not "fine for a few lengths".
