@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -550,6 +551,12 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
   RestartKinds restarts;
   for (const v1::Compile& c : capture.compiles())
     attempts[{c.frame_id(), c.frame_compile_id()}].push_back(&c);
+  // A frame's first compile after torch._dynamo.reset() whose code compiled before the reset:
+  // the same function compiled again from nothing (a test suite's or a loop's reset).
+  absl::flat_hash_map<uint32_t, uint32_t> reset_round;  // frame id → Frame.reset_round
+  for (const v1::Frame& f : capture.frames()) reset_round[f.id()] = f.reset_round();
+  std::set<std::tuple<std::string, std::string, uint32_t>> compiled_code;  // name, file, line
+  uint32_t again_after_reset = 0;
   for (int i = 0; i < capture.compiles_size(); ++i) {
     if (in.Cancelled()) return absl::CancelledError("compile_time pass cancelled");
     const v1::Compile& c = capture.compiles(i);
@@ -585,6 +592,9 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     } else if (IsResumeFrame(frame.name)) {
       cause = "graph_break_fragment";
     }
+    const bool code_seen = !compiled_code.emplace(frame.name, frame.file, frame.line).second;
+    if (cause == "first_compile" && c.attempt() == 0 && code_seen && reset_round[c.frame_id()] > 0)
+      ++again_after_reset;
     double rest = seconds;
     // Time before a restart, of a compile torch restarted. A frame dynamo skipped (a resume
     // function left with nothing to compile) logs its time there too, with no restart: that is its
@@ -669,7 +679,14 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     const std::string n = FormatCount(cost.count(), "compile", "compiles");
     const std::string& cause = cost.cause();
     if (cause == "first_compile") {
-      cost.set_detail(absl::StrCat(n, ": the first of each frame"));
+      cost.set_detail(absl::StrCat(
+          n, ": the first of each frame",
+          again_after_reset == 0
+              ? ""
+              : absl::StrCat(" (", again_after_reset,
+                             " of them the same code again after `torch._dynamo.reset()`, "
+                             "which drops every compiled graph: reset only where a test or "
+                             "benchmark needs a cold start)")));
     } else if (cause == "recompile" && line->cluster) {
       const ClusterKey& k = *line->cluster;
       cost.set_expected(!line->several_frames && ExpectedLine(k, cost.count(), *line->frame));

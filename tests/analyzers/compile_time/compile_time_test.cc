@@ -458,9 +458,12 @@ TEST(CompileTimeTest, LinesSayWhereAndFramesAreCodeObjects) {
   ASSERT_EQ(resets.frames_size(), 3);
   EXPECT_EQ(resets.frames(0).frame(), "fn");
   EXPECT_EQ(resets.frames(0).compiles(), 2u);
-  // First compiles of several frames: no one place to name.
+  // First compiles of several frames: no one place to name. Three of them are a function the log
+  // compiled before a reset, compiled again after it.
   ASSERT_EQ(resets.ledger_size(), 1);
   EXPECT_FALSE(resets.ledger(0).has_location());
+  EXPECT_THAT(resets.ledger(0).detail(),
+              HasSubstr("(3 of them the same code again after `torch._dynamo.reset()`"));
 }
 
 // A recompile that made a changed input dynamic is expected, as the recompile pass files its
