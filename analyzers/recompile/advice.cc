@@ -416,6 +416,18 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
           "outcome is a graph of its own — compute it with tensor ops (`torch.clamp`, "
           "`torch.where`) on a tensor value, or move the branch out of the compiled function.")};
     }
+    if (!f.dim.empty() && !c.specialized_by.empty()) {
+      // Torch named the user's branch on the size (`# if x.shape[0] > 8:`): two paths, one graph
+      // each, is what the code asks for; mark_unbacked would make that branch an error.
+      return {absl::StrCat("a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
+                           "), from ", Code(c.specialized_by),
+                           ": the code branches on the size, and each side of the branch is a "
+                           "graph of its own — expected once per side where the two paths are "
+                           "meant (small and large batches); if not, compute both with tensor "
+                           "ops (`torch.where`) or move the branch out of the compiled function. "
+                           "(`mark_unbacked` would make that branch an error.)"),
+              c.count == 1};
+    }
     if (!f.dim.empty()) {
       return {absl::StrCat("a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
                            ") — the dim was specialised (a size-0/1 input or a branch on the "

@@ -830,6 +830,24 @@ TEST(RecompilePassTest, AResumeFunctionsStackValueIsSaidWhatItIs) {
                             "dim 0"));
 }
 
+// torch 2.6 under dynamic=True on `if x.shape[0] > 8:` called with batches 4, 6, 16, 32, 2 (a
+// sandbox scene, the reason verbatim): one recompile for the other side of the branch, which the
+// guard's comment names. Expected once; not "mark_unbacked", which would make the branch fail.
+TEST(RecompilePassTest, ABranchOnADynamicSizeIsOneGraphPerSide) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1,
+             {"0/0: L['x'].size()[0] <= 8  # if x.shape[0] > 8:  # nt/project/thresh.py:7 in "
+              "forward (_dynamo/variables/tensor.py:1201 in evaluate_expr)"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_TRUE(section.clusters(0).expected());
+  const std::string advice = AdviceByAxis(section)["x[0]"];
+  EXPECT_THAT(advice, HasSubstr("from `if x.shape[0] > 8:`: the code branches on the size"));
+  EXPECT_THAT(advice, ::testing::Not(HasSubstr("use `torch._dynamo.mark_unbacked")));
+}
+
 // torch 2.6 on a compiled step that appends its loss to a global list (a sandbox scene, the
 // reasons verbatim less their padding): each call's list is one longer, every call recompiles.
 // The advice is to keep the bookkeeping out, not "fine for a few lengths".
