@@ -60,6 +60,17 @@ const v1::StackFrame* NameTorchWrapper(const v1::Compile& compile, absl::string_
   return user;
 }
 
+const v1::StackFrame* SpecializedAt(const v1::Compile& compile,
+                                    absl::FunctionRef<bool(absl::string_view source)> matches) {
+  for (const v1::Specialization& s : compile.specializations()) {
+    for (const std::string& source : s.sources()) {
+      if (!matches(source)) continue;
+      if (const v1::StackFrame* user = InnermostUserFrame(s.user_stack())) return user;
+    }
+  }
+  return nullptr;
+}
+
 std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
   line = absl::StripLeadingAsciiWhitespace(line);
   if (!absl::ConsumePrefix(&line, "File \"")) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "compile_lens/v1/capture.pb.h"
 #include "compile_lens/v1/report.pb.h"
@@ -47,6 +48,13 @@ const compile_lens::v1::StackFrame* TorchWrapperCallSite(const compile_lens::v1:
 const compile_lens::v1::StackFrame* NameTorchWrapper(const compile_lens::v1::Compile& compile,
                                                      absl::string_view frame_file,
                                                      std::string* name);
+
+// The user's line where `compile` made a symbol a constant: the innermost user frame of the first
+// of torch's symbolic_shape_specialization records with a source (`L['x'].size()[1]`) that
+// `matches`; null when none names a user line.
+const compile_lens::v1::StackFrame* SpecializedAt(
+    const compile_lens::v1::Compile& compile,
+    absl::FunctionRef<bool(absl::string_view source)> matches);
 
 // One frame line of a Python traceback as torch prints it, `  File "/m/model.py", line 12, in f`;
 // nullopt for any other line.

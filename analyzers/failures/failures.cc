@@ -99,11 +99,10 @@ std::optional<ViolatedSize> ViolatedSizeOf(absl::string_view reason) {
   return out;
 }
 
-// "`x` dim 0" for "L['x'].size()[0]".
+// "`x` dim 0" for "L['x'].size()[0]", named as a recompile's guard names it.
 std::string SizeWords(absl::string_view source) {
-  const size_t at = source.rfind(".size()[");
-  return absl::StrCat("`", ReadableSource(StripLocalScope(source.substr(0, at))), "` dim ",
-                      source.substr(at + 8, source.size() - at - 9));
+  const GuardFailure size = ClassifyGuardCheck(source);
+  return absl::StrCat("`", size.variable, "` dim ", size.dim);
 }
 
 // A size marked dynamic (`mark_dynamic`) that the code needs to be one value or to relate to
@@ -147,12 +146,7 @@ std::string ConstraintRemedy(absl::string_view reason, absl::string_view pinned_
 const v1::StackFrame* PinnedAt(const v1::Compile& compile) {
   const std::optional<ViolatedSize> size = ViolatedSizeOf(compile.fail_reason());
   if (!size) return nullptr;
-  for (const v1::Specialization& s : compile.specializations()) {
-    for (const std::string& source : s.sources()) {
-      if (source == size->source) return InnermostUserFrame(s.user_stack());
-    }
-  }
-  return nullptr;
+  return SpecializedAt(compile, [&](absl::string_view source) { return source == size->source; });
 }
 
 }  // namespace

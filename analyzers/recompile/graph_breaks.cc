@@ -317,19 +317,6 @@ std::string CleanReasonLine(absl::string_view line) {
   if (line.size() >= 2 && line.front() == '\'' && line.back() == '\'') {
     line = line.substr(1, line.size() - 2);
   }
-  // Torch's pointer to the custom-op manual ("unsupported operator: aten.x (see https://... for
-  // how to fix)") is the same for every operator; the remedy says what fits this one.
-  static const LazyRE2 kHowToFixRe = {R"re( \(see https?://\S+ for how to fix\))re"};
-  std::string unlinked(line);
-  if (RE2::Replace(&unlinked, *kHowToFixRe, "")) line = unlinked;
-  // A builtin's argument types as torch's classes ("builtin: print [<class
-  // 'torch._dynamo.variables.constant.ConstantVariable'>] False"): Dynamo's internals, not the
-  // user's; the builtin's name is the reason.
-  static const LazyRE2 kBuiltinArgsRe = {R"re(^(builtin: \S+) \[<class .*\] (?:True|False)$)re"};
-  if (std::string name; RE2::FullMatch(Piece(line), *kBuiltinArgsRe, &name)) {
-    unlinked = name;
-    line = unlinked;
-  }
   // Torch 2.6 puts its advice before what happened; the remedy gives the advice.
   absl::ConsumePrefix(&line, "Consider annotating your code using torch._check*(). ");
   // Torch's pointer to its docs ("For more information about this error, see: https://...") says
@@ -345,6 +332,15 @@ std::string CleanReasonLine(absl::string_view line) {
   // Object addresses ("<function log_stats at 0x7f37…>") change from run to run: a base and a head
   // run would otherwise read as a break fixed and a new one at the same line.
   std::string clean(line);
+  // Torch's pointer to the custom-op manual ("unsupported operator: aten.x (see https://... for
+  // how to fix)") is the same for every operator; the remedy says what fits this one.
+  static const LazyRE2 kHowToFixRe = {R"re( \(see https?://\S+ for how to fix\))re"};
+  RE2::Replace(&clean, *kHowToFixRe, "");
+  // A builtin's argument types as torch's classes ("builtin: print [<class
+  // 'torch._dynamo.variables.constant.ConstantVariable'>] False"): Dynamo's internals, not the
+  // user's; the builtin's name is the reason.
+  static const LazyRE2 kBuiltinArgsRe = {R"re(^(builtin: \S+) \[<class .*\] (?:True|False)$)re"};
+  if (std::string name; RE2::FullMatch(clean, *kBuiltinArgsRe, &name)) clean = std::move(name);
   static const LazyRE2 kAddressRe = {R"re( at 0x[0-9a-fA-F]+)re"};
   RE2::GlobalReplace(&clean, *kAddressRe, "");
   return clean;

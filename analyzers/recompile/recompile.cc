@@ -38,23 +38,6 @@ void AddUnique(std::vector<std::string>* list, std::string value) {
     list->push_back(std::move(value));
 }
 
-// The user's line where the compile made the size `f` names (`variable` dim `dim`) a constant:
-// torch's symbolic_shape_specialization of `L['x'].size()[1]`; null when none names a user line.
-const v1::StackFrame* SizeSpecializedAt(const v1::Compile& compile, const GuardFailure& f) {
-  for (const v1::Specialization& s : compile.specializations()) {
-    for (const std::string& source : s.sources()) {
-      const absl::string_view var = source;
-      const size_t at = var.rfind(".size()[");
-      if (at == absl::string_view::npos || !absl::EndsWith(var, "]")) continue;
-      const absl::string_view dim = var.substr(at + 8, var.size() - at - 9);
-      if (dim != f.dim || ReadableSource(StripLocalScope(var.substr(0, at))) != f.variable)
-        continue;
-      if (const v1::StackFrame* user = InnermostUserFrame(s.user_stack())) return user;
-    }
-  }
-  return nullptr;
-}
-
 // The bullet against the frame's first cache entry, else the newest (the first listed).
 size_t PrimaryBullet(const std::vector<std::vector<GuardFailure>>& bullets, uint32_t first_entry) {
   for (size_t i = 0; i < bullets.size(); ++i) {
@@ -162,7 +145,12 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       }
       // A size the code needs the exact value of: each new one compiles again, dynamic or not.
       if (f.rule == "size" && c.size_specialized_at.empty()) {
-        if (const v1::StackFrame* user = SizeSpecializedAt(compile, f)) {
+        const v1::StackFrame* user = SpecializedAt(compile, [&](absl::string_view source) {
+          const GuardFailure size = ClassifyGuardCheck(source);
+          return absl::StrContains(source, ".size()[") && size.variable == f.variable &&
+                 size.dim == f.dim;
+        });
+        if (user != nullptr) {
           const v1::Location where = MakeLocation(capture.session(), user->file(), user->line());
           c.size_specialized_at = absl::StrCat(where.file(), ":", where.line());
           c.specialized_by = SourceLine(capture, user->file(), user->line());
