@@ -124,6 +124,16 @@ void ValidateCompiles(const v1::SessionCapture& c, const FrameMap& frames,
       }
     }
     ValidateSymbols(cp, path, p);
+    if (auto f = frames.find(cp.frame_id()); f != frames.end()) {
+      const int table = f->second->guarded_sources_size();
+      for (int j = 0; j < cp.guarded_source_ids_size(); ++j) {
+        if (cp.guarded_source_ids(j) >= static_cast<uint32_t>(table)) {
+          p->Add(absl::StrCat(path, ".guarded_source_ids[", j, "]"),
+                 absl::StrCat(cp.guarded_source_ids(j), " is past frame ", cp.frame_id(), "'s ",
+                              table, " guarded_sources"));
+        }
+      }
+    }
   }
 }
 

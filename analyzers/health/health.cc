@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "capture/guarded_sources.h"
 #include "common/number_format.h"
 
 namespace cl {
@@ -74,7 +75,7 @@ Reading Guards(const HealthSide& side) {
   bool recorded = side.capture.compiles().empty();
   for (const v1::Compile& c : side.capture.compiles()) {
     guards += c.guard_count();
-    recorded = recorded || c.guard_count() > 0 || !c.guarded_sources().empty();
+    recorded = recorded || c.guard_count() > 0 || GuardedSourceCount(c) > 0;
   }
   if (!recorded) return Missing("the log recorded no guards (no dynamo_guards records)");
   return Value(static_cast<double>(guards));

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "capture/guarded_sources.h"
 
 namespace cl {
 namespace {
@@ -70,9 +71,10 @@ std::string StateKeyOfGuardSource(absl::string_view source) {
   return out;
 }
 
-GuardedKeys::GuardedKeys(const compile_lens::v1::Compile& compile) {
-  known_ = !compile.guarded_sources().empty();
-  for (const std::string& source : compile.guarded_sources()) {
+GuardedKeys::GuardedKeys(const compile_lens::v1::Frame* frame,
+                         const compile_lens::v1::Compile& compile) {
+  known_ = GuardedSourceCount(compile) > 0;
+  for (absl::string_view source : GuardedSources(frame, compile)) {
     if (source == "GLOBAL_STATE")
       global_state_ = true;
     else

@@ -25,7 +25,9 @@ std::string StateKeyOfGuardSource(absl::string_view source);
 // The state keys one compile's guards read.
 class GuardedKeys {
  public:
-  explicit GuardedKeys(const compile_lens::v1::Compile& compile);
+  // `frame` is the compile's frame (null if the capture has none), whose table its guards' sources
+  // may index (capture/guarded_sources.h).
+  GuardedKeys(const compile_lens::v1::Frame* frame, const compile_lens::v1::Compile& compile);
 
   // False when the log recorded no guard tree for the compile: nothing can be said then.
   bool known() const { return known_; }

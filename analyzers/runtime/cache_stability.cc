@@ -140,8 +140,8 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
     section->set_reason("no iterations tracked (wrap the compiled model with compile_lens.track)");
     return absl::OkStatus();
   }
-  absl::flat_hash_map<uint32_t, std::string> frame_names;
-  for (const v1::Frame& f : capture.frames()) frame_names.try_emplace(f.id(), f.name());
+  absl::flat_hash_map<uint32_t, const v1::Frame*> frames_by_id;
+  for (const v1::Frame& f : capture.frames()) frames_by_id.try_emplace(f.id(), &f);
   absl::flat_hash_map<std::string, const v1::Compile*> compiles;
   for (const v1::Compile& c : capture.compiles()) compiles.try_emplace(c.id(), &c);
 
@@ -160,8 +160,8 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
     std::stable_sort(
         iterations.begin(), iterations.end(),
         [](const v1::Iteration* a, const v1::Iteration* b) { return a->index() < b->index(); });
-    auto name = frame_names.find(frame_id);
-    const std::string frame = name == frame_names.end() ? "" : name->second;
+    auto found = frames_by_id.find(frame_id);
+    const std::string frame = found == frames_by_id.end() ? "" : found->second->name();
     const auto baselines = Baselines(iterations);
     const v1::Iteration* previous = nullptr;
     for (const v1::Iteration* it : iterations) {
@@ -197,7 +197,9 @@ absl::Status CacheStabilityPass::Run(const PassInput& in, v1::AnalysisReport* ou
       if (it->has_output_diverged()) continue;  // the eager check passed: the change did not matter
       auto compile = compiles.find(it->compile_id());
       if (compile == compiles.end()) continue;
-      const GuardedKeys guarded(*compile->second);
+      auto compile_frame = frames_by_id.find(compile->second->frame_id());
+      const GuardedKeys guarded(
+          compile_frame == frames_by_id.end() ? nullptr : compile_frame->second, *compile->second);
       if (!guarded.known()) continue;
       for (const Change& change : changed) {
         if (guarded.Guards(change.key)) continue;

@@ -26,8 +26,22 @@ void Row(const char* part, size_t bytes, int compiles) {
               compiles > 0 ? bytes / 1e3 / compiles : 0.0);
 }
 
+// The bytes one value of a number field takes in a repeated field.
+size_t ScalarBytes(const google::protobuf::FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
+    case google::protobuf::FieldDescriptor::CPPTYPE_UINT64:
+    case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+      return 8;
+    case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+      return 1;
+    default:
+      return 4;
+  }
+}
+
 // Each field of Compile, summed over the capture's compiles: messages by SpaceUsedLong, strings by
-// their size.
+// their size, repeated numbers (guarded_source_ids) by their values' size.
 void CompileFields(const v1::SessionCapture& c) {
   const google::protobuf::Descriptor* d = v1::Compile::descriptor();
   const google::protobuf::Reflection* r = v1::Compile::GetReflection();
@@ -42,6 +56,7 @@ void CompileFields(const v1::SessionCapture& c) {
           if (message) bytes += r->GetRepeatedMessage(compile, f, k).SpaceUsedLong();
           if (string) bytes += sizeof(std::string) + r->GetRepeatedString(compile, f, k).size();
         }
+        if (!message && !string) bytes += r->FieldSize(compile, f) * ScalarBytes(f);
       } else if (message && r->HasField(compile, f)) {
         bytes += r->GetMessage(compile, f).SpaceUsedLong();
       } else if (string) {

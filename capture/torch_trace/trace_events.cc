@@ -526,6 +526,9 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
     ev->set_time_us(*ns / 1000);
   std::optional<element> components = json::Field(payload, "components");
   if (ev->status() != "miss" || !components || !components->is_array()) return;
+  // All of a key or none (a half key would diff as removed parts), so the parts are gathered aside
+  // and freed with it when they are over the budget: a cleared repeated field would keep them.
+  std::vector<v1::CacheKeyComponent> kept;
   size_t bytes = 0;  // this key's, counted against the budget only if all of it is kept
   for (element item : json::AsArray(*components)) {
     std::string_view text;
@@ -534,13 +537,12 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
         ReadKeyComponent(absl::string_view(text.data(), text.size()));
     if (!component) continue;
     bytes += component->name().size() + component->hash().size() + component->value().size();
-    if (cache_components_bytes_ + bytes > options_.cache_components_budget) {
-      ev->clear_components();  // all of a key or none: a half key would diff as removed parts
-      return;
-    }
-    *ev->add_components() = std::move(*component);
+    if (cache_components_bytes_ + bytes > options_.cache_components_budget) return;
+    kept.push_back(std::move(*component));
   }
   cache_components_bytes_ += bytes;
+  ev->mutable_components()->Reserve(static_cast<int>(kept.size()));
+  for (v1::CacheKeyComponent& component : kept) *ev->add_components() = std::move(component);
 }
 
 bool TraceParser::ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph) {
@@ -684,7 +686,27 @@ void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
     return;
   }
   c->clear_guarded_sources();
-  for (std::string& source : guards.sources) c->add_guarded_sources(std::move(source));
+  c->clear_guarded_source_ids();
+  auto frame = frame_index_.find(c->frame_id());
+  if (frame == frame_index_.end()) {
+    for (std::string& source : guards.sources) c->add_guarded_sources(std::move(source));
+    return;
+  }
+  // Each source once per frame: a frame's recompiles guard nearly the same ones, and a deep model's
+  // sources are long ("L['self']._modules['layers']._modules['11']._modules['attn']...").
+  v1::Frame& f = *capture_.mutable_frames(frame->second);
+  absl::flat_hash_map<absl::string_view, uint32_t>& ids = guard_source_ids_[c->frame_id()];
+  c->mutable_guarded_source_ids()->Reserve(static_cast<int>(guards.sources.size()));
+  for (std::string& source : guards.sources) {
+    auto it = ids.find(source);
+    if (it == ids.end()) {
+      const auto id = static_cast<uint32_t>(f.guarded_sources_size());
+      std::string* kept = f.add_guarded_sources();
+      *kept = std::move(source);
+      it = ids.emplace(*kept, id).first;  // the frame's string does not move as the field grows
+    }
+    c->add_guarded_source_ids(it->second);
+  }
 }
 
 void TraceParser::OnLensRecord(const TraceRecord& r, absl::string_view name, element artifact) {

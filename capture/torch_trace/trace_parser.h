@@ -21,6 +21,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "capture/torch_trace/import_counters.h"
 #include "capture/torch_trace/lowered_graphs.h"
 #include "capture/torch_trace/tokenizer.h"
@@ -196,6 +197,8 @@ class TraceParser {
   size_t extras_bytes_ = 0;
   size_t record_texts_bytes_ = 0;
   size_t cache_components_bytes_ = 0;
+  // frame id -> its Frame.guarded_sources, each (a view of the frame's own string) to its index.
+  absl::flat_hash_map<uint32_t, absl::flat_hash_map<absl::string_view, uint32_t>> guard_source_ids_;
   absl::flat_hash_set<std::string> unkept_source_files_;
   std::string last_graph_id_;           // the graph the record being dispatched became, if one
   uint64_t taken_in_ = 0;               // records' bytes plus copied_from_str_table_

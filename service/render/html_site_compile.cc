@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "capture/guarded_sources.h"
 #include "common/number_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "service/render/html_fragments.h"
@@ -343,7 +344,7 @@ void WriteGuards(const v1::SessionCapture& capture, const v1::Compile& c,
       w.Tag("<dt><code>").Text(key).Tag("</code></dt><dd>").Text(ValueText(*v)).Tag("</dd>");
     }
   }
-  w.Tag("<dt>sources guarded</dt><dd>").Text(absl::StrCat(c.guarded_sources_size())).Tag("</dd>");
+  w.Tag("<dt>sources guarded</dt><dd>").Text(absl::StrCat(GuardedSourceCount(c))).Tag("</dd>");
   w.Tag("</dl>\n");
   bool tree = false;
   for (int r : entry.records) {

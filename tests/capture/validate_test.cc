@@ -92,6 +92,18 @@ TEST(ValidateTest, DanglingReferencesAreNamed) {
                        HasSubstr("kernels[0].source_nodes[0]: node \"ghost\" does not exist")));
 }
 
+TEST(ValidateTest, GuardedSourceIdsMustIndexTheFramesTable) {
+  v1::SessionCapture c = Valid();
+  c.mutable_frames(0)->add_guarded_sources("L['x']");
+  c.mutable_compiles(0)->add_guarded_source_ids(0);
+  EXPECT_THAT(ValidateCapture(c), IsOk());
+  c.mutable_compiles(0)->add_guarded_source_ids(3);
+  EXPECT_THAT(ValidateCapture(c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("compiles[0].guarded_source_ids[1]: 3 is past frame 0's 1 "
+                                 "guarded_sources")));
+}
+
 TEST(ValidateTest, ANodeArgumentNamingAMissingNode) {
   v1::SessionCapture c = Valid();
   c.mutable_graphs(0)->mutable_nodes(1)->mutable_args(0)->set_node("mm_9");

@@ -418,6 +418,13 @@ def dangling_refs(c, lite):
     case("compile_id_round_without_frame", lambda d: d["compiles"][3].update({"id": "0/3@1"}),
          ['compiles[3]: id "0/3@1" disagrees with frame_id 0, which is of reset round 0, not 1'])
     case("compiles_removed", lambda d: d.update({"compiles": []}), ['graphs[0].compile_id: "0/0" names no compile'])
+
+    table = len(lite["frames"][0]["guarded_sources"])
+    at = len(lite["compiles"][1]["guarded_source_ids"])
+    case("guarded_source_id", lambda d: d["compiles"][1]["guarded_source_ids"].append(table),
+         [f"compiles[1].guarded_source_ids[{at}]: {table} is past frame 0's {table} guarded_sources"])
+    case("guarded_source_table_removed", lambda d: d["frames"][0].pop("guarded_sources"),
+         ["compiles[0].guarded_source_ids[0]: ", "is past frame 0's 0 guarded_sources"], fmt="pb")
     # Symbolic sizes are evaluated at the symbols' hints: a hint must be a number (a float symbol's
     # is a decimal), a name unique.
     case("symbol_hint_not_a_number", lambda d: d["compiles"][1].update(

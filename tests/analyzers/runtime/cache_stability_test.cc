@@ -475,7 +475,7 @@ TEST(GuardSourcesTest, WhatItDoesNotRecogniseIsKeptAsItIs) {
 TEST(GuardSourcesTest, GlobalStateCoversTheTorchGlobalsOnlyWhenGuarded) {
   v1::Compile compile;
   compile.add_guarded_sources("GLOBAL_STATE");
-  const GuardedKeys with_global(compile);
+  const GuardedKeys with_global(nullptr, compile);
   EXPECT_TRUE(with_global.known());
   for (const char* key :
        {"torch.grad_mode", "torch.autocast.cuda", "torch.deterministic_algorithms",
@@ -486,10 +486,32 @@ TEST(GuardSourcesTest, GlobalStateCoversTheTorchGlobalsOnlyWhenGuarded) {
   EXPECT_FALSE(with_global.Guards("torch.float32_matmul_precision"));
 
   compile.set_guarded_sources(0, "L['x']");
-  const GuardedKeys without_global(compile);
+  const GuardedKeys without_global(nullptr, compile);
   EXPECT_FALSE(without_global.Guards("torch.grad_mode"));
   EXPECT_TRUE(without_global.Guards("inputs.x"));
-  EXPECT_FALSE(GuardedKeys(v1::Compile()).known());
+  EXPECT_FALSE(GuardedKeys(nullptr, v1::Compile()).known());
+}
+
+TEST(GuardSourcesTest, SourcesIndexedIntoTheFrameCountLikeListedOnes) {
+  v1::Frame frame;
+  frame.add_guarded_sources("L['x']");
+  frame.add_guarded_sources("GLOBAL_STATE");
+  frame.add_guarded_sources("G['scale']");
+  v1::Compile compile;
+  compile.add_guarded_source_ids(2);
+  compile.add_guarded_source_ids(1);
+  compile.add_guarded_sources("L['y']");
+  const GuardedKeys guarded(&frame, compile);
+  EXPECT_TRUE(guarded.known());
+  EXPECT_TRUE(guarded.Guards("globals.scale"));
+  EXPECT_TRUE(guarded.Guards("torch.grad_mode"));
+  EXPECT_TRUE(guarded.Guards("inputs.y"));
+  EXPECT_FALSE(guarded.Guards("inputs.x"));  // in the frame's table, not among this compile's ids
+  // Without its frame the ids read as nothing, though the compile still says it has guards.
+  const GuardedKeys frameless(nullptr, compile);
+  EXPECT_TRUE(frameless.known());
+  EXPECT_FALSE(frameless.Guards("globals.scale"));
+  EXPECT_TRUE(frameless.Guards("inputs.y"));
 }
 
 }  // namespace

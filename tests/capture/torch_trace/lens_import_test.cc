@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "capture/guarded_sources.h"
 #include "capture/torch_trace/guard_tree.h"
 #include "capture/torch_trace/importer.h"
 #include "capture/validate.h"
@@ -96,6 +97,18 @@ std::vector<std::string> Diagnostics(const v1::SessionCapture& c) {
   return out;
 }
 
+// The sources compile `i`'s guards read, through its frame's table.
+std::vector<std::string> Guarded(const v1::SessionCapture& c, int i) {
+  const v1::Compile& compile = c.compiles(i);
+  auto frame = std::find_if(c.frames().begin(), c.frames().end(),
+                            [&](const v1::Frame& f) { return f.id() == compile.frame_id(); });
+  std::vector<std::string> out;
+  for (absl::string_view source :
+       GuardedSources(frame == c.frames().end() ? nullptr : &*frame, compile))
+    out.emplace_back(source);
+  return out;
+}
+
 std::vector<std::string> ExtraKinds(const v1::SessionCapture& c) {
   std::vector<std::string> out;
   for (const v1::Extra& x : c.extras()) out.push_back(x.kind());
@@ -162,11 +175,35 @@ TEST(LensImportTest, GuardTreeGivesTheCompileItsGuardedSources) {
           kGuardTree);
   const v1::SessionCapture c = Import(log.text());
   ASSERT_EQ(c.compiles_size(), 1);
-  EXPECT_THAT(c.compiles(0).guarded_sources(), Contains("GLOBAL_STATE"));
-  EXPECT_THAT(c.compiles(0).guarded_sources(), Contains("G['scale']"));
-  EXPECT_EQ(c.compiles(0).guarded_sources_size(), 10);
+  EXPECT_THAT(Guarded(c, 0), Contains("GLOBAL_STATE"));
+  EXPECT_THAT(Guarded(c, 0), Contains("G['scale']"));
+  EXPECT_EQ(GuardedSourceCount(c.compiles(0)), 10);
   EXPECT_THAT(ExtraKinds(c), Not(Contains("dynamo_cpp_guards_str")));
   EXPECT_THAT(absl::StrJoin(Diagnostics(c), "\n"), Not(HasSubstr("WARNING")));
+}
+
+TEST(LensImportTest, RecompilesOfAFrameShareItsGuardedSourcesText) {
+  Log log;
+  AddCompile(log, 0);
+  log.Add(R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
+          kGuardTree);
+  AddCompile(log, 1);
+  log.Add(
+      R"({"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0})",
+      absl::StrCat(kGuardTree,
+                   "\n| +- GuardManager: source=L['mask'], accessed_by=DictGetItemGuardAccessor("
+                   "'mask')\n"));
+  const v1::SessionCapture c = Import(log.text());
+  ASSERT_EQ(c.compiles_size(), 2);
+  ASSERT_EQ(c.frames_size(), 1);
+  // Each source is kept once, in the frame; the compiles hold indexes into it.
+  EXPECT_EQ(c.frames(0).guarded_sources_size(), 11);
+  EXPECT_THAT(c.compiles(0).guarded_sources(), IsEmpty());
+  EXPECT_EQ(c.compiles(0).guarded_source_ids_size(), 10);
+  EXPECT_EQ(c.compiles(1).guarded_source_ids_size(), 11);
+  std::vector<std::string> first = Guarded(c, 0);
+  first.push_back("L['mask']");
+  EXPECT_EQ(Guarded(c, 1), first);
 }
 
 TEST(LensImportTest, MalformedGuardRecordsAreDiagnosedByLine) {
@@ -196,7 +233,7 @@ TEST(LensImportTest, MalformedGuardRecordsAreDiagnosedByLine) {
                                     "source (skipped)")));
   // The rest of that tree still counts; the tree without guard lines left the compile as it was.
   ASSERT_EQ(c.compiles_size(), 1);
-  EXPECT_THAT(c.compiles(0).guarded_sources(), ElementsAre("L['y']"));
+  EXPECT_THAT(Guarded(c, 0), ElementsAre("L['y']"));
   EXPECT_THAT(ExtraKinds(c), IsEmpty());
 }
 
@@ -356,14 +393,13 @@ TEST(LensImportTest, HeroTraceCompilesCarryTheirGuardedSources) {
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->compiles_size(), 4);
   EXPECT_EQ(c->compiles(0).id(), "0/0");
-  EXPECT_THAT(c->compiles(0).guarded_sources(), Contains("L['x']"));
-  EXPECT_THAT(c->compiles(0).guarded_sources(), Contains("GLOBAL_STATE"));
+  EXPECT_THAT(Guarded(*c, 0), Contains("L['x']"));
+  EXPECT_THAT(Guarded(*c, 0), Contains("GLOBAL_STATE"));
   EXPECT_THAT(
-      c->compiles(0).guarded_sources(),
+      Guarded(*c, 0),
       Contains(
           "L['self']._modules['blocks']._modules['0']._modules['norm']._parameters['weight']"));
-  for (const v1::Compile& compile : c->compiles())
-    EXPECT_FALSE(compile.guarded_sources().empty()) << compile.id();
+  for (int i = 0; i < c->compiles_size(); ++i) EXPECT_THAT(Guarded(*c, i), Not(IsEmpty())) << i;
   EXPECT_THAT(ExtraKinds(*c), Not(Contains("dynamo_cpp_guards_str")));
   EXPECT_TRUE(ValidateCapture(*c).ok());
 }
