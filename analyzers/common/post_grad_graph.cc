@@ -188,6 +188,29 @@ std::vector<const v1::Graph*> LoweredGraphsPerFrame(const v1::SessionCapture& ca
   return out;
 }
 
+namespace {
+
+// Whether the compiles ran a backend other than Inductor (`aot_eager`, `eager`, a custom one): some
+// compiled a graph in backend time, and no compile's metrics give Inductor any time (torch
+// writes inductor_compile_time_s as null when Inductor did not run). False for a log whose metrics
+// lack the fields.
+bool RanAnotherBackend(const v1::SessionCapture& capture) {
+  bool backend_ran = false;
+  for (const v1::Compile& c : capture.compiles()) {
+    const auto& fields = c.metrics().fields();
+    auto inductor = fields.find("inductor_compile_time_s");
+    auto backend = fields.find("backend_compile_time_s");
+    if (inductor == fields.end() || backend == fields.end()) continue;
+    if (!inductor->second.has_null_value()) return false;
+    backend_ran =
+        backend_ran || (c.status() == v1::Compile::OK && backend->second.has_number_value() &&
+                        backend->second.number_value() > 0);
+  }
+  return backend_ran;
+}
+
+}  // namespace
+
 std::string NoLoweredGraphReason(const v1::SessionCapture& capture) {
   const bool before_copies = std::any_of(
       capture.graphs().begin(), capture.graphs().end(),
@@ -202,6 +225,11 @@ std::string NoLoweredGraphReason(const v1::SessionCapture& capture) {
   for (const v1::Compile& c : capture.compiles()) {
     for (const v1::CacheEvent& e : c.cache_events())
       hits += e.cache() == "fx_graph" && e.status() == "hit";
+  }
+  if (hits == 0 && RanAnotherBackend(capture)) {
+    return "no post-grad graph in the capture: a backend other than Inductor compiled the graphs "
+           "(`aot_eager`, `eager` or a custom one; no compile spent time in Inductor), and the "
+           "fusions and kernels these sections read are Inductor's";
   }
   if (hits == 0) return "no post-grad graph in the capture (Inductor's inductor_post_grad_graph)";
   return absl::StrCat("no post-grad graph in the capture: the FX graph cache served ", hits,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -74,6 +75,20 @@ std::string Between(absl::string_view text, absl::string_view open, absl::string
   const size_t end = text.find(close, start + open.size());
   if (end == absl::string_view::npos) return "";
   return std::string(text.substr(start + open.size(), end - start - open.size()));
+}
+
+// The compiler's first error in a CppCompileError's output ("no matching function for call to
+// ‘map<accum_t>(…’" from "/tmp/…/cxyz.cpp:709:36: error: no matching function …"), clipped; "" when
+// the output names none.
+std::string FirstCompilerError(absl::string_view reason) {
+  const size_t output = reason.find("Output:");
+  if (output == absl::string_view::npos) return "";
+  for (absl::string_view line : absl::StrSplit(reason.substr(output), '\n')) {
+    const size_t error = line.find("error: ");
+    if (error == absl::string_view::npos) continue;
+    return ClipUtf8(absl::StripAsciiWhitespace(line.substr(error + 7)), 120);
+  }
+  return "";
 }
 
 // What a ConstraintViolationError says of a size the user marked dynamic: the source
@@ -163,6 +178,23 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
     if (absl::StrContains(reason, "Python.h")) {
       return "Inductor's generated C++ could not include `Python.h`: install the Python "
              "development headers of this interpreter in the image (`python3-dev`).";
+    }
+    if (absl::StrContains(reason, "omp.h")) {
+      return "Inductor's generated C++ uses OpenMP, and the compiler found no `omp.h`: install "
+             "OpenMP for that compiler (`libomp-dev` for clang on Debian, `brew install libomp` on "
+             "macOS), or point `torch._inductor.config.cpp.cxx` at a compiler that has it.";
+    }
+    if (absl::StrContains(reason, "CppCompileError")) {
+      // Anything else the compiler refused: the generated code itself, or headers and a compiler
+      // it was not written for (seen: torch 2.6's CPU flex_attention template under GCC 14).
+      const std::string error = FirstCompilerError(reason);
+      return absl::StrCat(
+          "Inductor's generated C++ did not compile",
+          error.empty() ? "" : absl::StrCat(" (the compiler's first error: ", error, ")"),
+          ". Generated code that does not compile is a bug in Inductor, or a compiler or torch "
+          "headers it does not expect: report it to PyTorch with the compiler's version and "
+          "the generated file the command names. Meanwhile `torch._inductor.config.cpp.cxx` can "
+          "name another compiler, or `torch.compiler.disable` on the function keeps it eager.");
     }
     if (absl::StrContains(reason, "Cannot find a working triton installation")) {
       return "Inductor needs Triton for GPU graphs and found none that works: install the "

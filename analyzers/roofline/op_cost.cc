@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace cl {
 namespace {
@@ -48,6 +51,21 @@ bool IsUncostedLibraryCall(const v1::Node& node) {
                        "aten._scaled_dot_product_fused_attention_overrideable",
                        "aten._scaled_dot_product_fused_attention_overrideable_backward",
                        "higher_order.flex_attention", "higher_order.flex_attention_backward"});
+}
+
+// A call Inductor runs as it is, outside its fused kernels, with no formula here: a higher-order op
+// (`cond`, `while_loop`, `invoke_subgraph`, `auto_functionalized`: what it calls runs as kernels of
+// its own) or an op of a library of the user's (`mylib.op.default`, torch.library.custom_op).
+bool IsOpaqueCall(const v1::Node& node) {
+  if (node.op() != "call_function") return false;
+  const absl::string_view target = node.target();
+  if (absl::StartsWith(target, "higher_order.")) return true;
+  const std::vector<absl::string_view> parts = absl::StrSplit(target, '.');
+  if (parts.size() != 3) return false;  // "operator.mul", "torch._C._foo.bar" are not ops
+  for (absl::string_view inductor_lowers : {"aten", "prims", "inductor", "torch", "_operator"}) {
+    if (parts[0] == inductor_lowers) return false;
+  }
+  return true;
 }
 
 // GEMM flops from the activation [.., M, K] and the output [.., M, N]: 2·numel(out)·K.
@@ -329,6 +347,15 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
         cost->cost_known = false;
       }
       out.push_back(*std::move(cost));
+      continue;
+    }
+    if (IsOpaqueCall(node)) {
+      flush();
+      KernelCost& call = out.emplace_back();
+      call.name = node.name();
+      call.op = node.target();
+      call.dtype = node.meta().dtype();
+      call.cost_known = false;
       continue;
     }
     if (node.target() == "getitem" || node.target() == "operator.getitem") continue;

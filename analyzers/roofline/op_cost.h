@@ -16,6 +16,8 @@
 //   SDPA backward         2·b·h·Sq·Sk·(3d + 2dv) (2·(Q + K + V) + 2·O)·s + b·h·Sq·4
 //   other library calls (_scaled_mm, flex_attention, _flash_attention_*, cudnn_convolution, …):
 //   no formula here, so their cost is unknown; they are never pointwise work.
+//   higher-order ops (cond, while_loop, invoke_subgraph, …) and custom ops (mylib.op.default):
+//   Inductor runs them as they are, never inside a fused run; their cost is unknown here.
 //   pointwise / reductions: Inductor fuses the nodes between two library calls into Triton
 //   kernels; they are estimated as one kernel per such run, 1 FLOP per output element, bytes =
 //   every tensor read from outside the run + every result used outside it, each once.
@@ -59,8 +61,8 @@ std::string LibraryCallDtype(const PostGradGraph& graph, const v1::Node& node);
 std::optional<KernelCost> LibraryOpCost(const PostGradGraph& graph, const v1::Node& node);
 
 // Every kernel of `graph`: each library op, and each run of pointwise / reduction nodes between
-// them, in graph order. A library op whose cost is unknown still ends the run and is listed, with
-// cost_known false.
+// them, in graph order. A library op whose cost is unknown, a higher-order op and a custom op
+// still end the run and are listed, with cost_known false.
 std::vector<KernelCost> EstimateKernels(const PostGradGraph& graph);
 
 }  // namespace cl

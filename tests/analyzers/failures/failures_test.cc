@@ -188,6 +188,32 @@ TEST(FailureRemedyTest, KnownKindsHaveOne) {
                             "triton installation. Either the package is not installed or it is "
                             "too old."),
               HasSubstr("install the `triton` build that matches this torch"));
+  EXPECT_THAT(FailureRemedy("BackendCompilerFailed",
+                            "backend='inductor' raised:\nCppCompileError: C++ compile error\n"
+                            "/tmp/x.cpp:2:10: fatal error: omp.h: No such file or directory"),
+              HasSubstr("install OpenMP for that compiler"));
+}
+
+// Torch 2.6's CPU flex_attention under the sandbox's GCC 14 (the text of a real failure, its
+// command and paths shortened): the remedy quotes the compiler's first error, not the command.
+TEST(FailureRemedyTest, GeneratedCxxThatDoesNotCompileQuotesTheFirstError) {
+  const std::string reason =
+      "backend='inductor' raised:\nCppCompileError: C++ compile error\n\nCommand:\ng++ "
+      "/tmp/c/fy/cfyiuq7.cpp -D TORCH_INDUCTOR_CPP_WRAPPER -shared -fPIC -O3 -o "
+      "/tmp/c/fy/cfyiuq7.so"
+      "\n\nOutput:\n/tmp/c/fy/cfyiuq7.cpp: In lambda function:\n/tmp/c/fy/cfyiuq7.cpp:709:36: "
+      "error: no matching function for call to ‘map<accum_t>(kernel(const float*, const float*, "
+      "const float*, const int32_t*, const int32_t*, const int32_t*, float*)::<lambda(int64_t, "
+      "int64_t)>::<lambda(Vec)>, accum_t*, accum_t*, int64_t&)’\n  709 | at::vec::map<accum_t>(\n";
+  const std::string remedy = FailureRemedy("BackendCompilerFailed", reason);
+  EXPECT_THAT(remedy, HasSubstr("Inductor's generated C++ did not compile (the compiler's first "
+                                "error: no matching function for call to ‘map<accum_t>(kernel("));
+  EXPECT_THAT(remedy, HasSubstr("…). Generated code that does not compile is a bug in Inductor"));
+  EXPECT_THAT(remedy, Not(HasSubstr("-fPIC")));
+  // No output to quote: the remedy still says what kind of failure it is.
+  EXPECT_THAT(FailureRemedy("BackendCompilerFailed",
+                            "backend='inductor' raised:\nCppCompileError: C++ compile error"),
+              HasSubstr("Inductor's generated C++ did not compile. Generated code"));
 }
 
 // Under fullgraph=True what would have been a graph break fails the compile (a sandbox run of

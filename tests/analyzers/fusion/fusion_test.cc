@@ -248,6 +248,26 @@ TEST(FusionPassTest, NoPostGradGraphIsSkipped) {
         HasSubstr("the FX graph cache served 1 graph, and Inductor logs a post-grad graph "
                   "only for one it compiles (run with TORCHINDUCTOR_FORCE_DISABLE_CACHES=1"));
   }
+  // Another backend compiled the graph (backend="aot_eager"): torch 2.6's metrics give it backend
+  // time and Inductor none.
+  {
+    v1::SessionCapture aot_eager = capture;
+    v1::Compile* c = aot_eager.mutable_compiles(0);
+    c->set_status(v1::Compile::OK);
+    auto& fields = *c->mutable_metrics()->mutable_fields();
+    fields["backend_compile_time_s"].set_number_value(1.819627);
+    fields["inductor_compile_time_s"].set_null_value(google::protobuf::NULL_VALUE);
+    EXPECT_THAT(testing::RunPassOk(FusionPass(), aot_eager).fusion().reason(),
+                HasSubstr("a backend other than Inductor compiled the graphs"));
+    // One compile that spent time in Inductor says Inductor ran (its graph went unlogged).
+    v1::Compile* inductor = aot_eager.add_compiles();
+    *inductor = *c;
+    inductor->set_id("1/0");
+    (*inductor->mutable_metrics()->mutable_fields())["inductor_compile_time_s"].set_number_value(
+        0.5);
+    EXPECT_THAT(testing::RunPassOk(FusionPass(), aot_eager).fusion().reason(),
+                Not(HasSubstr("other than Inductor")));
+  }
   // Only the copy torch logged before its passes (tlparse's vllm_post_grad_diff.log): said so.
   v1::Graph* before = testing::AddChainGraph(capture, "0/0/before_post_grad_graph", 6);
   before->set_compile_id("0/0");

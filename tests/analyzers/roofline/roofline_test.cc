@@ -25,6 +25,7 @@
 namespace cl {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // The pass on `capture` with its session's GPU set to `gpu`, as cl-client --gpu sets it.
@@ -318,8 +319,35 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_EQ(s.kernels(1).name(), "mm_1");
   EXPECT_EQ(s.kernels(1).time_us(), 7);
   EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a size with no value in the log, "
-                                  "such as an unbacked symbol, or a library op with no formula "
-                                  "here), so it is not on the chart: mm."));
+                                  "such as an unbacked symbol; a library op with no formula "
+                                  "here; or a call Inductor runs as it is, a custom op or a "
+                                  "higher-order op such as `cond`), so it is not on the chart: "
+                                  "mm."));
+}
+
+// torch.cond's post-grad graph (torch 2.6): the predicate's reduction, then the cond call, whose
+// branches are subgraphs; and a torch.library custom op between two pointwise ops. Neither is
+// pointwise work Inductor fuses: each ends the run before it and has no estimate.
+TEST_F(OpCostTest, HigherOrderAndCustomOpsEndTheRunAndAreNotEstimated) {
+  Add("x", "", "f32", {"4", "16"}, {});
+  Add("sum_1", "aten.sum.default", "f32", {}, {"x"});
+  Add("gt", "aten.gt.Scalar", "b8", {}, {"sum_1"});
+  Add("cond", "higher_order.cond", "", {}, {"gt"});
+  Add("getitem", "getitem", "f32", {"4", "16"}, {"cond"});
+  Add("neg", "aten.neg.default", "f32", {"4", "16"}, {"getitem"});
+  Add("clip", "mylib.scaled_clip.default", "f32", {"4", "16"}, {"neg"});
+  Add("relu", "aten.relu.default", "f32", {"4", "16"}, {"clip"});
+  Add("mul", "operator.mul", "", {}, {"relu"});  // a Python function, not an op
+  const std::vector<KernelCost> kernels = EstimateKernels(PostGradGraph(graph_));
+  std::vector<std::string> names;
+  for (const KernelCost& k : kernels) names.push_back(k.name);
+  EXPECT_THAT(names, ElementsAre("fused: sum_1 … gt", "cond", "neg", "clip", "fused: relu … mul"));
+  EXPECT_FALSE(kernels[1].cost_known);
+  EXPECT_EQ(kernels[1].op, "higher_order.cond");
+  EXPECT_FALSE(kernels[1].matmul);
+  EXPECT_TRUE(kernels[2].cost_known);
+  EXPECT_FALSE(kernels[3].cost_known);
+  EXPECT_EQ(kernels[3].dtype, "f32");
 }
 
 // --- The pass ------------------------------------------------------------------------------
@@ -515,6 +543,31 @@ TEST(RooflinePassTest, MultiRankRuntimeFixture) {
   EXPECT_NEAR(mm.time_us(), 6885.84, 0.01);
   EXPECT_NEAR(mm.achieved(), mm.flops() / (mm.time_us() * 1e-6), 1);
   EXPECT_EQ(Word(mm.bound()), "compute");  // 341 FLOP/B > the H100's fp16 ridge, 295
+}
+
+// fixtures/torch_trace/torch-2.6/cond_gate: a torch.cond gate. Its predicate (sum, gt) is one fused
+// kernel; the cond call, whose branches are subgraphs, is listed without an estimate rather than
+// folded into that run.
+TEST(RooflinePassTest, ACondCallIsNotPointwiseWork) {
+  const v1::RooflineSection s =
+      testing::RunPassOk(RooflinePass(),
+                         testing::ImportFixtureLog("torch_trace/torch-2.6/cond_gate/trace.log"))
+          .roofline();
+  ASSERT_EQ(s.status(), v1::OK);
+  std::vector<std::string> names;
+  for (const v1::RooflineKernel& k : s.kernels()) names.push_back(k.name());
+  EXPECT_THAT(names, ElementsAre("fused: sum_1 … gt"));
+  EXPECT_THAT(s.note(), HasSubstr("so it is not on the chart: cond."));
+}
+
+// fixtures/torch_trace/torch-2.6/aot_eager: backend="aot_eager" logs no post-grad graph and no
+// kernel; the skip says which backend ran rather than only what is missing.
+TEST(RooflinePassTest, AnotherBackendIsWhyNothingIsPlotted) {
+  const v1::AnalysisReport report = testing::RunPassOk(
+      RooflinePass(), testing::ImportFixtureLog("torch_trace/torch-2.6/aot_eager/trace.log"));
+  EXPECT_EQ(report.roofline().status(), v1::SKIPPED);
+  EXPECT_THAT(report.roofline().reason(),
+              HasSubstr("a backend other than Inductor compiled the graphs"));
 }
 
 // fixtures/torch_trace/torch-2.6/prenorm_swiglu-dynamic: post-grad sizes are s0, compiled for a
