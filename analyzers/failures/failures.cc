@@ -224,6 +224,17 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
            "minified with TORCHDYNAMO_REPRO_AFTER=\"dynamo\" helps). Until it is fixed, "
            "torch._dynamo.disable on the function keeps it eager.";
   }
+  if (fail_type == "Unsupported" &&
+      absl::StrContains(reason, "Backend compiler failed with a fake tensor exception")) {
+    // Seen on torch 2.6: `torch.split(e, lengths.tolist())` traced `.item()` calls whose values
+    // became sizes; AOTAutograd's fake tensors raised DataDependentOutputException, the retry with
+    // a graph break there raised again, and the frame was skipped ("WON'T CONVERT").
+    return "The backend raised on fake tensors while compiling the captured graph, most often "
+           "at an op whose result depends on tensor data (`.item()` or `.tolist()` values used "
+           "as sizes, `nonzero`); Dynamo retried with a graph break there, failed the same way, "
+           "and ran the frame eagerly. The graph-break section names the exception and the line "
+           "it came from, with its remedy.";
+  }
   if (fail_type == "Unsupported") {
     // What the reason names is what a graph break would have named: its remedy applies.
     const ParsedGraphBreak named = ParseGraphBreak(reason);
@@ -236,13 +247,15 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
     }
     const bool known = named.category != v1::GraphBreakCategory::OTHER &&
                        named.category != v1::GraphBreakCategory::UNSPECIFIED;
+    // Not only fullgraph=True: a frame's input Dynamo cannot wrap (a strided NestedTensor) or a
+    // construct that cannot break leaves no place to break either.
     return absl::StrCat(
         "Dynamo cannot trace what the reason names, and could not graph-break around it "
-        "(fullgraph=True, or inside a construct that cannot break): ",
-        known ? absl::StrCat(named.remedy,
-                             " Or compile without fullgraph=True to let it break "
-                             "there.")
-              : "rewrite that code, or compile without fullgraph=True to let it break there.");
+        "(under fullgraph=True, inside a construct that cannot break, or at an input of the frame "
+        "it cannot wrap), so the frame ran eagerly: ",
+        known ? named.remedy
+              : "rewrite that code, or pass that input in a form torch.compile supports.",
+        " Under fullgraph=True, compiling without it lets the frame break there instead.");
   }
   if (fail_type == "TorchRuntimeError" && absl::StrContains(reason, "no fake impl registered")) {
     // torch.library.custom_op without register_fake: eagerly the op runs; tracing needs to know

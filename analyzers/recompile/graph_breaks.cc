@@ -348,7 +348,7 @@ std::string CleanReasonLine(absl::string_view line) {
 
 bool IsFrameSkip(absl::string_view text) {
   static const LazyRE2 kSkipRe = {
-      R"re(Graph break: (?:skip: from user code at:|torch\.compile cannot properly resume)|will skip tracing the frame|Skipping the function and falling back to eager)re"};
+      R"re(Graph break: (?:skip: from user code at:|torch\.compile cannot properly resume)|will skip tracing the frame|Skipping the function and falling back to eager|^WON'T CONVERT )re"};
   return RE2::PartialMatch(Piece(text), *kSkipRe);
 }
 
@@ -405,7 +405,7 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
     // With no "Reason:" line, a bare legacy reason or a structured message's gb_type comes first.
     if (!explicit_reason && !guessed_reason && !in_user_traceback && !trimmed.empty() &&
         !absl::StartsWith(trimmed, "Graph break:") && !absl::StartsWith(trimmed, "Hint:") &&
-        !IsFrameSkip(trimmed)) {
+        !absl::StartsWith(trimmed, "==========") && !IsFrameSkip(trimmed)) {
       out.reason = CleanReasonLine(trimmed);
       guessed_reason = true;
     }
@@ -422,12 +422,35 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
   std::string gb_digits;
   if (RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits)) out.gb_id = "GB" + gb_digits;
   if (out.frame_skipped && !explicit_reason && !guessed_reason) {
-    // A skipped frame's cause is the exception that ends torch's traceback
-    // ("torch._dynamo.exc.Unsupported: BEFORE_WITH UserDefinedObjectVariable(suppress)").
-    static const LazyRE2 kExcRe = {R"re((?m)^torch\._dynamo\.exc\.\w+: (.+)$)re"};
+    // A skipped frame's cause is the exception that ends torch's traceback: Dynamo's own by its
+    // message ("torch._dynamo.exc.Unsupported: BEFORE_WITH UserDefinedObjectVariable(suppress)"),
+    // another by its type too ("torch._subclasses.fake_tensor.DataDependentOutputException:
+    // aten._local_scalar_dense.default", which a "WON'T CONVERT" payload of torch 2.6 ends with).
+    static const LazyRE2 kDynamoExcRe = {R"re((?m)^torch\._dynamo\.exc\.\w+: (.+)$)re"};
+    static const LazyRE2 kOtherExcRe = {
+        R"re((?m)^\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*(?:Error|Exception)): (.+)$)re"};
     re2::StringPiece rest = Piece(text);
-    std::string last;
-    while (RE2::FindAndConsume(&rest, *kExcRe, &last)) out.reason = CleanReasonLine(last);
+    std::string type, last;
+    while (RE2::FindAndConsume(&rest, *kDynamoExcRe, &last)) out.reason = CleanReasonLine(last);
+    rest = Piece(text);
+    while (out.reason.empty() && RE2::FindAndConsume(&rest, *kOtherExcRe, &type, &last)) {
+    }
+    if (out.reason.empty() && !last.empty())
+      out.reason = CleanReasonLine(absl::StrCat(type, ": ", last));
+    // Where the exception came from in the user's code: the traceback torch adds after it
+    // ("Original traceback:", the FX node's source).
+    if (out.file.empty()) {
+      const size_t original = text.rfind("Original traceback:");
+      if (original != absl::string_view::npos) {
+        for (absl::string_view line : absl::StrSplit(text.substr(original), '\n')) {
+          if (std::optional<v1::StackFrame> frame = ParseTracebackFrame(line)) {
+            out.file = frame->file();
+            out.line = frame->line();
+            out.function = frame->name();
+          }
+        }
+      }
+    }
   }
   if (out.reason.empty() && out.frame_skipped) out.reason = "frame skipped";
 
@@ -459,6 +482,17 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
                         "on its own. Compile the module DDP wraps instead, "
                         "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
                         "frame.");
+  }
+  if (absl::StartsWith(inside, "torch/ao/nn/quantized/")) {
+    // Seen on torch 2.6: quantize_dynamic's Linear passes its packed weights, a TorchScript
+    // object, to quantized::linear_dynamic ("UserDefinedObjectVariable(ScriptObject)").
+    return absl::StrCat(where,
+                        "modules quantized by torch.ao's eager-mode flow (`quantize_dynamic`, "
+                        "`convert`) run packed weights that Dynamo cannot trace, so each one "
+                        "breaks the graph. For torch.compile, quantize with the PT2E flow "
+                        "(`prepare_pt2e` / `convert_pt2e` with `X86InductorQuantizer` on CPU) or "
+                        "with torchao (`quantize_(model, int8_dynamic_activation_int8_weight())`), "
+                        "or compile the float model.");
   }
   // A remedy for the very call (the transformer fast path) says more than where it is.
   if (parsed.specific) return absl::StrCat(where, parsed.remedy);

@@ -52,6 +52,7 @@ enum class ImportCounter : uint8_t {
   kNoEvent,
   kOtherRank,
   kInvalidUtf8Payloads,
+  kSymbolValuesNotNumbers,
   kLongStrNames,
   kResetRounds,
 };
@@ -104,6 +105,9 @@ inline constexpr ImportCounterInfo kImportCounters[] = {
     {ImportCounter::kOtherRank, v1::Diagnostic::INFO, "other rank"},
     {ImportCounter::kInvalidUtf8Payloads, v1::Diagnostic::WARNING,
      "payload(s) with invalid UTF-8 (bad bytes replaced with U+FFFD)"},
+    {ImportCounter::kSymbolValuesNotNumbers, v1::Diagnostic::INFO,
+     "size symbol(s) whose value is not a number, such as a nested tensor's jagged size \"j1\" "
+     "(kept without a hint)"},
     {ImportCounter::kLongStrNames, v1::Diagnostic::WARNING,
      "str table name(s) longer than a path can be (clipped to 4096 bytes)"},
     {ImportCounter::kResetRounds, v1::Diagnostic::INFO,

@@ -2,6 +2,7 @@
 // reads which event, and what each takes from its record. The envelope, the extras and the
 // finished capture are trace_parser.cc's.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <ctime>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "capture/torch_trace/fx_graph.h"
@@ -359,6 +361,12 @@ void TraceParser::OnSymbol(const Envelope& env, element value, bool unbacked) {
   std::optional<std::string> hint = json::String(value, "val");
   if (!hint) {
     if (std::optional<int64_t> number = json::Int(value, "val")) hint = absl::StrCat(*number);
+  }
+  // A nested tensor's jagged size has the value "j1" (a nested int): no number to evaluate at.
+  double number = 0;
+  if (hint && !(absl::SimpleAtod(*hint, &number) && std::isfinite(number))) {
+    Count(ImportCounter::kSymbolValuesNotNumbers);
+    hint.reset();
   }
   if (hint && !unbacked) symbol->set_hint(*std::move(hint));
   symbol->set_range(json::String(value, "vr").value_or(""));

@@ -222,9 +222,41 @@ TEST(FailureRemedyTest, GeneratedCxxThatDoesNotCompileQuotesTheFirstError) {
 TEST(FailureRemedyTest, AnUnsupportedCompileGetsTheRemedyOfTheBreakItNames) {
   const std::string item = FailureRemedy("Unsupported", "Tensor.item");
   EXPECT_THAT(item, HasSubstr("capture_scalar_outputs = True"));
-  EXPECT_THAT(item, HasSubstr("compile without fullgraph=True"));
+  EXPECT_THAT(item, HasSubstr("Under fullgraph=True, compiling without it lets the frame break"));
   EXPECT_THAT(FailureRemedy("Unsupported", "something no rule knows"),
-              HasSubstr("rewrite that code, or compile without fullgraph=True"));
+              HasSubstr("rewrite that code, or pass that input in a form torch.compile "
+                        "supports."));
+}
+
+// fixtures/torch_trace/torch-2.6/nested_jagged: the resume function after jagged SDPA's break fails
+// on its input (`torch.compile does not support strided NestedTensor`), with no fullgraph=True
+// asked for: the remedy says where a break was impossible rather than blaming fullgraph.
+TEST(FailuresPassTest, AnInputDynamoCannotWrapIsNotBlamedOnFullgraph) {
+  const v1::FailuresSection s =
+      testing::RunPassOk(FailuresPass(),
+                         testing::ImportFixtureLog("torch_trace/torch-2.6/nested_jagged/trace.log"))
+          .failures();
+  ASSERT_EQ(s.failed_size(), 1);
+  EXPECT_EQ(s.failed(0).fail_type(), "Unsupported");
+  EXPECT_EQ(s.failed(0).location().line(), 28u);
+  EXPECT_THAT(s.failed(0).remedy(), HasSubstr("or at an input of the frame it cannot wrap), so the "
+                                              "frame ran eagerly: rewrite that code, or pass that "
+                                              "input in a form torch.compile supports."));
+}
+
+// fixtures/torch_trace/torch-2.6/inference_habits: `torch.split(e, lengths.tolist())` made
+// AOTAutograd's fake tensors raise; the retry with a graph break failed the same way. The code runs
+// fine eagerly, so the remedy is not "the traced code raises".
+TEST(FailuresPassTest, AFakeTensorExceptionInTheBackendPointsAtTheBreak) {
+  const v1::FailuresSection s =
+      testing::RunPassOk(FailuresPass(), testing::ImportFixtureLog(
+                                             "torch_trace/torch-2.6/inference_habits/trace.log"))
+          .failures();
+  ASSERT_EQ(s.failed_size(), 1);
+  EXPECT_EQ(s.failed(0).compile_id(), "0/0_1");
+  EXPECT_THAT(s.failed(0).remedy(),
+              HasSubstr("The backend raised on fake tensors while compiling the captured graph"));
+  EXPECT_THAT(s.failed(0).remedy(), Not(HasSubstr("traced code raises")));
 }
 
 // fixtures/torch_trace/torch-2.6/data_dependent (scenes/data_dependent.py): `mark_dynamic` on the

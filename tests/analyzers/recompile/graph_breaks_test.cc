@@ -740,6 +740,30 @@ TEST(SummarizeGraphBreaksTest, TrainingHabitsTorchDoesNotTrace) {
 // fixtures/torch_trace/torch-2.6/python_state: fairseq-style LayerDrop decides with
 // `random.random()` inside the layer loop; the remedy is the decision outside or DropPath's tensor
 // op (checked in the sandbox to compile as one graph), not a custom op.
+// fixtures/torch_trace/torch-2.6/inference_habits: torch 2.6 logs a frame it gave up on as
+// "WON'T CONVERT forward … line 23" followed by torch's traceback; the cause is the exception that
+// ends it and the user line of its "Original traceback" (`torch.split(e, lengths.tolist())`). A
+// quantize_dynamic Linear breaks inside torch.ao, whose remedy is a quantization flow that
+// compiles (PT2E, checked in the sandbox: no break), not a custom op.
+TEST(SummarizeGraphBreaksTest, InferenceHabitsAFrameTorchWouldNotConvertAndQuantizedModules) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/inference_habits/trace.log"));
+  ASSERT_THAT(summaries, SizeIs(2));
+  const v1::GraphBreakSummary& split = summaries[0];
+  EXPECT_EQ(split.reason(), "DataDependentOutputException: aten._local_scalar_dense.default");
+  EXPECT_EQ(split.location().line(), 25u);
+  EXPECT_EQ(split.count(), 2u);
+  EXPECT_TRUE(split.frame_skipped());
+  EXPECT_EQ(Word(split.category()), "scalar_extraction");
+  EXPECT_THAT(split.remedy(), HasSubstr("capture_scalar_outputs = True"));
+  const v1::GraphBreakSummary& quantized = summaries[1];
+  EXPECT_EQ(quantized.location().line(), 40u);
+  EXPECT_THAT(quantized.remedy(),
+              HasSubstr("inside `torch/ao/nn/quantized/dynamic/modules/linear.py:57`"));
+  EXPECT_THAT(quantized.remedy(), HasSubstr("`prepare_pt2e` / `convert_pt2e`"));
+  EXPECT_THAT(quantized.remedy(), Not(HasSubstr("custom_op")));
+}
+
 TEST(SummarizeGraphBreaksTest, LayerDropByPythonsRandomSkipsTheFrame) {
   ASSERT_OK_AND_ASSIGN(auto summaries,
                        FixtureBreaks("torch_trace/torch-2.6/python_state/trace.log"));

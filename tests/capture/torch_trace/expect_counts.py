@@ -118,6 +118,14 @@ def count_nodes(text):
     return inputs + nodes + (1 if has_return else 0)
 
 
+def is_number(val):
+    """A symbol's logged value as a hint: a finite number ("4", "0.5596"), not a nested int ("j1")."""
+    try:
+        return val is not None and float(val) not in (float("inf"), float("-inf")) and float(val) == float(val)
+    except (TypeError, ValueError):
+        return False
+
+
 def expect(path):
     rank = None
     seen_ranked = False
@@ -202,7 +210,7 @@ def expect(path):
                 metric_reason[cid] = 1
         if event in ("create_symbol", "create_unbacked_symbol") and cid and isinstance(value, dict) \
                 and isinstance(value.get("symbol"), str) and value["symbol"]:
-            hinted = event == "create_symbol" and value.get("val") not in (None, "")
+            hinted = event == "create_symbol" and is_number(value.get("val"))
             symbols.setdefault((cid, value["symbol"]), hinted)
         kind = name if event == "artifact" else event
         if kind == "recompile_reasons" and cid:

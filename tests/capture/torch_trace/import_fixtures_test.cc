@@ -360,6 +360,36 @@ TEST(ImportFixturesTest, ACompileKeepsTheSymbolsItCreated) {
   EXPECT_EQ(s0.user_stack(2).line(), 401u);
 }
 
+// torch-2.6/nested_jagged: a jagged nested tensor's ragged length is a size symbol whose logged
+// value is a nested int ("j1"), not a number. It is kept without a hint (which the analyses would
+// evaluate sizes at), and the import says so, rather than producing a capture that fails
+// validation and with it the whole analysis.
+TEST(ImportFixturesTest, ANestedIntIsKeptWithoutAHint) {
+  ImportOptions options;
+  options.read_sources = false;
+  absl::StatusOr<v1::SessionCapture> c = ImportTraceFile(
+      (kFixtures / "torch-2.6" / "nested_jagged" / "trace.log.gz").string(), options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(ValidateCapture(*c).ok()) << ValidateCapture(*c);
+  int jagged = 0;
+  for (const v1::Compile& cp : c->compiles()) {
+    for (const v1::Symbol& symbol : cp.symbols()) {
+      if (symbol.source() != "L['x'].size()[1]") continue;
+      ++jagged;
+      EXPECT_EQ(symbol.hint(), "") << cp.id() << " " << symbol.name();
+      EXPECT_FALSE(symbol.unbacked());
+    }
+  }
+  EXPECT_GE(jagged, 1);
+  bool said = false;
+  for (const v1::Diagnostic& d : c->diagnostics()) {
+    said = said || absl::StrContains(d.message(),
+                                     "whose value is not a number, such as a nested "
+                                     "tensor's jagged size");
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(ImportFixturesTest, DirectoryWithSeveralLogsNeedsLatest) {
   const std::string dir = (kFixtures / "tlparse-corpus" / "tlparse").string();
   EXPECT_FALSE(FindTraceLogs(dir, false).ok());
