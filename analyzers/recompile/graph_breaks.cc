@@ -36,7 +36,7 @@ constexpr CategoryRule kCategoryRules[] = {
     {Category::RECOMPILE_LIMIT,
      R"re((?i)recompile limit exceeded|hit config\.\w*(?:cache_size|recompile)_limit)re"},
     {Category::USER_REQUESTED,
-     R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break|torch\._dynamo\.disable\(\) wrapped function)re"},
+     R"re(torch\._dynamo\.graph_break\(\)|skip function graph_break in file|Call to .torch\._dynamo\.graph_break|torch\._dynamo\.disable\(\) wrapped function|\| _fn \S*torch/_dynamo/eval_frame\.py)re"},
     {Category::DATA_DEPENDENT_BRANCH,
      R"re((?i)data-dependent (?:branching|jump|expression)|generic_jump|jump with TensorVariable|dynamic control flow is not supported|GuardOnDataDependentSymNode)re"},
     {Category::SCALAR_EXTRACTION,
@@ -152,8 +152,11 @@ std::string RemedyFor(Category::Value category) {
 // Remedies for one well-known call, which say more than its category's.
 std::string SpecificRemedy(absl::string_view reason) {
   // A function under torch.compiler.disable: the user asked for the break; name the function.
+  // Torch 2.6 says so for a function; for a method (`@torch.compiler.disable` on a submodule's
+  // forward) it names the disable wrapper instead: "inline in skipfiles: Metric.forward | _fn
+  // …/torch/_dynamo/eval_frame.py".
   static const LazyRE2 kDisabledRe = {
-      R"re(torch\._dynamo\.disable\(\) wrapped function <function (\S+)>)re"};
+      R"re(torch\._dynamo\.disable\(\) wrapped function <function (\S+)>|inline in skipfiles: (\S+) \| _fn \S*torch/_dynamo/eval_frame\.py)re"};
   // A torch function torch itself keeps out of tracing (`torch._disable_dynamo`, whose wrapper is
   // in torch/_compile.py): torch.manual_seed, for one.
   static const LazyRE2 kTorchDisabledRe = {
@@ -164,9 +167,9 @@ std::string SpecificRemedy(absl::string_view reason) {
                         "the compiled function",
                         fn == "manual_seed" ? " (seed once, before the call)" : "", ".");
   }
-  if (std::string fn; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn)) {
+  if (std::string fn, method; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn, &method)) {
     return absl::StrCat(
-        "`", fn,
+        "`", fn.empty() ? method : fn,
         "` is under `torch.compiler.disable` (or `torch._dynamo.disable`): torch "
         "breaks the graph around each call on purpose and runs it eagerly. Call it outside the "
         "compiled function (or less often, for logging and statistics), or drop the decorator "
@@ -178,6 +181,14 @@ std::string SpecificRemedy(absl::string_view reason) {
     const char* remedy;
   };
   static constexpr Known kKnown[] = {
+      // Checked on torch 2.6: around the compiled call the hooks see every tensor the compiled
+      // graph saves, with no break.
+      {R"re(saved_tensors_hooks)re",
+       "Dynamo cannot enter `torch.autograd.graph.saved_tensors_hooks` inside the compiled "
+       "function (activation offloading, compression), so the graph breaks there and what the "
+       "`with` holds runs eagerly. Enter the hooks around the compiled call instead "
+       "(`with saved_tensors_hooks(pack, unpack): y = compiled(x)`): they then apply to the "
+       "tensors the compiled graph saves for backward."},
       {R"re(Tensor\.backward)re",
        "`loss.backward()` inside the compiled function breaks the graph: compile the model (and "
        "loss) and call `backward()` outside it, or enable compiled autograd "
@@ -482,6 +493,22 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
                         "on its own. Compile the module DDP wraps instead, "
                         "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
                         "frame.");
+  }
+  if (absl::StartsWith(inside, "torch/_tensor.py") &&
+      absl::StrContains(entry, "`__torch_function__`")) {
+    // Seen on torch 2.6: a subclass whose __torch_function__ defers to torch.Tensor's breaks there
+    // on every op ("UserDefinedObjectVariable(Tagged)"), and the model compiles no op.
+    static const LazyRE2 kClassRe = {R"re(UserDefinedObjectVariable\((\w+)\))re"};
+    std::string cls;
+    RE2::PartialMatch(Piece(parsed.reason), *kClassRe, &cls);
+    const std::string named = cls.empty() ? "the subclass" : absl::StrCat("`", cls, "`");
+    return absl::StrCat(
+        where,
+        "a tensor subclass's `__torch_function__` calls torch.Tensor's, which Dynamo "
+        "traces only for the classes listed in `torch._dynamo.config.traceable_tensor_subclasses`: "
+        "add ",
+        named, " to it (`traceable_tensor_subclasses.add(", cls.empty() ? "MyTensor" : cls,
+        ")`), or pass plain tensors into the compiled call (`x.as_subclass(torch.Tensor)`).");
   }
   if (absl::StartsWith(inside, "torch/ao/nn/quantized/")) {
     // Seen on torch 2.6: quantize_dynamic's Linear passes its packed weights, a TorchScript

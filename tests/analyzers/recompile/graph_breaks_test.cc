@@ -764,6 +764,25 @@ TEST(SummarizeGraphBreaksTest, InferenceHabitsAFrameTorchWouldNotConvertAndQuant
   EXPECT_THAT(quantized.remedy(), Not(HasSubstr("custom_op")));
 }
 
+// fixtures/torch_trace/torch-2.6/extension_habits: a submodule under @torch.compiler.disable is a
+// break the user asked for (torch 2.6 names the disable wrapper, not the decorator); the hooks of
+// saved_tensors_hooks go around the compiled call; a tensor subclass is made traceable. The last
+// two remedies were checked in the sandbox: no break, one graph.
+TEST(SummarizeGraphBreaksTest, ExtensionHabitsDisableSavedTensorsHooksAndASubclass) {
+  ASSERT_OK_AND_ASSIGN(auto summaries,
+                       FixtureBreaks("torch_trace/torch-2.6/extension_habits/trace.log"));
+  std::map<uint32_t, const v1::GraphBreakSummary*> by_line;
+  for (const v1::GraphBreakSummary& s : summaries) by_line[s.location().line()] = &s;
+  ASSERT_TRUE(by_line.contains(38) && by_line.contains(49) && by_line.contains(20));
+  EXPECT_EQ(Word(by_line[38]->category()), "user_requested");
+  EXPECT_THAT(by_line[38]->remedy(),
+              HasSubstr("`Accuracy.forward` is under `torch.compiler.disable`"));
+  EXPECT_THAT(by_line[49]->remedy(), HasSubstr("Enter the hooks around the compiled call instead"));
+  EXPECT_THAT(by_line[49]->remedy(), Not(HasSubstr("custom_op")));
+  EXPECT_THAT(by_line[20]->remedy(), HasSubstr("add `Tagged` to it"));
+  EXPECT_THAT(by_line[20]->remedy(), Not(HasSubstr("outside the compiled function")));
+}
+
 TEST(SummarizeGraphBreaksTest, LayerDropByPythonsRandomSkipsTheFrame) {
   ASSERT_OK_AND_ASSIGN(auto summaries,
                        FixtureBreaks("torch_trace/torch-2.6/python_state/trace.log"));
