@@ -105,6 +105,17 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
   }
   // The code needs the size's exact value (a dict keyed by it, a Python `if` on it, a reshape
   // to it): torch made it a constant again, so neither automatic dynamic nor mark_dynamic helps.
+  if (!c.size_specialized_at.empty() && absl::StartsWith(c.specialized_by, "for ")) {
+    // Seen on torch 2.6: a Mamba-style recurrence `for t in range(x.shape[1]):` unrolled, 8 s to
+    // compile at 64 steps and 11 s more at 96.
+    return {absl::StrCat(
+        Named(f.variable), " dim ", f.dim, " is the length of a Python loop at ",
+        c.size_specialized_at, " (", Code(c.specialized_by),
+        "): Dynamo unrolls the loop into the graph, so each length is a graph of its own, as long "
+        "as the loop, and its compile time grows with it. Write the step as tensor ops over the "
+        "whole dim (`torch.cumsum` / `torch.cumprod` for a linear recurrence, a convolution for "
+        "a sliding window), or pad inputs to a few lengths.")};
+  }
   if (!c.size_specialized_at.empty()) {
     return {absl::StrCat(
         Named(f.variable), " dim ", f.dim, " is specialised by the code at ", c.size_specialized_at,
@@ -258,10 +269,17 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                          "one process expect one cache entry per device.")};
   }
   if (c.category == Category::REQUIRES_GRAD) {
-    return {absl::StrCat(var,
-                         " is passed with and without `requires_grad` — compile separate "
-                         "callables for training and inference, or keep `requires_grad` "
-                         "consistent (under `torch.no_grad()` this recompile is avoidable).")};
+    // A flag: once both graphs are cached nothing recompiles on it again. Seen on torch 2.6 in a
+    // GAN: the discriminator gets a detached batch in its own step and the generator's output,
+    // which needs grad, in the generator's step.
+    return {absl::StrCat(
+                var,
+                " is passed with and without `requires_grad`, and each way compiles a graph of its "
+                "own (one that keeps what the input's gradient needs) — expected once where both "
+                "kinds of call are meant: a GAN's discriminator fed a detached batch in its step "
+                "and the generator's output in the generator's, an input-gradient penalty. Where "
+                "the input's gradient is never used, pass it `.detach()`ed so one graph serves."),
+            c.count == 1};
   }
   if (c.category == Category::VALUE && f.rule == "length" && GrowsByOne(c.guarded_values)) {
     // 1, 2, 3, ...: a list the compiled code appends to (a loss history kept in Python), whose

@@ -848,6 +848,30 @@ TEST(RecompilePassTest, ABranchOnADynamicSizeIsOneGraphPerSide) {
   EXPECT_THAT(advice, ::testing::Not(HasSubstr("use `torch._dynamo.mark_unbacked")));
 }
 
+// torch 2.6 on a DCGAN step (a sandbox scene, the reason verbatim): the compiled discriminator gets
+// a detached batch in its own step and the generator's output, which needs grad, in the
+// generator's. One graph each way, expected once; not "separate training from inference".
+TEST(RecompilePassTest, AnInputThatNeedsGradOnlySometimesIsOneGraphEachWay) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("inner");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['args'][0]' requires_grad mismatch. expected requires_grad=0"});
+  v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_TRUE(section.clusters(0).expected());
+  const std::string advice = AdviceByAxis(section)["args[0]"];
+  EXPECT_THAT(advice, HasSubstr("a GAN's discriminator fed a detached batch"));
+  EXPECT_THAT(advice, ::testing::Not(HasSubstr("training and inference")));
+  // Flipping on more than one entry is not the one expected pair of graphs.
+  AddCompile(&capture, 0, 2,
+             {"0/1: tensor 'L['args'][0]' requires_grad mismatch. expected requires_grad=1",
+              "0/0: tensor 'L['args'][0]' requires_grad mismatch. expected requires_grad=0"});
+  section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_FALSE(section.clusters(0).expected());
+}
+
 // torch 2.6 on a compiled step that appends its loss to a global list (a sandbox scene, the
 // reasons verbatim less their padding): each call's list is one longer, every call recompiles.
 // The advice is to keep the bookkeeping out, not "fine for a few lengths".
@@ -963,6 +987,39 @@ TEST(RecompilePassTest, ASizeTheCodeLooksUpByIsSpecialisedByThatLine) {
   EXPECT_THAT(size_advice,
               HasSubstr("`x` dim 1 is specialised by the code at /mnt/project/python_state.py:27"));
   EXPECT_THAT(size_advice, ::testing::Not(HasSubstr("mark it dynamic to stop")));
+}
+
+// torch 2.6 on a Mamba-style recurrence written as `for t in range(x.shape[1]):` (a sandbox scene:
+// 64 steps, then 96; the reason and the specialization as logged): the loop is unrolled, so the
+// advice is about the loop, not a size looked up in a dict.
+TEST(RecompilePassTest, ASizeThatIsAPythonLoopsLengthIsUnrolled) {
+  v1::SessionCapture capture;
+  v1::Frame* frame = capture.add_frames();
+  frame->set_name("forward");
+  frame->set_file("/w/scan.py");
+  frame->set_line(7);
+  v1::SourceFile* source = capture.add_sources();
+  source->set_path("/w/scan.py");
+  std::string text;
+  for (int line = 1; line < 11; ++line) absl::StrAppend(&text, "\n");
+  absl::StrAppend(&text, "        for t in range(x.shape[1]):\n");
+  source->set_text(text);
+  AddCompile(&capture, 0, 0);
+  v1::Compile* recompile = AddCompile(
+      &capture, 0, 1, {"0/0: tensor 'L['x']' size mismatch at index 1. expected 64, actual 96"});
+  v1::Specialization* s = recompile->add_specializations();
+  s->set_symbol("s0");
+  s->add_sources("L['x'].size()[1]");
+  s->set_value("96");
+  s->set_reason("range_refined_to_singleton");
+  v1::StackFrame* user = s->add_user_stack();
+  user->set_file("/w/scan.py");
+  user->set_line(11);
+  user->set_name("forward");
+  const std::string advice = AdviceByAxis(RunPass(capture))["x[1]"];
+  EXPECT_THAT(advice, HasSubstr("is the length of a Python loop at /w/scan.py:11 (`for t in "
+                                "range(x.shape[1]):`): Dynamo unrolls the loop"));
+  EXPECT_THAT(advice, ::testing::Not(HasSubstr("causal mask")));
 }
 
 // fixtures/torch_trace/torch-2.6/greedy_decode (scenes/greedy_decode.py): the model's forward sees
