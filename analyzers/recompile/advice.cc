@@ -446,6 +446,20 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            "(`mark_unbacked` would make that branch an error.)"),
               c.count == 1};
     }
+    if (!f.dim.empty() && c.specialized_by.empty() && !c.guard_added_in.empty()) {
+      // Seen on torch 2.6 (a Whisper-style conv frontend): a guard on the conv output's storage
+      // size, added while writing the fx_graph_runnable repro that TORCH_TRACE logs.
+      return {absl::StrCat(
+          "a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
+          "), added by torch's own code (", Code(c.guard_added_in),
+          absl::StrContains(c.guard_added_in, "debug_utils.py")
+              ? ", which writes the `fx_graph_runnable` repro TORCH_TRACE logs"
+              : "",
+          ") rather than at a line of yours: the dynamic graph serves only the sizes that keep "
+          "that expression's value, so another size compiled once more. If more sizes keep "
+          "recompiling, pad inputs to a few sizes, and report the guard to PyTorch "
+          "(`TORCH_LOGS=\"+dynamic\"` shows where it was added).")};
+    }
     if (!f.dim.empty()) {
       return {absl::StrCat("a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
                            ") — the dim was specialised (a size-0/1 input or a branch on the "

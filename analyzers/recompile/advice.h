@@ -39,6 +39,9 @@ struct Cluster {
   // symbolic_shape_specialization), with `specialized_by` that line's code when the capture holds
   // the file.
   std::string size_specialized_at;
+  // Where torch's own code added the failing guard ("_dynamo/debug_utils.py:661 in tensor"), when
+  // its comment names no user line.
+  std::string guard_added_in;
   // The fail_type of each recompile of the cluster that torch failed to compile (any attempt).
   std::vector<std::string> failed;
   size_t first_seen = 0;

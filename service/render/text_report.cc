@@ -7,6 +7,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -280,10 +281,22 @@ void WriteCompileTime(const v1::CompileTimeSection& s, TerminalWriter& t) {
   WriteName("compile-time", t);
   t.Text(absl::StrFormat("%.2f s over %s", s.total_s(),
                          FormatCount(s.compiles().size(), "compile", "compiles")));
-  for (int i = 0; i < std::min(s.ledger().size(), 3); ++i) {
-    const v1::CompileCost& cost = s.ledger(i);
-    t.Text(absl::StrFormat("; %s %.2f s", cost.cause(), cost.seconds()));
+  // One figure per cause: the ledger keeps a line per cluster ("recompile" of x[0], of x[1]),
+  // which the page tells apart and a one-line summary cannot.
+  std::vector<std::pair<std::string, double>> by_cause;
+  for (const v1::CompileCost& cost : s.ledger()) {
+    auto same = std::find_if(by_cause.begin(), by_cause.end(),
+                             [&](const auto& c) { return c.first == cost.cause(); });
+    if (same == by_cause.end()) {
+      by_cause.emplace_back(cost.cause(), cost.seconds());
+    } else {
+      same->second += cost.seconds();
+    }
   }
+  std::stable_sort(by_cause.begin(), by_cause.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (size_t i = 0; i < std::min<size_t>(by_cause.size(), 3); ++i)
+    t.Text(absl::StrFormat("; %s %.2f s", by_cause[i].first, by_cause[i].second));
   for (const v1::CacheOutcomes& c : s.caches()) {
     if (c.cache() == "triton") continue;
     t.Text(absl::StrCat("; ", c.cache(), " ", c.hits(), " hit / ", c.misses(), " miss / ",

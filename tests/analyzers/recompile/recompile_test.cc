@@ -872,6 +872,35 @@ TEST(RecompilePassTest, AnInputThatNeedsGradOnlySometimesIsOneGraphEachWay) {
   EXPECT_FALSE(section.clusters(0).expected());
 }
 
+// torch 2.6 on a Whisper-style encoder (conv1d frontend, positions sliced to the length; a sandbox
+// scene, the reasons verbatim): 200 frames, 160 (made dynamic), then 240 failed a guard whose
+// comment names only torch's own frame, the repro writer TORCH_TRACE runs. Not "the code
+// branches on the size" from a line that is torch's.
+TEST(RecompilePassTest, AGuardTorchsOwnCodeAddedIsNotTheUsersBranch) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("forward");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1,
+             {"0/0: tensor 'L['mel']' size mismatch at index 2. expected 200, actual 160"});
+  AddCompile(&capture, 0, 2,
+             {"0/1: (4 + 4*(((-1) + L['mel'].size()[2]) // 2)) == 320  # "
+              "(_dynamo/debug_utils.py:661 in tensor)",
+              "0/0: tensor 'L['mel']' size mismatch at index 2. expected 200, actual 240"});
+  const v1::RecompileSection section = RunPass(capture);
+  std::string advice;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    if (absl::StrContains(s.evidence(), "symbolic_shape")) advice = s.text();
+  }
+  EXPECT_THAT(advice, HasSubstr("added by torch's own code (`_dynamo/debug_utils.py:661 in "
+                                "tensor`, which writes the `fx_graph_runnable` repro"));
+  EXPECT_THAT(advice, ::testing::Not(HasSubstr("the code branches on the size")));
+  for (const v1::RecompileCluster& c : section.clusters()) {
+    if (c.category() == v1::RecompileCategory::SYMBOLIC_SHAPE) {
+      EXPECT_FALSE(c.expected());
+    }
+  }
+}
+
 // torch 2.6 on a compiled step that appends its loss to a global list (a sandbox scene, the
 // reasons verbatim less their padding): each call's list is one longer, every call recompiles.
 // The advice is to keep the bookkeeping out, not "fine for a few lengths".

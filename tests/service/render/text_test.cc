@@ -129,6 +129,22 @@ TEST(TextTest, CacheStabilityCountsStaleAndSuspiciousApart) {
 }
 
 // An expected cluster is marked, and a suggestion that only explains expected behaviour is a note.
+// The ledger keeps a line per recompile cluster; the one-line summary sums each cause once.
+TEST(TextTest, CompileTimeSumsEachCauseOnce) {
+  v1::AnalysisReport report;
+  v1::CompileTimeSection* s = report.mutable_compile_time();
+  s->set_status(v1::OK);
+  s->set_total_s(39.68);
+  for (const auto& [cause, seconds] : std::vector<std::pair<const char*, double>>{
+           {"recompile", 22.35}, {"first_compile", 10.09}, {"recompile", 7.24}}) {
+    v1::CompileCost* cost = s->add_ledger();
+    cost->set_cause(cause);
+    cost->set_seconds(seconds);
+  }
+  const std::string text = RenderText(report, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("; recompile 29.59 s; first_compile 10.09 s\n"));
+}
+
 TEST(TextTest, ExpectedRecompilesAreANoteNotASuggestion) {
   v1::AnalysisReport report = testing::HeroReport();
   v1::RecompileSection* r = report.mutable_recompile();
