@@ -484,15 +484,31 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
   const std::string where = absl::StrCat(
       "The break is inside `", inside, "`",
       entry.empty() ? "" : absl::StrCat(", reached through ", entry), ", not in your code: ");
-  if (absl::StartsWith(inside, "torch/nn/parallel/distributed.py")) {
-    // Seen on torch 2.6: torch.compile(DDP(model)) breaks in DDP's _pre_forward (its C++ logger),
-    // and what follows (the wrapped model, when its code is torch's) runs eagerly.
-    return absl::StrCat(where,
-                        "Dynamo could not trace DistributedDataParallel's own forward, and the "
-                        "code after the break runs eagerly unless it is a frame Dynamo compiles "
-                        "on its own. Compile the module DDP wraps instead, "
-                        "`DDP(torch.compile(model))`, which keeps DDP's code out of the compiled "
-                        "frame.");
+  // Libraries whose breaks have one cause whatever the call, by the file the break is in.
+  struct ByFile {
+    absl::string_view prefix;
+    const char* remedy;
+  };
+  static constexpr ByFile kByFile[] = {
+      // Seen on torch 2.6: torch.compile(DDP(model)) breaks in DDP's _pre_forward (its C++
+      // logger), and what follows (the wrapped model, when its code is torch's) runs eagerly.
+      {"torch/nn/parallel/distributed.py",
+       "Dynamo could not trace DistributedDataParallel's own forward, and the code after the "
+       "break runs eagerly unless it is a frame Dynamo compiles on its own. Compile the module "
+       "DDP wraps instead, `DDP(torch.compile(model))`, which keeps DDP's code out of the "
+       "compiled frame."},
+      // Seen on torch 2.6: quantize_dynamic's Linear passes its packed weights, a TorchScript
+      // object, to quantized::linear_dynamic ("UserDefinedObjectVariable(ScriptObject)"); the
+      // PT2E flow compiled with no break in the sandbox.
+      {"torch/ao/nn/quantized/",
+       "modules quantized by torch.ao's eager-mode flow (`quantize_dynamic`, `convert`) run "
+       "packed weights that Dynamo cannot trace, so each one breaks the graph. For "
+       "torch.compile, quantize with the PT2E flow (`prepare_pt2e` / `convert_pt2e` with "
+       "`X86InductorQuantizer` on CPU) or with torchao (`quantize_(model, "
+       "int8_dynamic_activation_int8_weight())`), or compile the float model."},
+  };
+  for (const ByFile& known : kByFile) {
+    if (absl::StartsWith(inside, known.prefix)) return absl::StrCat(where, known.remedy);
   }
   if (absl::StartsWith(inside, "torch/_tensor.py") &&
       absl::StrContains(entry, "`__torch_function__`")) {
@@ -509,17 +525,6 @@ std::string InsideLibraryRemedy(absl::string_view inside, absl::string_view entr
         "add ",
         named, " to it (`traceable_tensor_subclasses.add(", cls.empty() ? "MyTensor" : cls,
         ")`), or pass plain tensors into the compiled call (`x.as_subclass(torch.Tensor)`).");
-  }
-  if (absl::StartsWith(inside, "torch/ao/nn/quantized/")) {
-    // Seen on torch 2.6: quantize_dynamic's Linear passes its packed weights, a TorchScript
-    // object, to quantized::linear_dynamic ("UserDefinedObjectVariable(ScriptObject)").
-    return absl::StrCat(where,
-                        "modules quantized by torch.ao's eager-mode flow (`quantize_dynamic`, "
-                        "`convert`) run packed weights that Dynamo cannot trace, so each one "
-                        "breaks the graph. For torch.compile, quantize with the PT2E flow "
-                        "(`prepare_pt2e` / `convert_pt2e` with `X86InductorQuantizer` on CPU) or "
-                        "with torchao (`quantize_(model, int8_dynamic_activation_int8_weight())`), "
-                        "or compile the float model.");
   }
   // A remedy for the very call (the transformer fast path) says more than where it is.
   if (parsed.specific) return absl::StrCat(where, parsed.remedy);
