@@ -62,7 +62,9 @@ bool IsOpaqueCall(const v1::Node& node) {
   if (absl::StartsWith(target, "higher_order.")) return true;
   const std::vector<absl::string_view> parts = absl::StrSplit(target, '.');
   if (parts.size() != 3) return false;  // "operator.mul", "torch._C._foo.bar" are not ops
-  for (absl::string_view inductor_lowers : {"aten", "prims", "inductor", "torch", "_operator"}) {
+  // Inductor lowers these itself; quantized_decomposed is PT2E quantization's (de)quantize.
+  for (absl::string_view inductor_lowers :
+       {"aten", "prims", "inductor", "torch", "_operator", "quantized_decomposed"}) {
     if (parts[0] == inductor_lowers) return false;
   }
   return true;

@@ -338,10 +338,12 @@ TEST_F(OpCostTest, HigherOrderAndCustomOpsEndTheRunAndAreNotEstimated) {
   Add("clip", "mylib.scaled_clip.default", "f32", {"4", "16"}, {"neg"});
   Add("relu", "aten.relu.default", "f32", {"4", "16"}, {"clip"});
   Add("mul", "operator.mul", "", {}, {"relu"});  // a Python function, not an op
+  // PT2E quantization's (de)quantize ops, which Inductor lowers into its fused kernels.
+  Add("q", "quantized_decomposed.quantize_per_tensor.default", "u8", {"4", "16"}, {"relu"});
   const std::vector<KernelCost> kernels = EstimateKernels(PostGradGraph(graph_));
   std::vector<std::string> names;
   for (const KernelCost& k : kernels) names.push_back(k.name);
-  EXPECT_THAT(names, ElementsAre("fused: sum_1 … gt", "cond", "neg", "clip", "fused: relu … mul"));
+  EXPECT_THAT(names, ElementsAre("fused: sum_1 … gt", "cond", "neg", "clip", "fused: relu … q"));
   EXPECT_FALSE(kernels[1].cost_known);
   EXPECT_EQ(kernels[1].op, "higher_order.cond");
   EXPECT_FALSE(kernels[1].matmul);
