@@ -391,11 +391,13 @@ void Suggest(const std::map<std::pair<std::string, std::string>, v1::BypassCount
   constexpr double kWorthASuggestion = 1.0;
   if (recompile_s >= kWorthASuggestion && recompile_s > 0.5 * total) {
     if (expected_s >= 0.5 * recompile_s) {
-      // Mostly torch making a changed input dynamic: nothing to fix, one compile to save.
+      // Mostly expected (an input made dynamic, a no_grad evaluation's graph): nothing to fix;
+      // an input made dynamic has one compile to save.
       suggest(
-          "Recompiles are most of the compile time, mostly torch making an input that changed "
-          "once dynamic (expected): to save that compile, mark it dynamic before the first call "
-          "(`torch._dynamo.mark_dynamic` for a tensor's dim)",
+          "Recompiles are most of the compile time, and mostly expected ones (an input that "
+          "changed once made dynamic, a second mode such as `torch.no_grad()` evaluation): "
+          "nothing to fix; to save the compile of an input made dynamic, mark it dynamic before "
+          "the first call (`torch._dynamo.mark_dynamic` for a tensor's dim)",
           absl::StrCat(Seconds(recompile_s), " of ", Seconds(total), " went to recompiles, ",
                        Seconds(expected_s), " of them expected"));
     } else {

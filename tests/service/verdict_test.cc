@@ -170,15 +170,15 @@ TEST(VerdictTest, ExpectedRecompilesAreCountedApart) {
   EXPECT_TRUE(report.verdict().clean()) << ::testing::PrintToString(Items(report.verdict()));
 }
 
-// fixtures/torch_trace/torch-2.6/dynamic: x's size changed once (expected), then grad mode and a
-// dtype changed (not).
+// fixtures/torch_trace/torch-2.6/dynamic: x's size changed once and grad mode once (both expected:
+// a size made dynamic, a no_grad call beside training ones), then a dtype changed (not).
 TEST(VerdictTest, TheDynamicSceneLeadsWithWhatNeedsAChange) {
   const v1::AnalysisReport report = Analyze("torch_trace/torch-2.6/dynamic/trace.log");
   EXPECT_THAT(
       Items(report.verdict()),
       ElementsAre(
-          "recompile: 2 recompilations of forward, most on global_state of "
-          "grad_mode; 1 more expected (nothing to change; the recompile section says why)"));
+          "recompile: 1 recompilation of forward, most on dtype of x; 2 more expected (nothing "
+          "to change; the recompile section says why)"));
 }
 
 // fixtures/torch_trace/torch-2.6/lr_schedule: the one recompile is the lr going dynamic; only the
