@@ -443,11 +443,11 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
     re2::StringPiece rest = Piece(text);
     std::string type, last;
     while (RE2::FindAndConsume(&rest, *kDynamoExcRe, &last)) out.reason = CleanReasonLine(last);
-    rest = Piece(text);
-    while (out.reason.empty() && RE2::FindAndConsume(&rest, *kOtherExcRe, &type, &last)) {
+    if (out.reason.empty()) {
+      rest = Piece(text);
+      while (RE2::FindAndConsume(&rest, *kOtherExcRe, &type, &last)) continue;  // to the last
+      if (!last.empty()) out.reason = CleanReasonLine(absl::StrCat(type, ": ", last));
     }
-    if (out.reason.empty() && !last.empty())
-      out.reason = CleanReasonLine(absl::StrCat(type, ": ", last));
     // Where the exception came from in the user's code: the traceback torch adds after it
     // ("Original traceback:", the FX node's source).
     if (out.file.empty()) {
