@@ -429,7 +429,7 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
     }
     if (f.rule == "symbolic_value") {
       // The user's line the guard came from, before torch's own "  # file:line in fn (...)".
-      const absl::string_view line = absl::string_view(f.source).substr(0, f.source.find("  # "));
+      const std::string line = f.UserCode();
       return {absl::StrCat(
           "a guard on the dynamic value ", var, " failed (", Code(f.expected), ")",
           line.empty() ? "" : absl::StrCat(", from ", Code(line)),

@@ -360,6 +360,30 @@ std::string GuardFailure::Axis() const {
   return variable;
 }
 
+namespace {
+
+// The code part of a source comment, and whether it is only a frame of torch's.
+absl::string_view CommentCode(absl::string_view source) {
+  return absl::StripAsciiWhitespace(source.substr(0, source.find("  # ")));
+}
+bool IsTorchFrameOnly(absl::string_view code, std::string* frame) {
+  static const LazyRE2 kFrameRe = {R"re(\(?([\w./-]+\.py:\d+ in [\w<>]+)\)?)re"};
+  return RE2::FullMatch(Piece(code), *kFrameRe, frame);
+}
+
+}  // namespace
+
+std::string GuardFailure::UserCode() const {
+  const absl::string_view code = CommentCode(source);
+  std::string frame;
+  return IsTorchFrameOnly(code, &frame) ? "" : std::string(code);
+}
+
+std::string GuardFailure::TorchFrame() const {
+  std::string frame;
+  return IsTorchFrameOnly(CommentCode(source), &frame) ? frame : "";
+}
+
 std::string StripLocalScope(absl::string_view text) {
   static const LazyRE2 kLocalRe = {R"re(L\[\s*['"](.*?)['"]\s*\])re"};
   std::string out(text);

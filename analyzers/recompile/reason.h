@@ -47,6 +47,12 @@ struct GuardFailure {
   // What the pass clusters on: "x[0]" for a dimension, "x.ndim" for rank, "len(x)" for a
   // length, otherwise the variable.
   std::string Axis() const;
+  // The user's code `source` quotes, before torch's own "  # file:line in fn (...)" ("if
+  // x.shape[0] > 8:"); empty when the comment names only a frame of torch's.
+  std::string UserCode() const;
+  // That frame of torch's ("_dynamo/debug_utils.py:661 in tensor", written with or without
+  // parentheses), when the comment names nothing else; empty otherwise.
+  std::string TorchFrame() const;
 };
 
 // Parses one verbatim reason: a recompile_reasons element, a compilation_metrics

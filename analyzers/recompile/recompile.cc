@@ -139,15 +139,9 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
           if (!c.specialized_by.empty() || g.source.empty() || g.category != f.category ||
               g.Axis() != axis)
             continue;
-          const absl::string_view said = absl::StripAsciiWhitespace(
-              absl::string_view(g.source).substr(0, g.source.find("  # ")));
-          // Only torch's own frame, "(_dynamo/debug_utils.py:661 in tensor)": no line of the
-          // user's asked for the guard.
-          if (absl::StartsWith(said, "(") && absl::EndsWith(said, ")")) {
-            c.guard_added_in = std::string(said.substr(1, said.size() - 2));
-            continue;
-          }
-          c.specialized_by = std::string(said);
+          // A comment naming only torch's own frame: no line of the user's asked for the guard.
+          c.specialized_by = g.UserCode();
+          if (c.specialized_by.empty()) c.guard_added_in = g.TorchFrame();
         }
       }
       // A size the code needs the exact value of: each new one compiles again, dynamic or not.

@@ -424,6 +424,26 @@ TEST(ParseRecompileReasonTest, VerboseRecordKeepsEntryHeadersOut) {
   EXPECT_THAT(Summaries(failures),
               ElementsAre("0/1 symbolic_shape x[0] 2 <= x[0]->", "0/0 size x[0] 3->1"));
   EXPECT_EQ(failures[0].source, "_dynamo/output_graph.py:452 in init_ambient_guards");
+  // A comment naming only torch's frame quotes no code of the user's.
+  EXPECT_EQ(failures[0].UserCode(), "");
+  EXPECT_EQ(failures[0].TorchFrame(), "_dynamo/output_graph.py:452 in init_ambient_guards");
+}
+
+// The source comment's two forms in torch 2.6 logs (sandbox scenes, verbatim): the user's line
+// before torch's frame, or torch's frame alone in parentheses (the fx_graph_runnable writer).
+TEST(ParseRecompileReasonTest, TheSourceCommentsUserCodeAndTorchFrame) {
+  std::vector<GuardFailure> user = ParseRecompileReason(
+      "0/0: L['x'].size()[0] <= 8  # if x.shape[0] > 8:  # nt/project/thresh.py:7 in forward "
+      "(_dynamo/variables/tensor.py:1201 in evaluate_expr)");
+  ASSERT_EQ(user.size(), 1u);
+  EXPECT_EQ(user[0].UserCode(), "if x.shape[0] > 8:");
+  EXPECT_EQ(user[0].TorchFrame(), "");
+  std::vector<GuardFailure> torch = ParseRecompileReason(
+      "0/1: (4 + 4*(((-1) + L['mel'].size()[2]) // 2)) == 320  # "
+      "(_dynamo/debug_utils.py:661 in tensor)");
+  ASSERT_EQ(torch.size(), 1u);
+  EXPECT_EQ(torch[0].UserCode(), "");
+  EXPECT_EQ(torch[0].TorchFrame(), "_dynamo/debug_utils.py:661 in tensor");
 }
 
 TEST(ParseRecompileReasonTest, SplitsJoinedChecksOutsideBracketsAndQuotes) {
