@@ -81,12 +81,13 @@ std::string Between(absl::string_view text, absl::string_view open, absl::string
 // ‘map<accum_t>(…’" from "/tmp/…/cxyz.cpp:709:36: error: no matching function …"), clipped; "" when
 // the output names none.
 std::string FirstCompilerError(absl::string_view reason) {
+  constexpr absl::string_view kError = "error: ";
   const size_t output = reason.find("Output:");
   if (output == absl::string_view::npos) return "";
   for (absl::string_view line : absl::StrSplit(reason.substr(output), '\n')) {
-    const size_t error = line.find("error: ");
+    const size_t error = line.find(kError);
     if (error == absl::string_view::npos) continue;
-    return ClipUtf8(absl::StripAsciiWhitespace(line.substr(error + 7)), 120);
+    return ClipUtf8(absl::StripAsciiWhitespace(line.substr(error + kError.size())), 120);
   }
   return "";
 }

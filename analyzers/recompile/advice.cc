@@ -51,8 +51,6 @@ bool IsFloatLiteral(absl::string_view text) {
          absl::StrContains(text, "nan");
 }
 
-// Torch's automatic dynamic: on unless the run compiled with dynamic=False. Under it a size, an int
-// or (with specialize_float off) a float that changed once was made dynamic by that recompile.
 // Three or more guarded lengths that count up by one (1, 2, 3): a container growing per call.
 bool GrowsByOne(const std::vector<std::string>& values) {
   if (values.size() < 3) return false;
@@ -65,6 +63,8 @@ bool GrowsByOne(const std::vector<std::string>& values) {
   return true;
 }
 
+// Torch's automatic dynamic: on unless the run compiled with dynamic=False. Under it a size, an int
+// or (with specialize_float off) a float that changed once was made dynamic by that recompile.
 bool AutomaticDynamic(const FrameStats& frame) {
   return frame.config.automatic_dynamic_shapes != false;
 }

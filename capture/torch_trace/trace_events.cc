@@ -695,14 +695,10 @@ void TraceParser::OnGuards(const TraceRecord& r, const Envelope& env) {
   }
   c->clear_guarded_sources();
   c->clear_guarded_source_ids();
-  auto frame = frame_index_.find(c->frame_id());
-  if (frame == frame_index_.end()) {
-    for (std::string& source : guards.sources) c->add_guarded_sources(std::move(source));
-    return;
-  }
   // Each source once per frame: a frame's recompiles guard nearly the same ones, and a deep model's
-  // sources are long ("L['self']._modules['layers']._modules['11']._modules['attn']...").
-  v1::Frame& f = *capture_.mutable_frames(frame->second);
+  // sources are long ("L['self']._modules['layers']._modules['11']._modules['attn']..."). The
+  // compile's frame was indexed when the compile was made (CompileFor).
+  v1::Frame& f = *capture_.mutable_frames(frame_index_.at(c->frame_id()));
   absl::flat_hash_map<absl::string_view, uint32_t>& ids = guard_source_ids_[c->frame_id()];
   c->mutable_guarded_source_ids()->Reserve(static_cast<int>(guards.sources.size()));
   for (std::string& source : guards.sources) {
