@@ -41,9 +41,12 @@ void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
         .Text(expected == section.total()
                   ? (expected == 1 ? "It is" : "All are")
                   : absl::StrCat(expected, " of them ", expected == 1 ? "is" : "are"))
+        // Not only automatic dynamic: another module through torch's wrapper, a no_grad
+        // evaluation's graph, a decode step's size 1 are expected too; their suggestions say which.
         .Text(
-            " expected: an input changed once and torch made it dynamic (automatic dynamic); "
-            "the next calls reuse that graph.")
+            " expected: torch's normal behaviour for what changed (an input made dynamic, "
+            "another module through torch's wrapper, a second grad mode; the suggestions below "
+            "say which), and the next calls reuse those graphs.")
         .Tag("</p>");
   }
   const v1::RecompileFrame& frame = section.frame();

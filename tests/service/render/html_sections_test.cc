@@ -170,8 +170,7 @@ TEST(HtmlSectionsTest, ExpectedRecompilesAreMarkedAndCounted) {
   expected->add_guarded_values("0.001");
   expected->set_expected(true);
   EXPECT_THAT(SectionText(report, "recompile"),
-              AllOf(HasSubstr("1 of them is expected: an input changed once and torch made it "
-                              "dynamic"),
+              AllOf(HasSubstr("1 of them is expected: torch's normal behaviour for what changed"),
                     HasSubstr("size 2 x[0]"), HasSubstr("value 1 (expected) lr == 0.001")));
 
   r->mutable_clusters(0)->set_expected(true);
