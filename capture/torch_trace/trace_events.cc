@@ -91,6 +91,21 @@ std::optional<v1::CacheKeyComponent> ReadKeyComponent(absl::string_view text) {
   return c;
 }
 
+// What a kept component costs in memory: the message, its slot in the repeated field, each
+// non-empty string's own std::string (protobuf allocates one per set field) and, past the short
+// string held inside it, its buffer. The text alone is under half of that for torch's typical
+// "[hash] inductor_config[name]: value" part.
+size_t MemoryOf(const v1::CacheKeyComponent& component) {
+  size_t bytes = sizeof(v1::CacheKeyComponent) + sizeof(void*);
+  for (const std::string* s : {&component.name(), &component.hash(), &component.value()}) {
+    if (s->empty()) continue;
+    bytes += sizeof(std::string);
+    const char* own = reinterpret_cast<const char*>(s);
+    if (s->data() < own || s->data() >= own + sizeof(std::string)) bytes += s->capacity() + 1;
+  }
+  return bytes;
+}
+
 // dynamo's own frames, which wrap the compiled one at the end of a dynamo_start stack.
 bool IsDynamoWrapperFrame(const v1::StackFrame& frame) {
   return absl::StrContains(frame.file(), "torch/_dynamo/convert_frame.py") ||
@@ -385,6 +400,16 @@ void TraceParser::NoteYear(double epoch_seconds) {
   year_ = tm.tm_year + 1900;
 }
 
+bool TraceParser::KeepConfigSnapshot(const v1::Compile& c, std::string_view key, element value) {
+  if (key == "inductor_config") return false;
+  std::string_view text;
+  if (key != "dynamo_config" || value.get_string().get(text) != simdjson::SUCCESS) return true;
+  std::string& last = kept_dynamo_config_[c.frame_id()];
+  if (last == text) return false;
+  last = std::string(text);
+  return true;
+}
+
 void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m) {
   v1::Compile* c = CompileFor(env);
   // A compile torch logged with no compile id (AOTInductor's, export's) is a compile still; a
@@ -406,6 +431,7 @@ void TraceParser::OnMetrics(const TraceRecord& r, const Envelope& env, element m
   if (!m.is_object()) return;
   google::protobuf::Struct* metrics = c->mutable_metrics();
   for (simdjson::dom::key_value_pair kv : json::AsObject(m)) {
+    if (AnalysisOnly() && !KeepConfigSnapshot(*c, kv.key, kv.value)) continue;
     json::ToProtoValue(kv.value, &(*metrics->mutable_fields())[std::string(kv.key)]);
   }
   // Seconds (older torch) as microseconds, or nothing when they do not fit in an int64 of them.
@@ -544,7 +570,7 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
     std::optional<v1::CacheKeyComponent> component =
         ReadKeyComponent(absl::string_view(text.data(), text.size()));
     if (!component) continue;
-    bytes += component->name().size() + component->hash().size() + component->value().size();
+    bytes += MemoryOf(*component);
     if (cache_components_bytes_ + bytes > options_.cache_components_budget) return;
     kept.push_back(std::move(*component));
   }

@@ -305,7 +305,7 @@ void TraceParser::ListRecord(const TraceRecord& r, const Envelope& env,
                              const std::string& compile_id) {
   // The list is the site's (which keeps the texts) and a written capture's: an analysis of one
   // session that renders no site reads none of it, and it grows with every record of the log.
-  if (options_.graph_nodes == GraphNodes::kLoweredOnly && !options_.keep_record_texts) return;
+  if (AnalysisOnly()) return;
   v1::Record* record = capture_.add_records();
   record->set_kind(env.event);
   if (name) record->set_name(std::string(Utf8Prefix(*name, kMaxStrNameBytes)));

@@ -50,9 +50,11 @@ inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 // reported); kLoweredOnly parses only the graphs it keeps the nodes of (the rest are scanned for
 // their source files, ScanFxSourceFiles), keeps the nodes of the post-grad graphs the passes of one
 // session read (fusion, roofline: LoweredGraphChoice, one compile's per frame; the site and the
-// trace events read none) and frees the others' as soon as they are known to be unread; nor does it
-// list the log's records (`records`) unless it keeps their texts, for a site. A capture that is
-// written out or compared with another keeps them all.
+// trace events read none) and frees the others' as soon as they are known to be unread. Unless it
+// keeps the records' texts, for a site, it also lists none of the log's records (`records`) and
+// keeps none of torch's config snapshots in compilation_metrics that no pass reads (each compile's
+// inductor_config; a dynamo_config the same as its frame's last one kept: TraceParser::
+// KeepConfigSnapshot). A capture that is written out or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
 
 struct TraceParseOptions {
@@ -69,8 +71,9 @@ struct TraceParseOptions {
   bool keep_record_texts = false;
   size_t record_text_cap = 4 << 20;
   size_t record_texts_budget = 64 << 20;
-  // The cache-key components kept with cache misses (CacheEvent.components), all together; past
-  // it misses keep their key only.
+  // The memory the cache-key components kept with cache misses (CacheEvent.components) may take,
+  // all together (the messages and their strings, not only their text); past it misses keep
+  // their key only.
   size_t cache_components_budget = 16 << 20;
   GraphNodes graph_nodes = GraphNodes::kAll;
   // Given, each graph is handed here, nodes and all, as soon as it is parsed, and the capture keeps
@@ -123,6 +126,11 @@ class TraceParser {
   // what follows is reset round N+1, its frames new ones.
   void StartResetRound(uint64_t line, absl::string_view compile_id);
   void KeepExtra(const TraceRecord& r, const Envelope& env, absl::string_view kind);
+  // GraphNodes::kLoweredOnly without record texts: an analysis of this one session, which keeps
+  // only what its passes read.
+  bool AnalysisOnly() const {
+    return options_.graph_nodes == GraphNodes::kLoweredOnly && !options_.keep_record_texts;
+  }
   // Lists the record in `records` (with its text, when kept), as part of `compile_id`.
   void ListRecord(const TraceRecord& r, const Envelope& env, const std::optional<std::string>& name,
                   const std::string& compile_id);
@@ -147,6 +155,11 @@ class TraceParser {
   void ReadJsonStack(simdjson::dom::element stack,
                      google::protobuf::RepeatedPtrField<v1::StackFrame>* out);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
+  // AnalysisOnly(): whether compile `c` keeps the compilation_metrics field `key`. Torch logs its
+  // whole Inductor config (about 9 KB) and Dynamo config (3 KB) with every compile; no pass reads
+  // the first, and the recompile pass reads a frame's latest Dynamo config, which the last one kept
+  // equals when later ones are dropped as the same.
+  bool KeepConfigSnapshot(const v1::Compile& c, std::string_view key, simdjson::dom::element value);
   // The glog header has no year: the first epoch timestamp a record carries gives it.
   void NoteYear(double epoch_seconds);
   void OnArtifact(const TraceRecord& r, const Envelope& env, absl::string_view name);
@@ -197,6 +210,8 @@ class TraceParser {
   size_t extras_bytes_ = 0;
   size_t record_texts_bytes_ = 0;
   size_t cache_components_bytes_ = 0;
+  // AnalysisOnly(): frame id -> the dynamo_config text its compiles' metrics last kept.
+  absl::flat_hash_map<uint32_t, std::string> kept_dynamo_config_;
   // frame id -> its Frame.guarded_sources, each (a view of the frame's own string) to its index.
   absl::flat_hash_map<uint32_t, absl::flat_hash_map<absl::string_view, uint32_t>> guard_source_ids_;
   absl::flat_hash_set<std::string> unkept_source_files_;

@@ -185,6 +185,45 @@ TEST(ImportCorruptTest, ACacheKeyHashIsCutOnACharacterBoundary) {
   EXPECT_EQ(c.compiles(0).cache_events(0).components(0).name(), "gm");
 }
 
+// The budget for cache-key parts is on what they take in memory: torch's keys are hundreds of short
+// parts, each a message and three strings, several times its text. Twenty misses of ten short
+// parts ("[h0] gm: x") are 1 KB of text, which a budget on text would keep whole under 4 KiB; in
+// memory each key is over a kilobyte.
+TEST(ImportCorruptTest, TheCacheKeyBudgetCountsMemoryNotText) {
+  std::string log;
+  std::vector<std::string> parts;
+  for (int p = 0; p < 10; ++p) parts.push_back(absl::StrCat("\"[h", p, "] gm: x\""));
+  for (int i = 0; i < 20; ++i) {
+    const std::string ids = absl::StrCat("\"frame_id\": ", i, ", \"frame_compile_id\": 0");
+    absl::StrAppend(&log, "V1129 14:05:13.136000 1 a.py:1] {\"dynamo_start\": {\"stack\": []}, ",
+                    ids, "}\n", "V1129 14:05:13.136000 1 a.py:1] {\"artifact\": {\"name\": ",
+                    "\"fx_graph_cache_miss\", \"encoding\": \"json\"}, ", ids,
+                    ", \"has_payload\": \"0\"}\n\t{\"key\": \"k", i,
+                    "\", \"cache_state\": \"miss\", \"components\": [", absl::StrJoin(parts, ", "),
+                    "]}\n");
+  }
+  TraceParseOptions options;
+  options.cache_components_budget = 4 << 10;
+  TraceImporter importer(options);
+  importer.Feed(log);
+  const v1::SessionCapture c = importer.Finish();
+  ASSERT_EQ(c.compiles_size(), 20);
+  int whole = 0;
+  for (int i = 0; i < c.compiles_size(); ++i) {
+    ASSERT_EQ(c.compiles(i).cache_events_size(), 1);
+    const v1::CacheEvent& miss = c.compiles(i).cache_events(0);
+    EXPECT_EQ(miss.key(), absl::StrCat("k", i));
+    // All of a key's parts or none.
+    EXPECT_THAT(miss.components_size(), testing::AnyOf(0, 10)) << miss.key();
+    whole += miss.components_size() == 10;
+  }
+  EXPECT_GE(whole, 1);
+  EXPECT_LE(whole, 3);
+  // The first misses are the ones kept.
+  EXPECT_EQ(c.compiles(0).cache_events(0).components_size(), 10);
+  EXPECT_EQ(c.compiles(19).cache_events(0).components_size(), 0);
+}
+
 TEST(ImportCorruptTest, ALongStrTableNameIsClippedAndItsCopiesCounted) {
   const std::string name = absl::StrCat("/", std::string(4094, 'a'), "\xC3\xA9.py");  // é straddles
   const std::string log = absl::StrCat(
