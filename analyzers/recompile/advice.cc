@@ -51,9 +51,12 @@ bool IsFloatLiteral(absl::string_view text) {
          absl::StrContains(text, "nan");
 }
 
-// Three or more guarded lengths that count up by one (1, 2, 3): a container growing per call.
-bool GrowsByOne(const std::vector<std::string>& values) {
-  if (values.size() < 3) return false;
+// Guarded lengths that count up by one (1, 2, 3): a container growing per call. Three of them;
+// or two from empty (0, 1) for a global's or the module's own (`G['log']`, `self.history`), which
+// no caller passes in: state the code appends to.
+bool GrowsByOne(const std::vector<std::string>& values, absl::string_view variable) {
+  const bool own = absl::StartsWith(variable, "G[") || absl::StartsWith(variable, "self.");
+  if (values.size() < 3 && !(own && values.size() == 2 && values[0] == "0")) return false;
   int64_t previous = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     int64_t n = 0;
@@ -141,6 +144,26 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
                        ")` (or compile with `dynamic=True`).")};
 }
 
+// What sets each state torch's GLOBAL_STATE guard names (torch/csrc/dynamo/guards.cpp,
+// GlobalStateGuard): every one but grad_mode and torch_function is a setting a script makes once.
+absl::string_view GlobalStateSetter(absl::string_view state) {
+  static constexpr std::pair<absl::string_view, absl::string_view> kSetters[] = {
+      {"deterministic_algorithms", "`torch.use_deterministic_algorithms`"},
+      {"deterministic_algorithms_warn_only", "`torch.use_deterministic_algorithms`"},
+      {"allow_tf32",
+       "`torch.set_float32_matmul_precision` (or `torch.backends.cuda.matmul.allow_tf32`)"},
+      {"allow_fp16_reduce", "`torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction`"},
+      {"allow_bf16_reduce", "`torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction`"},
+      {"num_threads", "`torch.set_num_threads`"},
+      {"default_dtype", "`torch.set_default_dtype`"},
+      {"grad_mode", "`torch.set_grad_enabled` (or `torch.no_grad()`)"},
+  };
+  for (const auto& [name, setter] : kSetters) {
+    if (name == state) return setter;
+  }
+  return "";
+}
+
 Advice AdviseGlobalState(const Cluster& c) {
   const GuardFailure& f = c.example;
   if (f.rule == "dispatch_key") {
@@ -197,6 +220,19 @@ Advice AdviseGlobalState(const Cluster& c) {
     return {
         "the functorch transform state (vmap / grad level) differs between calls — call the "
         "compiled function under the same transforms every time."};
+  }
+  std::vector<std::string> setters;
+  for (const std::string& state : f.ChangedAxes()) {
+    const absl::string_view setter = GlobalStateSetter(state);
+    if (!setter.empty() && std::find(setters.begin(), setters.end(), setter) == setters.end())
+      setters.emplace_back(setter);
+  }
+  if (!setters.empty()) {
+    return {absl::StrCat(
+        "torch's global state ", Code(f.variable), " changed between compiled calls (set by ",
+        absl::StrJoin(setters, " and "),
+        ") — each setting compiles a graph of its own, and every combination is one more cache "
+        "entry of the frame: set it once at start-up, before the first compiled call.")};
   }
   return {absl::StrCat("global state ", Code(f.variable),
                        " differs between calls — set it once (at start-up) and keep it constant "
@@ -273,18 +309,22 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
   }
   if (c.category == Category::REQUIRES_GRAD) {
     // A flag: once both graphs are cached nothing recompiles on it again. Seen on torch 2.6 in a
-    // GAN: the discriminator gets a detached batch in its own step and the generator's output,
-    // which needs grad, in the generator's step.
+    // GAN (the discriminator gets a detached batch in its own step and the generator's output,
+    // which needs grad, in the generator's step) and in a stack of blocks compiled one by one
+    // (`layer.compile()`): the first block gets the batch, the others activations.
     return {absl::StrCat(
                 var,
                 " is passed with and without `requires_grad`, and each way compiles a graph of its "
                 "own (one that keeps what the input's gradient needs) — expected once where both "
-                "kinds of call are meant: a GAN's discriminator fed a detached batch in its step "
-                "and the generator's output in the generator's, an input-gradient penalty. Where "
-                "the input's gradient is never used, pass it `.detach()`ed so one graph serves."),
+                "kinds of call are meant: blocks compiled one by one (`layer.compile()`), the "
+                "first fed the batch and the rest activations; a GAN's discriminator fed a "
+                "detached batch in its step and the generator's output in the generator's; an "
+                "input-gradient penalty. Where the input's gradient is never used, pass it "
+                "`.detach()`ed so one graph serves."),
             c.count == 1};
   }
-  if (c.category == Category::VALUE && f.rule == "length" && GrowsByOne(c.guarded_values)) {
+  if (c.category == Category::VALUE && f.rule == "length" &&
+      GrowsByOne(c.guarded_values, f.variable)) {
     // 1, 2, 3, ...: a list the compiled code appends to (a loss history kept in Python), whose
     // length every call guards.
     return {absl::StrCat(

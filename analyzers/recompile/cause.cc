@@ -17,7 +17,9 @@ std::vector<const GuardFailure*> CauseFailures(
   std::map<std::pair<Category::Value, std::string>, int> entries;  // key -> entries failing on it
   for (const std::vector<GuardFailure>& bullet : bullets) {
     std::set<std::pair<Category::Value, std::string>> keys;
-    for (const GuardFailure& f : bullet) keys.emplace(f.category, f.Axis());
+    for (const GuardFailure& f : bullet) {
+      for (std::string& axis : f.ChangedAxes()) keys.emplace(f.category, std::move(axis));
+    }
     for (const auto& key : keys) ++entries[key];
   }
   int most = 0;
@@ -36,12 +38,22 @@ std::vector<const GuardFailure*> CauseFailures(
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<const GuardFailure*> out;
-  for (const auto& [number, i] : order) {
-    for (const GuardFailure& f : bullets[i]) {
-      if (entries[{f.category, f.Axis()}] == most) out.push_back(&f);
+  // A failure that names several changes at once (a global state guard: "allow_tf32
+  // num_threads") is the cause where each of them is; failing that, where any is.
+  const auto named_most = [&](const GuardFailure& f, bool all) {
+    for (const std::string& axis : f.ChangedAxes()) {
+      if ((entries[{f.category, axis}] == most) != all) return !all;
     }
-    if (!out.empty()) break;
+    return all;
+  };
+  std::vector<const GuardFailure*> out;
+  for (bool all : {true, false}) {
+    for (const auto& [number, i] : order) {
+      for (const GuardFailure& f : bullets[i]) {
+        if (named_most(f, all)) out.push_back(&f);
+      }
+      if (!out.empty()) return out;
+    }
   }
   return out;
 }

@@ -14,7 +14,10 @@ namespace cl {
 // that far, so the (category, axis) named against the most entries is the cause. On a tie (a
 // GPT called with batch 2→4, then sequence 16→32: idx[0] against 0/0, idx[1] against 0/1), it is
 // what changed since the newest entry, the last compile. Newest means the highest compile id
-// torch names, whatever the order of the bullets.
+// torch names, whatever the order of the bullets. A global state guard names every state that
+// differs from the entry's ("deterministic_algorithms default_dtype" against the entry made under
+// deterministic algorithms, "default_dtype" against the one before it): each state counts on its
+// own, and the cause is the failure all of whose states are named against the most entries.
 std::vector<const GuardFailure*> CauseFailures(
     const std::vector<std::vector<GuardFailure>>& bullets);
 

@@ -99,6 +99,10 @@ constexpr RuleSpec kRuleSpecs[] = {
      R"re(Duplicate tensors? found.*|check_overlapping\(.*\)|(?P<a>[\w.\[\]']+) is (?P<b>[\w.\[\]']+))re"},
     {"length", Category::VALUE, true,
      R"re((?:len|___tuple_iterator_len)\((?P<var>.+?)\) == (?P<expected>\d+))re"},
+    // Torch's length guard on an empty list, tuple or dict (SEQUENCE_LENGTH): "not G['history']".
+    // Read as the length guard it is, "len(G['history']) == 0", so that a list the code appends to
+    // shows all its lengths, from 0.
+    {"empty", Category::VALUE, true, R"re(^not (?P<var>[A-Za-z_][^\s(]*)$)re"},
     {"dynamic_marker", Category::SYMBOLIC_SHAPE, true,
      R"re((?:not )?hasattr\((?P<var>.+?), '_dynamo_dynamic_indices'\)(?: == (?P<expected>True|False))?)re"},
     {"symbolic", Category::SYMBOLIC_SHAPE, false,
@@ -109,7 +113,7 @@ constexpr RuleSpec kRuleSpecs[] = {
     {"symbolic_value", Category::SYMBOLIC_SHAPE, true,
      R"re((?:[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?|-?[\d.]+) *(?:<=|<|>=|>|==|!=) *(?:-?[\d.]+|[\w.\[\]'() ]*?[\w)\]] *[-+*/%] *[\w.(\[][\w.\[\]'() +\-*/%]*?))re"},
     {"container_keys", Category::CONTAINER, false,
-     R"re(___dict_contains\(|^set\(.*\.keys\(\)\) == |^set\.__contains__\(|^not \S+$)re"},
+     R"re(___dict_contains\(|^set\(.*\.keys\(\)\) == |^set\.__contains__\()re"},
     {"hasattr", Category::CONTAINER, true,
      R"re((?:not )?hasattr\((?P<var>.+?), '(?P<expected>[^']+)'\))re"},
     {"module_state", Category::CONTAINER, false, R"re(^__nn_module_guard_\d+\((?P<var>[^,)]+))re"},
@@ -263,13 +267,14 @@ void Refine(const Match& m, GuardFailure* f) {
     static const LazyRE2 kNameRe = {R"re(([A-Za-z_][\w.]*(?:\[[^\]]+\])*))re"};
     RE2::PartialMatch(f->check, *kNameRe, &f->variable);
     f->expected = f->check;
+  } else if (rule == "empty") {
+    f->rule = "length";
+    f->expected = "0";
   } else if (rule == "container_keys") {
-    static const LazyRE2 kNotRe = {R"re(^not (\S+)$)re"};
     static const LazyRE2 kKeysRe = {R"re(^set\((.*)\.keys\(\)\) == )re"};
     static const LazyRE2 kSetContainsRe = {R"re(^set\.__contains__\(([^,]+), (.*)\)$)re"};
     static const LazyRE2 kDictContainsRe = {R"re(___dict_contains\(([^,]+), ([^)]+)\))re"};
-    if (!RE2::PartialMatch(f->check, *kNotRe, &f->variable) &&
-        !RE2::PartialMatch(f->check, *kKeysRe, &f->variable) &&
+    if (!RE2::PartialMatch(f->check, *kKeysRe, &f->variable) &&
         !RE2::PartialMatch(f->check, *kSetContainsRe, &f->variable, &f->expected)) {
       RE2::PartialMatch(f->check, *kDictContainsRe, &f->expected, &f->variable);
     }
@@ -358,6 +363,11 @@ std::string GuardFailure::Axis() const {
   if (rule == "length") return "len(" + variable + ")";
   if (!dim.empty()) return variable + "[" + dim + "]";
   return variable;
+}
+
+std::vector<std::string> GuardFailure::ChangedAxes() const {
+  if (rule == "global_state") return absl::StrSplit(variable, ", ", absl::SkipEmpty());
+  return {Axis()};
 }
 
 namespace {

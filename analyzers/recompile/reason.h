@@ -47,6 +47,9 @@ struct GuardFailure {
   // What the pass clusters on: "x[0]" for a dimension, "x.ndim" for rank, "len(x)" for a
   // length, otherwise the variable.
   std::string Axis() const;
+  // Each thing the failure names as changed: the Axis, or for a global_state failure each state
+  // of "allow_tf32, num_threads" (one call can change several).
+  std::vector<std::string> ChangedAxes() const;
   // The user's code `source` quotes, before torch's own "  # file:line in fn (...)" ("if
   // x.shape[0] > 8:"); empty when the comment names only a frame of torch's.
   std::string UserCode() const;

@@ -166,8 +166,9 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
     // Every guard torch named against an entry, for what the frame's clusters leave unsaid.
     for (const std::vector<GuardFailure>& bullet : bullets) {
       for (const GuardFailure& g : bullet) {
-        if (g.category != Category::UNSPECIFIED && g.category != Category::OTHER)
-          named[compile.frame_id()].emplace(g.category, g.Axis());
+        if (g.category == Category::UNSPECIFIED || g.category == Category::OTHER) continue;
+        for (std::string& axis : g.ChangedAxes())
+          named[compile.frame_id()].emplace(g.category, axis);
       }
     }
   }
@@ -199,7 +200,9 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
   // (a call that flipped grad mode and train/eval at once shows one against one entry, the other
   // against another): the frame's largest cluster says so.
   for (const Cluster& c : clusters) {
-    if (auto it = named.find(c.frame_id); it != named.end()) it->second.erase({c.category, c.axis});
+    auto it = named.find(c.frame_id);
+    if (it == named.end()) continue;
+    for (std::string& axis : c.example.ChangedAxes()) it->second.erase({c.category, axis});
   }
   std::set<uint32_t> said;
   for (Cluster& c : clusters) {

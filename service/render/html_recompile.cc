@@ -8,19 +8,10 @@
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"
+#include "service/render/recompile_format.h"
 
 namespace cl {
 namespace {
-
-// "16→32, 16→64" for guards that print both values; "== 1, 2, 3" for those that print only the
-// value each entry held.
-std::string ObservedValues(const v1::RecompileCluster& cluster) {
-  if (!cluster.transitions().empty()) return absl::StrJoin(cluster.transitions(), ", ");
-  if (!cluster.guarded_values().empty()) {
-    return absl::StrCat("== ", absl::StrJoin(cluster.guarded_values(), ", "));
-  }
-  return "";
-}
 
 void WriteHeadline(const v1::RecompileSection& section, HtmlWriter& w) {
   if (section.total() == 0) {

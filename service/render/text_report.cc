@@ -19,6 +19,7 @@
 #include "proto/report_words.h"
 #include "service/render/health_format.h"
 #include "service/render/location_format.h"
+#include "service/render/recompile_format.h"
 #include "service/render/terminal_writer.h"
 #include "service/render/text.h"
 
@@ -188,10 +189,8 @@ void WriteRecompile(const v1::RecompileSection& s, TerminalWriter& t) {
     for (int i = 0; i < std::min(s.clusters().size(), kMaxItems); ++i) {
       const v1::RecompileCluster& c = s.clusters(i);
       const std::string& axis = c.axis().empty() ? c.variable() : c.axis();
-      const std::string values = !c.transitions().empty() ? absl::StrJoin(c.transitions(), ", ")
-                                 : !c.guarded_values().empty()
-                                     ? absl::StrCat("== ", absl::StrJoin(c.guarded_values(), ", "))
-                                     : "—";
+      std::string values = ObservedValues(c);
+      if (values.empty()) values = "—";
       t.Text(absl::StrCat("; ", Word(c.category()), " ", axis,
                           several ? absl::StrCat(" (", c.frame(), ")") : "", ": ", values,
                           c.expected() ? " (expected)" : ""));

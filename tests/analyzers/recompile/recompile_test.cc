@@ -256,6 +256,42 @@ TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
   EXPECT_THAT(section.suggestions(1).evidence(), ::testing::Not(HasSubstr("also named")));
 }
 
+// Numerics switches flipped between calls of a compiled module (a sandbox scene's reasons,
+// verbatim): deterministic algorithms on, then off, then float64 as the default dtype. The second
+// recompile names both states against the newest entry and only default_dtype against the first:
+// it is filed under default_dtype, what no entry had, and each remedy names the call that sets it.
+TEST(RecompilePassTest, GlobalStatesAreFiledOneByOneAndNameTheirSetters) {
+  v1::SessionCapture capture = FrameCompiledOnce("forward");
+  AddCompile(&capture, 0, 1, {"0/0: GLOBAL_STATE changed: deterministic_algorithms "});
+  AddCompile(&capture, 0, 2,
+             {"0/1: GLOBAL_STATE changed: deterministic_algorithms default_dtype ",
+              "0/0: GLOBAL_STATE changed: default_dtype "});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 2);
+  EXPECT_EQ(section.clusters(0).axis(), "deterministic_algorithms");
+  EXPECT_EQ(section.clusters(1).axis(), "default_dtype");
+  ASSERT_EQ(section.suggestions_size(), 2);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("set by `torch.use_deterministic_algorithms`"));
+  EXPECT_THAT(section.suggestions(1).text(), HasSubstr("set by `torch.set_default_dtype`"));
+  // Every state torch named has its own cluster: none is left to say as "also named".
+  for (const v1::Suggestion& s : section.suggestions())
+    EXPECT_THAT(s.evidence(), ::testing::Not(HasSubstr("also named"))) << s.evidence();
+
+  // One call that changes two states (use_deterministic_algorithms(True, warn_only=True)) is one
+  // recompile, whose remedy names the one setter once.
+  v1::SessionCapture both = FrameCompiledOnce("forward");
+  AddCompile(&both, 0, 1,
+             {"0/0: GLOBAL_STATE changed: deterministic_algorithms "
+              "deterministic_algorithms_warn_only "});
+  const v1::RecompileSection one = RunPass(both);
+  ASSERT_EQ(one.clusters_size(), 1);
+  EXPECT_EQ(one.clusters(0).axis(), "deterministic_algorithms, deterministic_algorithms_warn_only");
+  ASSERT_EQ(one.suggestions_size(), 1);
+  EXPECT_THAT(one.suggestions(0).text(),
+              HasSubstr("(set by `torch.use_deterministic_algorithms`) — each setting"));
+}
+
 // A sandbox function fed a dict batch whose keys change, a dataclass config whose `use_bias` flips,
 // then a fresh lambda on each of three calls (the reasons verbatim). Torch 2.6 matches the bool by
 // identity and names no type: one flip reads as an identity change and is told both ways; the
@@ -924,6 +960,31 @@ TEST(RecompilePassTest, AListTheCodeAppendsToRecompilesEveryCall) {
   EXPECT_THAT(advice, HasSubstr("grows by one between calls"));
   EXPECT_THAT(advice, HasSubstr("append what it returns, after the call"));
   EXPECT_THAT(advice, ::testing::Not(HasSubstr("fine for a few lengths")));
+}
+
+// Torch guards an empty list as `not G['msgs']` (its length guard at 0): a sandbox scene whose
+// forward appends a debug message to a global list, called three times (the reasons verbatim less
+// their padding). From empty, two lengths of the code's own state are enough to say it grows; two
+// lengths of an argument the caller passes are not.
+TEST(RecompilePassTest, AGlobalListGrowingFromEmptyIsBookkeeping) {
+  v1::SessionCapture capture;
+  capture.add_frames()->set_name("torch_dynamo_resume_in_forward_at_10");
+  AddCompile(&capture, 0, 0);
+  AddCompile(&capture, 0, 1, {"0/0: not G['msgs']"});
+  AddCompile(&capture, 0, 2, {"0/1: len(G['msgs']) == 1", "0/0: not G['msgs']"});
+  v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.clusters_size(), 1);
+  EXPECT_EQ(section.clusters(0).axis(), "len(G['msgs'])");
+  EXPECT_THAT(section.clusters(0).guarded_values(), ElementsAre("0", "1"));
+  EXPECT_THAT(AdviceByAxis(section)["len(G['msgs'])"], HasSubstr("grows by one between calls"));
+
+  v1::SessionCapture passed;
+  passed.add_frames()->set_name("forward");
+  AddCompile(&passed, 0, 0);
+  AddCompile(&passed, 0, 1, {"0/0: not L['extras']"});
+  AddCompile(&passed, 0, 2, {"0/1: len(L['extras']) == 1", "0/0: not L['extras']"});
+  section = RunPass(passed);
+  EXPECT_THAT(AdviceByAxis(section)["len(extras)"], HasSubstr("fine for a few lengths"));
 }
 
 // fixtures/torch_trace/torch-2.6/gpt_recompiles (scenes/gpt.py): a nanoGPT called with idx (2,16),

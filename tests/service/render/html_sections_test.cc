@@ -173,6 +173,23 @@ TEST(HtmlSectionsTest, ExpectedRecompilesAreMarkedAndCounted) {
               AllOf(HasSubstr("1 of them is expected: torch's normal behaviour for what changed"),
                     HasSubstr("size 2 x[0]"), HasSubstr("value 1 (expected) lr == 0.001")));
 
+  // Torch names a global state that changed, never its values: the row says it changed.
+  v1::RecompileCluster* state = r->add_clusters();
+  state->set_category(v1::RecompileCategory::GLOBAL_STATE);
+  state->set_count(1);
+  state->set_axis("default_dtype");
+  EXPECT_THAT(SectionText(report, "recompile"), HasSubstr("global_state 1 default_dtype changed"));
+  r->mutable_clusters()->RemoveLast();
+  // A symbolic guard's value is its relation, shown as it is rather than as a value held.
+  v1::RecompileCluster* relation = r->add_clusters();
+  relation->set_category(v1::RecompileCategory::SYMBOLIC_SHAPE);
+  relation->set_count(1);
+  relation->set_axis("step");
+  relation->add_guarded_values("((1 + step) % 4) != 0");
+  EXPECT_THAT(SectionText(report, "recompile"),
+              HasSubstr("symbolic_shape 1 step ((1 + step) % 4) != 0"));
+  r->mutable_clusters()->RemoveLast();
+
   r->mutable_clusters(0)->set_expected(true);
   r->mutable_clusters(0)->set_count(2);
   EXPECT_THAT(SectionText(report, "recompile"), HasSubstr("All are expected: "));

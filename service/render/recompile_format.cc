@@ -1,0 +1,19 @@
+#include "service/render/recompile_format.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace cl {
+
+std::string ObservedValues(const v1::RecompileCluster& cluster) {
+  if (!cluster.transitions().empty()) return absl::StrJoin(cluster.transitions(), ", ");
+  if (!cluster.guarded_values().empty()) {
+    // A symbolic guard's value is its relation ("((1 + step) % 4) != 0"), not a value held.
+    const bool relations = cluster.category() == v1::RecompileCategory::SYMBOLIC_SHAPE;
+    return absl::StrCat(relations ? "" : "== ", absl::StrJoin(cluster.guarded_values(), ", "));
+  }
+  if (cluster.category() == v1::RecompileCategory::GLOBAL_STATE) return "changed";
+  return "";
+}
+
+}  // namespace cl
