@@ -1196,5 +1196,24 @@ TEST(RecompilePassTest, ACacheLimitSaysWhatTorchCompiledRefusedAndDidNext) {
   EXPECT_EQ(section.frames_size(), 2);
 }
 
+// fixtures/torch_trace/torch-2.6/global_switches: five numerics switches between calls of a
+// compiled MLP, each filed under the state it changed, with the call that sets it.
+TEST(RecompilePassTest, TheGlobalSwitchesSceneNamesEachSetter) {
+  const v1::RecompileSection section = RunPass(ImportScene("global_switches"));
+  std::map<std::string, std::string> advice = AdviceByAxis(section);
+  for (const auto& [axis, setter] : std::vector<std::pair<std::string, std::string>>{
+           {"deterministic_algorithms", "`torch.use_deterministic_algorithms`"},
+           {"default_dtype", "`torch.set_default_dtype`"},
+           {"allow_tf32", "`torch.set_float32_matmul_precision`"},
+           {"num_threads", "`torch.set_num_threads`"},
+           {"deterministic_algorithms, deterministic_algorithms_warn_only",
+            "`torch.use_deterministic_algorithms`"}}) {
+    EXPECT_THAT(advice[axis], HasSubstr(absl::StrCat("(set by ", setter))) << axis;
+  }
+  EXPECT_THAT(advice["len(G['log'])"], HasSubstr("changes between calls"));
+  for (const v1::Suggestion& s : section.suggestions())
+    EXPECT_THAT(s.evidence(), ::testing::Not(HasSubstr("also named"))) << s.evidence();
+}
+
 }  // namespace
 }  // namespace cl
