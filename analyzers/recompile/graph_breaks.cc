@@ -176,6 +176,21 @@ std::string SpecificRemedy(absl::string_view reason) {
         "where the function is traceable (`torch.compiler.allow_in_graph` for one that is "
         "opaque but safe).");
   }
+  // A context manager class of the user's (or a library's) whose __enter__ or __exit__ Dynamo
+  // could not trace: seen on torch 2.6 with a timer reading `time.perf_counter()`, where the
+  // whole frame then ran eagerly, and `torch.profiler.record_function` beside it traced.
+  static const LazyRE2 kObjectContextRe = {
+      R"re(Unsupported context manager <([\w.]+)\.(\w+) object(?: at 0x[0-9a-fA-F]+)?>'s (__enter__|__exit__))re"};
+  if (std::string module, cls, method;
+      RE2::PartialMatch(Piece(reason), *kObjectContextRe, &module, &cls, &method) &&
+      !absl::StartsWith(module, "torch.")) {
+    return absl::StrCat(
+        "`", cls, "` (a context manager class, from `", module, "`): Dynamo could not trace its `",
+        method,
+        "` (a clock read, I/O, a lock: what a graph cannot hold), nor break the graph at a "
+        "`with` it cannot enter. Enter it around the compiled call instead; to time or label a "
+        "region inside it, use `torch.profiler.record_function(name)`, which Dynamo traces.");
+  }
   struct Known {
     const char* pattern;
     const char* remedy;
@@ -189,6 +204,15 @@ std::string SpecificRemedy(absl::string_view reason) {
        "`with` holds runs eagerly. Enter the hooks around the compiled call instead "
        "(`with saved_tensors_hooks(pack, unpack): y = compiled(x)`): they then apply to the "
        "tensors the compiled graph saves for backward."},
+      // Checked on torch 2.6: a GCN's `torch.sparse.mm(adj, x)` with a COO adjacency broke the
+      // graph and its resumed frame failed; the same layer as `index_add_` over an edge list
+      // compiled.
+      {R"re(does not support sparse Tensors)re",
+       "torch.compile does not trace sparse tensors (`torch.sparse_coo_tensor`, `.to_sparse()`, "
+       "`torch.sparse.mm`): the code from there runs eagerly. Compile the dense parts around the "
+       "sparse op (each `nn.Linear` block on its own), or write the sparse product as message "
+       "passing over an edge list (`torch.zeros_like(h).index_add_(0, dst, h[src] * w)`), which "
+       "compiles; a small graph can use a dense adjacency."},
       {R"re(Tensor\.backward)re",
        "`loss.backward()` inside the compiled function breaks the graph: compile the model (and "
        "loss) and call `backward()` outside it, or enable compiled autograd "

@@ -228,6 +228,23 @@ TEST(FailureRemedyTest, AnUnsupportedCompileGetsTheRemedyOfTheBreakItNames) {
                         "supports."));
 }
 
+// A timing context manager class of the user's in a compiled forward (a torch 2.6 sandbox scene,
+// its fail_reason verbatim): the frame ran eagerly, and the remedy names the class and says what
+// Dynamo does trace there. Torch's own classes keep the general remedy.
+TEST(FailureRemedyTest, AContextManagerClassOfTheUsersIsNamed) {
+  const std::string timer = FailureRemedy(
+      "Unsupported",
+      "Unsupported context manager <__main__.Timer object at 0x7f6ac54d8ec0>'s __enter__ "
+      "function");
+  EXPECT_THAT(timer, HasSubstr("`Timer` (a context manager class, from `__main__`)"));
+  EXPECT_THAT(timer, HasSubstr("could not trace its `__enter__`"));
+  EXPECT_THAT(timer, HasSubstr("`torch.profiler.record_function(name)`"));
+  EXPECT_THAT(FailureRemedy("Unsupported",
+                            "Unsupported context manager <torch.x.Mode object at 0x1>'s __enter__ "
+                            "function"),
+              Not(HasSubstr("a context manager class, from")));
+}
+
 // fixtures/torch_trace/torch-2.6/nested_jagged: the resume function after jagged SDPA's break fails
 // on its input (`torch.compile does not support strided NestedTensor`), with no fullgraph=True
 // asked for: the remedy says where a break was impossible rather than blaming fullgraph.

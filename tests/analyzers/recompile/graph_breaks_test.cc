@@ -97,6 +97,17 @@ TEST(ParseGraphBreakTest, ADisabledFunctionIsTheUsersOwnBreak) {
   }
 }
 
+// Torch 2.6 on a GCN's `torch.sparse.mm` with a COO adjacency (a sandbox scene, the reason
+// verbatim): the remedy is the message-passing form that compiles, not a custom op.
+TEST(ParseGraphBreakTest, ASparseTensorGetsTheMessagePassingRemedy) {
+  const ParsedGraphBreak sparse = ParseGraphBreak(
+      "Graph break in user code at /mnt/project/sparse.py:13\nReason: Unsupported: "
+      "torch.compile does not support sparse Tensors\n");
+  EXPECT_EQ(sparse.reason, "torch.compile does not support sparse Tensors");
+  EXPECT_THAT(sparse.remedy, HasSubstr("index_add_"));
+  EXPECT_THAT(sparse.remedy, Not(HasSubstr("custom_op")));
+}
+
 // Torch 2.6 on `h.register_hook(lambda g: g.clamp(-1, 1))` inside a compiled forward (a sandbox
 // scene, verbatim): the remedy moves the gradient change out, since compiled autograd alone made
 // that scene's backward fail; not a custom op.
