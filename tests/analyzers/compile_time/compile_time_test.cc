@@ -380,6 +380,55 @@ TEST(CompileTimeTest, GraphBreakTimeGetsARemedyWhenItIsWorthOne) {
   EXPECT_THAT(tiny.suggestions(), IsEmpty());
 }
 
+// A 24-block model compiled whole (a torch 2.6 sandbox scene took 27 s for its first compile, 25 s
+// of it in AOT and Inductor): the lowered graph is one block's three lines 24 times, and the
+// remedy is to compile the block. Not for a library's own loop (a foreach optimizer's code per
+// parameter), nor for a cold start too short to bother.
+TEST(CompileTimeTest, ASlowFirstCompileOfRepeatedBlocksSuggestsCompilingTheBlock) {
+  const auto session = [](double seconds, const std::string& file) {
+    v1::SessionCapture capture;
+    v1::Frame* frame = capture.add_frames();
+    frame->set_name("forward");
+    v1::Compile* c = capture.add_compiles();
+    c->set_id("0/0");
+    c->set_status(v1::Compile::OK);
+    (*c->mutable_metrics()->mutable_fields())["entire_frame_compile_time_s"].set_number_value(
+        seconds);
+    c->set_duration_us(static_cast<int64_t>(seconds * 1e6));
+    v1::Graph* graph = capture.add_graphs();
+    graph->set_id("0/0/inductor_post_grad_graph");
+    graph->set_compile_id("0/0");
+    graph->set_stage(v1::Graph::POST_GRAD);
+    c->add_graph_ids(graph->id());
+    for (int block = 0; block < 24; ++block) {
+      for (const auto& [line, target] :
+           std::vector<std::pair<int, const char*>>{{11, "aten.var_mean.correction"},
+                                                    {12, "aten.mm.default"},
+                                                    {13, "aten.add.Tensor"},
+                                                    {13, "aten.add.Tensor"}}) {
+        v1::Node* node = graph->add_nodes();
+        node->set_name(absl::StrCat("n", graph->nodes_size()));
+        node->set_op("call_function");
+        node->set_target(target);
+        node->mutable_source()->set_file(file);
+        node->mutable_source()->set_line(line);
+      }
+    }
+    return capture;
+  };
+  const auto regional = Property(&v1::Suggestion::text, HasSubstr("regional compilation"));
+  const v1::CompileTimeSection deep = Analyze(session(27.4, "/w/deep.py"));
+  EXPECT_THAT(deep.suggestions(),
+              Contains(AllOf(Property(&v1::Suggestion::text,
+                                      HasSubstr("(/w/deep.py:11-13) repeated 24 times")),
+                             regional)));
+  EXPECT_THAT(Analyze(session(3.0, "/w/deep.py")).suggestions(),
+              ::testing::Not(Contains(regional)));
+  EXPECT_THAT(
+      Analyze(session(27.4, "/usr/lib/python3/dist-packages/torch/optim/adamw.py")).suggestions(),
+      ::testing::Not(Contains(regional)));
+}
+
 // Time before a restart is the restart's only where torch restarted the compile (an attempt past
 // the first, restart reasons). A resume frame dynamo skipped logs its time as "before restart" too,
 // with neither: it stays the fragment's own (a sandbox scene's 1/0 and 5/0, beside two real
