@@ -427,6 +427,12 @@ TEST(CompileTimeTest, ASlowFirstCompileOfRepeatedBlocksSuggestsCompilingTheBlock
   EXPECT_THAT(
       Analyze(session(27.4, "/usr/lib/python3/dist-packages/torch/optim/adamw.py")).suggestions(),
       ::testing::Not(Contains(regional)));
+
+  // The real log: twelve blocks compiled whole, then block by block (whose graphs repeat nothing).
+  EXPECT_THAT(Analyze(Scene("deep_blocks")).suggestions(),
+              Contains(AllOf(Property(&v1::Suggestion::text,
+                                      HasSubstr("deep_blocks.py:28-31) repeated 12 times")),
+                             regional)));
 }
 
 // Time before a restart is the restart's only where torch restarted the compile (an attempt past
