@@ -151,17 +151,28 @@ absl::string_view GlobalStateSetter(absl::string_view state) {
       {"deterministic_algorithms", "`torch.use_deterministic_algorithms`"},
       {"deterministic_algorithms_warn_only", "`torch.use_deterministic_algorithms`"},
       {"allow_tf32",
-       "`torch.set_float32_matmul_precision` (or `torch.backends.cuda.matmul.allow_tf32`)"},
+       "`torch.set_float32_matmul_precision` or `torch.backends.cuda.matmul.allow_tf32`"},
       {"allow_fp16_reduce", "`torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction`"},
       {"allow_bf16_reduce", "`torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction`"},
       {"num_threads", "`torch.set_num_threads`"},
       {"default_dtype", "`torch.set_default_dtype`"},
-      {"grad_mode", "`torch.set_grad_enabled` (or `torch.no_grad()`)"},
+      {"grad_mode", "`torch.set_grad_enabled` or `torch.no_grad()`"},
   };
   for (const auto& [name, setter] : kSetters) {
     if (name == state) return setter;
   }
   return "";
+}
+
+// The calls that set the states a global_state failure names, each once.
+std::vector<std::string> Setters(const GuardFailure& f) {
+  std::vector<std::string> setters;
+  for (const std::string& state : f.ChangedAxes()) {
+    const absl::string_view setter = GlobalStateSetter(state);
+    if (!setter.empty() && std::find(setters.begin(), setters.end(), setter) == setters.end())
+      setters.emplace_back(setter);
+  }
+  return setters;
 }
 
 Advice AdviseGlobalState(const Cluster& c) {
@@ -221,19 +232,7 @@ Advice AdviseGlobalState(const Cluster& c) {
         "the functorch transform state (vmap / grad level) differs between calls — call the "
         "compiled function under the same transforms every time."};
   }
-  std::vector<std::string> setters;
-  for (const std::string& state : f.ChangedAxes()) {
-    const absl::string_view setter = GlobalStateSetter(state);
-    if (!setter.empty() && std::find(setters.begin(), setters.end(), setter) == setters.end())
-      setters.emplace_back(setter);
-  }
-  if (!setters.empty()) {
-    return {absl::StrCat(
-        "torch's global state ", Code(f.variable), " changed between compiled calls (set by ",
-        absl::StrJoin(setters, " and "),
-        ") — each setting compiles a graph of its own, and every combination is one more cache "
-        "entry of the frame: set it once at start-up, before the first compiled call.")};
-  }
+  if (f.rule == "global_state" && !Setters(f).empty()) return {AdviseGlobalStates({&c})};
   return {absl::StrCat("global state ", Code(f.variable),
                        " differs between calls — set it once (at start-up) and keep it constant "
                        "around compiled calls, or compile a separate wrapper per setting; every "
@@ -241,6 +240,21 @@ Advice AdviseGlobalState(const Cluster& c) {
 }
 
 }  // namespace
+
+std::string AdviseGlobalStates(const std::vector<const Cluster*>& states) {
+  std::vector<std::string> named;
+  for (const Cluster* c : states) {
+    const std::vector<std::string> setters = Setters(c->example);
+    named.push_back(setters.empty() ? Code(c->example.variable)
+                                    : absl::StrCat(Code(c->example.variable), " (set by ",
+                                                   absl::StrJoin(setters, " and "), ")"));
+  }
+  return absl::StrCat(
+      "torch's global state ", absl::StrJoin(named, ", "),
+      " changed between compiled calls — each setting compiles a graph of its own, and every "
+      "combination is one more cache entry of the frame: set ",
+      states.size() == 1 ? "it" : "them", " once at start-up, before the first compiled call.");
+}
 
 std::string AdviseSizes(const std::vector<const Cluster*>& dims) {
   const std::string& variable = dims.front()->example.variable;

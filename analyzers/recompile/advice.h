@@ -60,6 +60,10 @@ Advice Advise(const Cluster& c, const FrameStats& frame);
 // frame and variable, two or more): mark each dynamic, or compile with dynamic=True.
 std::string AdviseSizes(const std::vector<const Cluster*>& dims);
 
+// One suggestion for the global states a frame recompiled on (`deterministic_algorithms`,
+// `num_threads`: the clusters of rule global_state), each with the call that sets it.
+std::string AdviseGlobalStates(const std::vector<const Cluster*>& states);
+
 // What `c` rests on: its category and axis, the recompiles and values seen, and the dynamo
 // configuration that makes it a problem. `several_frames`: name the frame.
 std::string Evidence(const Cluster& c, const FrameStats& frame, bool several_frames);

@@ -234,6 +234,13 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
       size_clusters[size_group(c)].push_back(&c);
     }
   }
+  // Likewise the global states one frame recompiled on: one suggestion, each with its setter.
+  std::map<uint32_t, std::vector<const Cluster*>> state_clusters;
+  for (const Cluster& c : clusters) {
+    if (c.category == Category::GLOBAL_STATE && c.example.rule == "global_state" &&
+        c.failed.empty() && !Advise(c, frames[c.frame_id]).expected)  // not a grad-mode flip
+      state_clusters[c.frame_id].push_back(&c);
+  }
   for (const Cluster& c : clusters) {
     const FrameStats& frame = frames[c.frame_id];
     categories.insert(c.category);
@@ -289,6 +296,17 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
         evidence.push_back(Evidence(*member, frame, several_frames));
       }
       s.set_text(AdviseSizes(dims));
+      s.set_evidence(absl::StrJoin(evidence, "; "));
+    }
+    if (auto group = state_clusters.find(c.frame_id);
+        !advice.expected && c.category == Category::GLOBAL_STATE && group != state_clusters.end() &&
+        group->second.size() > 1 &&
+        std::find(group->second.begin(), group->second.end(), &c) != group->second.end()) {
+      if (group->second.front() != &c) continue;  // said with the frame's first state
+      std::vector<std::string> evidence;
+      for (const Cluster* member : group->second)
+        evidence.push_back(Evidence(*member, frame, several_frames));
+      s.set_text(AdviseGlobalStates(group->second));
       s.set_evidence(absl::StrJoin(evidence, "; "));
     }
     if (advice.expected) {

@@ -259,7 +259,7 @@ TEST(RecompilePassTest, AGuardNoRecompileIsFiledUnderIsStillSaid) {
 // Numerics switches flipped between calls of a compiled module (a sandbox scene's reasons,
 // verbatim): deterministic algorithms on, then off, then float64 as the default dtype. The second
 // recompile names both states against the newest entry and only default_dtype against the first:
-// it is filed under default_dtype, what no entry had, and each remedy names the call that sets it.
+// it is filed under default_dtype, what no entry had, and the remedy names the call that sets each.
 TEST(RecompilePassTest, GlobalStatesAreFiledOneByOneAndNameTheirSetters) {
   v1::SessionCapture capture = FrameCompiledOnce("forward");
   AddCompile(&capture, 0, 1, {"0/0: GLOBAL_STATE changed: deterministic_algorithms "});
@@ -270,13 +270,29 @@ TEST(RecompilePassTest, GlobalStatesAreFiledOneByOneAndNameTheirSetters) {
   ASSERT_EQ(section.clusters_size(), 2);
   EXPECT_EQ(section.clusters(0).axis(), "deterministic_algorithms");
   EXPECT_EQ(section.clusters(1).axis(), "default_dtype");
-  ASSERT_EQ(section.suggestions_size(), 2);
+  // One suggestion for the frame's states, each with its setter.
+  ASSERT_EQ(section.suggestions_size(), 1);
   EXPECT_THAT(section.suggestions(0).text(),
-              HasSubstr("set by `torch.use_deterministic_algorithms`"));
-  EXPECT_THAT(section.suggestions(1).text(), HasSubstr("set by `torch.set_default_dtype`"));
+              HasSubstr("torch's global state `deterministic_algorithms` (set by "
+                        "`torch.use_deterministic_algorithms`), `default_dtype` (set by "
+                        "`torch.set_default_dtype`) changed between compiled calls"));
+  EXPECT_THAT(section.suggestions(0).text(), HasSubstr("set them once at start-up"));
   // Every state torch named has its own cluster: none is left to say as "also named".
   for (const v1::Suggestion& s : section.suggestions())
     EXPECT_THAT(s.evidence(), ::testing::Not(HasSubstr("also named"))) << s.evidence();
+
+  // A grad-mode flip beside them keeps its own note, as the expected recompile it is.
+  v1::SessionCapture flip = FrameCompiledOnce("forward");
+  AddCompile(&flip, 0, 1, {"0/0: GLOBAL_STATE changed: grad_mode "});
+  AddCompile(&flip, 0, 2,
+             {"0/1: GLOBAL_STATE changed: grad_mode num_threads ",
+              "0/0: GLOBAL_STATE changed: num_threads "});
+  const v1::RecompileSection flipped = RunPass(flip);
+  ASSERT_EQ(flipped.suggestions_size(), 2);
+  EXPECT_THAT(flipped.suggestions(0).text(), HasSubstr("(set by `torch.set_num_threads`)"));
+  EXPECT_FALSE(flipped.suggestions(0).expected());
+  EXPECT_THAT(flipped.suggestions(1).text(), HasSubstr("grad mode differs between calls"));
+  EXPECT_TRUE(flipped.suggestions(1).expected());
 
   // One call that changes two states (use_deterministic_algorithms(True, warn_only=True)) is one
   // recompile, whose remedy names the one setter once.
@@ -289,7 +305,9 @@ TEST(RecompilePassTest, GlobalStatesAreFiledOneByOneAndNameTheirSetters) {
   EXPECT_EQ(one.clusters(0).axis(), "deterministic_algorithms, deterministic_algorithms_warn_only");
   ASSERT_EQ(one.suggestions_size(), 1);
   EXPECT_THAT(one.suggestions(0).text(),
-              HasSubstr("(set by `torch.use_deterministic_algorithms`) — each setting"));
+              HasSubstr("`deterministic_algorithms, deterministic_algorithms_warn_only` (set by "
+                        "`torch.use_deterministic_algorithms`) changed between compiled calls — "
+                        "each setting"));
 }
 
 // A sandbox function fed a dict batch whose keys change, a dataclass config whose `use_bias` flips,
