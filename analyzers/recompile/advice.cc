@@ -468,6 +468,22 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
         "kind every call, such as a mask that masks nothing); if it is an object made per call "
         "(a lambda, `functools.partial`, a module or processor), create it once and reuse it.")};
   }
+  if (c.category == Category::TYPE &&
+      std::any_of(c.transitions.begin(), c.transitions.end(), [](const std::string& t) {
+        return absl::StrContains(t, "NoneType") &&
+               (absl::StrContains(t, "a tensor") || absl::StrContains(t, "Tensor'>"));
+      })) {
+    // A keyword the caller passes on some calls only: Hugging Face's `model(**batch)` with
+    // `labels` in training batches and not in evaluation ones (seen on torch 2.6).
+    return {absl::StrCat(
+                var,
+                " is a tensor on some calls and None on others (an optional argument: `labels` in "
+                "training batches and not in evaluation ones, a mask passed sometimes) — each "
+                "combination of optional inputs is a graph of its own, expected once per "
+                "combination the loop uses; if the combinations multiply, pass one kind every "
+                "call (a mask that masks nothing, an all-zero `token_type_ids`)."),
+            c.count == 1};
+  }
   if (c.category == Category::TYPE) {
     return {absl::StrCat(
         var, " changes Python type",

@@ -1233,5 +1233,19 @@ TEST(RecompilePassTest, TheGlobalSwitchesSceneNamesEachSetter) {
     EXPECT_THAT(s.evidence(), ::testing::Not(HasSubstr("also named"))) << s.evidence();
 }
 
+// Hugging Face's `model(**batch)` with labels in training batches only (a torch 2.6 sandbox scene,
+// the reason verbatim): an optional argument, expected once, not "pass the same type".
+TEST(RecompilePassTest, AnOptionalTensorArgumentThatIsSometimesNoneIsExpectedOnce) {
+  v1::SessionCapture capture = FrameCompiledOnce("forward");
+  AddCompile(&capture, 0, 1,
+             {"0/0: expected type of 'L['labels']' to be a tensor type, ' but found <class "
+              "'NoneType'>"});
+  const v1::RecompileSection section = RunPass(capture);
+  ASSERT_EQ(section.suggestions_size(), 1);
+  EXPECT_THAT(section.suggestions(0).text(),
+              HasSubstr("`labels` is a tensor on some calls and None on others"));
+  EXPECT_TRUE(section.suggestions(0).expected());
+}
+
 }  // namespace
 }  // namespace cl
