@@ -13,6 +13,8 @@ std::string ObservedValues(const v1::RecompileCluster& cluster) {
     return absl::StrCat(relations ? "" : "== ", absl::StrJoin(cluster.guarded_values(), ", "));
   }
   if (cluster.category() == v1::RecompileCategory::GLOBAL_STATE) return "changed";
+  // An identity guard holds an object's id, which torch prints and which says nothing.
+  if (cluster.category() == v1::RecompileCategory::IDENTITY) return "another object";
   return "";
 }
 

@@ -13,7 +13,8 @@ namespace v1 = ::compile_lens::v1;
 
 // "8→16, 16→32" (transitions), "== 8, 16" (the values guarded on, when torch printed no actual
 // one; a symbolic guard's relations as they are, "2 <= x[0]"), "changed" for global state (torch
-// names the state, never its values), else "".
+// names the state, never its values), "another object" for an identity guard (torch prints only
+// ids), else "".
 std::string ObservedValues(const v1::RecompileCluster& cluster);
 
 }  // namespace cl

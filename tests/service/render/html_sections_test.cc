@@ -180,6 +180,13 @@ TEST(HtmlSectionsTest, ExpectedRecompilesAreMarkedAndCounted) {
   state->set_axis("default_dtype");
   EXPECT_THAT(SectionText(report, "recompile"), HasSubstr("global_state 1 default_dtype changed"));
   r->mutable_clusters()->RemoveLast();
+  v1::RecompileCluster* object = r->add_clusters();
+  object->set_category(v1::RecompileCategory::IDENTITY);
+  object->set_count(1);
+  object->set_axis("token_type_ids");
+  EXPECT_THAT(SectionText(report, "recompile"),
+              HasSubstr("identity 1 token_type_ids another object"));
+  r->mutable_clusters()->RemoveLast();
   // A symbolic guard's value is its relation, shown as it is rather than as a value held.
   v1::RecompileCluster* relation = r->add_clusters();
   relation->set_category(v1::RecompileCategory::SYMBOLIC_SHAPE);
