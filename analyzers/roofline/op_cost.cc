@@ -52,9 +52,46 @@ bool IsUncostedLibraryCall(const v1::Node& node) {
                        "higher_order.flex_attention", "higher_order.flex_attention_backward"});
 }
 
+// An aten op Inductor does not lower but calls as it is, a kernel of its own (torch 2.6's
+// `make_fallback` in torch/_inductor/lowering.py): FFTs, linear algebra, sorting and selection,
+// histograms, distances, embedding bags. `op` is the name between "aten." and the overload. Not the
+// ops it falls back on only for some arguments (pooling with large windows, upsampling).
+bool IsInductorFallback(absl::string_view op) {
+  for (absl::string_view family :
+       {"_fft_", "_linalg_", "linalg_", "_embedding_bag", "_cdist_", "_pdist_", "_histogramdd_"}) {
+    if (absl::StartsWith(op, family)) return true;
+  }
+  static constexpr absl::string_view kOps[] = {"_trilinear",
+                                               "_unique2",
+                                               "addbmm",
+                                               "cholesky_inverse",
+                                               "cholesky_solve",
+                                               "geqrf",
+                                               "histc",
+                                               "histogram",
+                                               "index_reduce",
+                                               "kthvalue",
+                                               "lu_unpack",
+                                               "masked_scatter",
+                                               "median",
+                                               "mode",
+                                               "nanmedian",
+                                               "nonzero",
+                                               "ormqr",
+                                               "randperm",
+                                               "segment_reduce",
+                                               "sort",
+                                               "topk",
+                                               "triangular_solve",
+                                               "unique_consecutive",
+                                               "unique_dim"};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
 // A call Inductor runs as it is, outside its fused kernels, with no formula here: a higher-order op
 // (`cond`, `while_loop`, `invoke_subgraph`, `auto_functionalized`: what it calls runs as kernels of
-// its own) or an op of a library of the user's (`mylib.op.default`, torch.library.custom_op).
+// its own), an op of a library of the user's (`mylib.op.default`, torch.library.custom_op), or an
+// aten op Inductor falls back on (`aten._fft_r2c.default`, `aten._linalg_eigh.default`).
 bool IsOpaqueCall(const v1::Node& node) {
   if (node.op() != "call_function") return false;
   const absl::string_view target = node.target();
@@ -63,6 +100,10 @@ bool IsOpaqueCall(const v1::Node& node) {
   // graph comes here: no allocation.
   if (std::count(target.begin(), target.end(), '.') != 2) return false;
   const absl::string_view ns = target.substr(0, target.find('.'));
+  if (ns == "aten") {
+    const absl::string_view rest = target.substr(ns.size() + 1);
+    return IsInductorFallback(rest.substr(0, rest.find('.')));
+  }
   // Inductor lowers these itself; quantized_decomposed is PT2E quantization's (de)quantize.
   for (absl::string_view inductor_lowers :
        {"aten", "prims", "inductor", "torch", "_operator", "quantized_decomposed"}) {

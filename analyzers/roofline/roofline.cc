@@ -227,14 +227,15 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
       }
     }
     if (!not_estimated.empty()) {
-      notes.push_back(
-          absl::StrCat(FormatCount(not_estimated.size(), "kernel", "kernels"),
-                       not_estimated.size() == 1 ? " has" : " have",
-                       " no estimate (a size with no value in the log, such as an unbacked "
-                       "symbol; a library op with no formula here; or a call Inductor runs as it "
-                       "is, a custom op or a higher-order op such as `cond`), so ",
-                       not_estimated.size() == 1 ? "it is" : "they are",
-                       " not on the chart: ", NamedList(not_estimated), "."));
+      notes.push_back(absl::StrCat(
+          FormatCount(not_estimated.size(), "kernel", "kernels"),
+          not_estimated.size() == 1 ? " has" : " have",
+          " no estimate (a size with no value in the log, such as an unbacked "
+          "symbol; a library op with no formula here; or a call Inductor runs as it "
+          "is: a custom op, a higher-order op such as `cond`, an FFT or a linear-algebra "
+          "op Inductor falls back on), so ",
+          not_estimated.size() == 1 ? "it is" : "they are",
+          " not on the chart: ", NamedList(not_estimated), "."));
     }
   }
   if (!not_finite.empty()) {

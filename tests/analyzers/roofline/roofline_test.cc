@@ -320,8 +320,9 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_EQ(s.kernels(1).time_us(), 7);
   EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a size with no value in the log, "
                                   "such as an unbacked symbol; a library op with no formula "
-                                  "here; or a call Inductor runs as it is, a custom op or a "
-                                  "higher-order op such as `cond`), so it is not on the chart: "
+                                  "here; or a call Inductor runs as it is: a custom op, a "
+                                  "higher-order op such as `cond`, an FFT or a linear-algebra "
+                                  "op Inductor falls back on), so it is not on the chart: "
                                   "mm."));
 }
 
@@ -350,6 +351,26 @@ TEST_F(OpCostTest, HigherOrderAndCustomOpsEndTheRunAndAreNotEstimated) {
   EXPECT_TRUE(kernels[2].cost_known);
   EXPECT_FALSE(kernels[3].cost_known);
   EXPECT_EQ(kernels[3].dtype, "f32");
+}
+
+// A spectral filter and a whitening step (a torch 2.6 sandbox scene's post-grad graph, trimmed):
+// the FFTs and the eigendecomposition are aten ops Inductor falls back on, each a kernel of its own
+// with no estimate, not the ends of a fused run; sort and topk likewise.
+TEST_F(OpCostTest, OpsInductorFallsBackOnEndTheRun) {
+  Add("x", "", "f32", {"64", "32"}, {});
+  Add("fft", "aten._fft_r2c.default", "c64", {"64", "17"}, {"x"});
+  Add("zero", "aten.mul.Tensor", "c64", {"64", "17"}, {"fft"});
+  Add("ifft", "aten._fft_c2r.default", "f32", {"64", "32"}, {"zero"});
+  Add("div", "aten.div.Tensor", "f32", {"64", "32"}, {"ifft"});
+  Add("eigh", "aten._linalg_eigh.default", "f32", {"32", "32"}, {"div"});
+  Add("sort", "aten.sort.default", "f32", {"64", "32"}, {"div"});
+  Add("neg", "aten.neg.default", "f32", {"64", "32"}, {"sort"});
+  const std::vector<KernelCost> kernels = EstimateKernels(PostGradGraph(graph_));
+  std::vector<std::string> names;
+  for (const KernelCost& k : kernels) names.push_back(k.name);
+  EXPECT_THAT(names, ElementsAre("fft", "zero", "ifft", "div", "eigh", "sort", "neg"));
+  for (int i : {0, 2, 4, 5}) EXPECT_FALSE(kernels[i].cost_known) << names[i];
+  EXPECT_TRUE(kernels[1].cost_known);
 }
 
 // --- The pass ------------------------------------------------------------------------------
