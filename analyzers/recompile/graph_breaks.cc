@@ -25,6 +25,15 @@ using Category = v1::GraphBreakCategory;
 
 re2::StringPiece Piece(absl::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 
+// torch.compile's RNN modules, whose break is on purpose.
+constexpr char kRnnRemedy[] =
+    "torch.compile leaves `nn.RNN`, `nn.GRU` and `nn.LSTM` out on purpose (Dynamo breaks the graph "
+    "at the module), so it runs eagerly: compile the code before and after it as functions of "
+    "their own. `torch._dynamo.config.allow_rnn = True` traces it instead (the recurrence "
+    "unrolled over the sequence), but compare with eager before keeping it: on torch 2.6 (CPU) a "
+    "compiled `nn.LSTM` raised an AssertionError at run time where an `nn.GRU` compiled and "
+    "matched.";
+
 struct CategoryRule {
   Category::Value category;
   const char* pattern;  // RE2, searched in the reason, the explanation and the debug context
@@ -126,7 +135,8 @@ std::string RemedyFor(Category::Value category) {
        "inside the compiled region."},
       {Category::NN_MODULE,
        "Call `super().__init__()` in every module and keep unsupported objects out of module "
-       "attributes; for RNN / GRU / LSTM set `torch._dynamo.config.allow_rnn = True`."},
+       "attributes. An RNN (`nn.LSTM`, `nn.GRU`, `nn.RNN`) is left out on purpose: compile "
+       "the code around it."},
       {Category::GENERATOR,
        "Create generators and iterators inside the compiled region, or use plain loops "
        "(comprehensions trace fully on Python 3.12+)."},
@@ -266,11 +276,24 @@ std::string SpecificRemedy(absl::string_view reason) {
        "shapes are dynamic (and otherwise runs as one opaque kernel): call "
        "`torch.backends.mha.set_fastpath_enabled(False)` before the compiled call, and Inductor "
        "compiles the layer itself."},
-      {R"re((?i)graph breaks on RNN, GRU,? (?:or )?LSTM)re",
-       "torch.compile leaves `nn.RNN`, `nn.GRU` and `nn.LSTM` out on purpose (Dynamo breaks the "
-       "graph at the call). Set `torch._dynamo.config.allow_rnn = True` before compiling to trace "
-       "it (the recurrence is unrolled over the sequence), or compile the code around the RNN on "
-       "its own."},
+      // Checked on torch 2.6 (CPU) with allow_rnn: a GRU compiled and matched eager; an LSTM's
+      // compiled call raised an AssertionError in AOTAutograd's runtime wrapper, and in a
+      // training loop its hidden state came back 4-D.
+      {R"re((?i)graph breaks on RNN, GRU,? (?:or )?LSTM)re", kRnnRemedy},
+      // Torch 2.6's speculation restart with no reason: Dynamo met something unsupported at an
+      // instruction that is not a call (reading an `nn.LSTM` attribute, `self.rnn`, is one),
+      // compiled the graph up to it, and ran the rest of the frame's bytecode as it is: no
+      // resume function, so nothing after it compiles (seen on a word-language-model LSTM).
+      {R"re(^\s*'?Unknown fail_and_restart_analysis'?\s*$)re",
+       "Dynamo stopped at something it does not support where it could not break at a call, and "
+       "torch logs no reason for it (`TORCH_LOGS=\"+dynamo\"` prints it at \"step triggered "
+       "compile\"). It compiled the graph up to there (the compile's Dynamo graph ends just "
+       "before it) and runs the rest of the frame eagerly, uncompiled: unlike a break at a "
+       "call, no resume function compiles what follows (functions it calls still compile as "
+       "frames of their own). One cause in torch 2.6 is reading an RNN module "
+       "(`out, h = self.rnn(x, h)` with an `nn.LSTM`, `nn.GRU` or `nn.RNN`): "
+       "torch.compile leaves RNNs out on purpose, so compile the code before and after the RNN "
+       "as functions of their own."},
       {R"re(Variable\(Generator\)|torch\.(?:_C\.)?Generator)re",
        "A `torch.Generator` handed to a random op (`generator=g`) cannot be traced: draw that "
        "random tensor outside the compiled function and pass it in, or use the global RNG "
