@@ -142,6 +142,10 @@ bool ExpectedLine(const ClusterKey& key, uint32_t count, const FrameStats& frame
   cluster.category = key.cause->category;
   cluster.example = *key.cause;
   cluster.count = count;
+  // What the guard's comment says asked for it, as the recompile pass reads it: the user's
+  // branch on a size, or torch's own code (a convolution picking its kernel by size).
+  cluster.specialized_by = key.cause->UserCode();
+  if (cluster.specialized_by.empty()) cluster.guard_added_in = key.cause->TorchFrame();
   return Advise(cluster, frame).expected;
 }
 
@@ -720,7 +724,11 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
       } else if (e.status() == "miss") {
         totals.set_misses(totals.misses() + 1);
         auto first = first_lookup.find(key);
-        if (cause != "failed" && !e.key().empty() && e.cache() != "triton" &&
+        // A recompile on a dynamic-shape guard looks up its graph's key again, and the entry
+        // saved for it keeps the same shape guards, which fail the same way: a miss it must take.
+        const bool shape_guard = cluster && cluster->cause &&
+                                 cluster->cause->category == v1::RecompileCategory::SYMBOLIC_SHAPE;
+        if (cause != "failed" && !shape_guard && !e.key().empty() && e.cache() != "triton" &&
             first != first_lookup.end() && first->second < static_cast<size_t>(i))
           avoidable = std::max(avoidable, MissSeconds(e, c));
       } else if (e.status() == "bypass") {
@@ -789,7 +797,8 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
     } else if (cause == "avoidable_cache_miss") {
       cost.set_detail(absl::StrCat(n,
                                    " missed the cache on a key the session had already "
-                                   "looked up: the entry was not kept"));
+                                   "looked up: the entry was not kept, or the shape guards it "
+                                   "was saved with did not hold"));
     }
   }
   for (LedgerLine* line : ledger.Sorted()) {

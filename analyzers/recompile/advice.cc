@@ -75,6 +75,23 @@ constexpr char kExpectedOnce[] = " — expected; nothing to change unless it kee
 
 Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
   const GuardFailure& f = c.example;
+  // A tensor the module (or a global) holds, which no caller passes: seen on torch 2.6 in a
+  // YOLO-style head whose grid starts as `torch.empty(0)` and is built by forward on the first
+  // call, so the second call found it 5-D.
+  const bool own = absl::StartsWith(f.variable, "self.") || absl::StartsWith(f.variable, "G[");
+  if (f.rule == "rank" && own) {
+    return {absl::StrCat(Named(f.variable), " is ",
+                         absl::StartsWith(f.variable, "G[") ? "a global" : "the module's own state",
+                         ", not an argument, and its number of dimensions changed (",
+                         absl::StrJoin(c.transitions, ", "),
+                         "): code replaced it between calls, as a cache that forward fills on its "
+                         "first call does (a detection head's grid, an empty placeholder until "
+                         "then)",
+                         c.count == 1 ? kExpectedOnce : ".",
+                         " To save the compile, fill it before the first compiled call (build it "
+                         "in `__init__`, or make one eager call)."),
+            c.count == 1};
+  }
   if (f.rule == "rank") {
     return {absl::StrCat(Named(f.variable), " is passed with a different number of dimensions (",
                          absl::StrJoin(c.transitions, ", "),
@@ -517,6 +534,21 @@ Advice Advise(const Cluster& c, const FrameStats& frame) {
                            "meant (small and large batches); if not, compute both with tensor "
                            "ops (`torch.where`) or move the branch out of the compiled function. "
                            "(`mark_unbacked` would make that branch an error.)"),
+              c.count == 1};
+    }
+    // Seen on torch 2.6 (a YOLO-style detector on CPU, batch 1): the fake-tensor rule for a
+    // convolution selects its backend as the real op would, which on CPU asks whether the input
+    // has more than 20,480 elements (oneDNN or torch's own kernel) and guards on the answer.
+    if (!f.dim.empty() && c.specialized_by.empty() &&
+        absl::StrContains(c.guard_added_in, "fake_impls.py") &&
+        absl::EndsWith(c.guard_added_in, " in conv")) {
+      return {absl::StrCat(
+                  "a dynamic-shape guard on ", Code(c.axis), " failed (", Code(f.expected),
+                  "), added by torch's own code (", Code(c.guard_added_in),
+                  "): torch picks a convolution's kernel by its input's size (on CPU, oneDNN or "
+                  "its own kernel, by the number of elements), and the compiled graph keeps the "
+                  "choice, so a size on the other side compiled once more",
+                  kExpectedOnce),
               c.count == 1};
     }
     if (!f.dim.empty() && c.specialized_by.empty() && !c.guard_added_in.empty()) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -381,17 +382,75 @@ bool IsTorchFrameOnly(absl::string_view code, std::string* frame) {
   return RE2::FullMatch(Piece(code), *kFrameRe, frame);
 }
 
+// A file as torch names its own in a guard's comment: relative to the torch package
+// ("nn/modules/conv.py", "_subclasses/fake_impls.py"). A user's file is written from the root,
+// less the prefix it shares with torch's directory ("nt/project/model.py" for /mnt/project).
+bool IsTorchRelativeFile(absl::string_view file) {
+  static const auto* const kTorchPaths =
+      new absl::flat_hash_set<absl::string_view>{"nn",
+                                                 "_dynamo",
+                                                 "_inductor",
+                                                 "_subclasses",
+                                                 "_refs",
+                                                 "_prims",
+                                                 "_decomp",
+                                                 "_functorch",
+                                                 "_higher_order_ops",
+                                                 "fx",
+                                                 "autograd",
+                                                 "optim",
+                                                 "amp",
+                                                 "ao",
+                                                 "backends",
+                                                 "distributed",
+                                                 "_export",
+                                                 "export",
+                                                 "nested",
+                                                 "sparse",
+                                                 "masked",
+                                                 "_library",
+                                                 "utils",
+                                                 "_prims_common",
+                                                 "distributions",
+                                                 "functional.py",
+                                                 "_tensor.py",
+                                                 "_meta_registrations.py",
+                                                 "_ops.py",
+                                                 "overrides.py",
+                                                 "_utils.py",
+                                                 "_compile.py",
+                                                 "random.py"};
+  return kTorchPaths->contains(file.substr(0, file.find('/')));
+}
+
+// The frame a comment names after its code ("nn/modules/conv.py:549 in _conv_forward") when that
+// code is torch's own (a module's `return F.conv2d(`), and the frame in parentheses after it
+// where that is torch's too ("_subclasses/fake_impls.py:743 in conv", the line that added the
+// guard); empty when the code is the user's.
+std::string TorchCodeFrame(absl::string_view source) {
+  static const LazyRE2 kFramesRe = {
+      R"re(  # ([\w./-]+)(\.py:\d+ in [\w<>]+)(?: \(([\w./-]+\.py:\d+ in [\w<>]+)\))?)re"};
+  std::string file, rest, origin;
+  if (!RE2::PartialMatch(Piece(source), *kFramesRe, &file, &rest, &origin) ||
+      !IsTorchRelativeFile(file))
+    return "";
+  if (!origin.empty() && IsTorchRelativeFile(origin)) return origin;
+  return file + rest;
+}
+
 }  // namespace
 
 std::string GuardFailure::UserCode() const {
   const absl::string_view code = CommentCode(source);
   std::string frame;
-  return IsTorchFrameOnly(code, &frame) ? "" : std::string(code);
+  if (IsTorchFrameOnly(code, &frame) || !TorchCodeFrame(source).empty()) return "";
+  return std::string(code);
 }
 
 std::string GuardFailure::TorchFrame() const {
   std::string frame;
-  return IsTorchFrameOnly(CommentCode(source), &frame) ? frame : "";
+  if (IsTorchFrameOnly(CommentCode(source), &frame)) return frame;
+  return TorchCodeFrame(source);
 }
 
 std::string StripLocalScope(absl::string_view text) {

@@ -51,10 +51,13 @@ struct GuardFailure {
   // of "allow_tf32, num_threads" (one call can change several).
   std::vector<std::string> ChangedAxes() const;
   // The user's code `source` quotes, before torch's own "  # file:line in fn (...)" ("if
-  // x.shape[0] > 8:"); empty when the comment names only a frame of torch's.
+  // x.shape[0] > 8:"); empty when the comment names only a frame of torch's, or quotes torch's
+  // own code ("return F.conv2d(  # nn/modules/conv.py:549 in _conv_forward").
   std::string UserCode() const;
-  // That frame of torch's ("_dynamo/debug_utils.py:661 in tensor", written with or without
-  // parentheses), when the comment names nothing else; empty otherwise.
+  // Where torch's own code added the guard, when no line of the user's did: the frame the
+  // comment names alone ("_dynamo/debug_utils.py:661 in tensor", written with or without
+  // parentheses), or, for torch's code quoted, the torch frame in parentheses after it
+  // ("_subclasses/fake_impls.py:743 in conv"), else that code's frame; empty otherwise.
   std::string TorchFrame() const;
 };
 

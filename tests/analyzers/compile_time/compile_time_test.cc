@@ -605,5 +605,22 @@ TEST(CompileTimeTest, ACancelledPassStops) {
   EXPECT_TRUE(absl::IsCancelled(testing::RunPassCancelled(CompileTimePass(), Scene("cache-cold"))));
 }
 
+// fixtures/torch_trace/torch-2.6/detect_head: the ledger calls a recompile expected where the
+// recompile pass does, guard comments included (the user's branch on a size, torch's convolution
+// picking its kernel by size); and 0/4, a recompile on a dynamic-shape guard that looks up its
+// graph's key again, takes a miss the saved entry's shape guards force: not an avoidable one.
+TEST(CompileTimeTest, DetectHeadRecompilesAreExpectedAsTheRecompilePassSays) {
+  const v1::CompileTimeSection s = Analyze(Scene("detect_head"));
+  int recompiles = 0;
+  for (const v1::CompileCost& c : s.ledger()) {
+    EXPECT_NE(c.cause(), "avoidable_cache_miss") << c.detail();
+    if (c.cause() != "recompile") continue;
+    ++recompiles;
+    EXPECT_TRUE(c.expected()) << c.detail();
+  }
+  EXPECT_EQ(recompiles, 4);
+  EXPECT_NEAR(LedgerSum(s), s.total_s(), 1e-9);
+}
+
 }  // namespace
 }  // namespace cl

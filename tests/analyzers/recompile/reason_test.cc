@@ -447,6 +447,34 @@ TEST(ParseRecompileReasonTest, TheSourceCommentsUserCodeAndTorchFrame) {
   EXPECT_EQ(torch[0].TorchFrame(), "_dynamo/debug_utils.py:661 in tensor");
 }
 
+// The code a comment quotes can be torch's own (torch-2.6/detect_head, verbatim): a module's
+// `return F.conv2d(` in nn/modules/conv.py, the guard added by the fake-tensor conv rule. That is
+// no line of the user's; the frame that added the guard is. Without a torch frame in parentheses
+// (the 0/1-specialisation note), the quoted code's own frame is named.
+TEST(ParseRecompileReasonTest, CodeQuotedFromTorchsOwnFilesIsNotTheUsers) {
+  std::vector<GuardFailure> conv = ParseRecompileReason(
+      "0/3: 3*L['img'].size()[2]*L['img'].size()[3] > 20480  # return F.conv2d(  # "
+      "nn/modules/conv.py:549 in _conv_forward (_subclasses/fake_impls.py:743 in conv)");
+  ASSERT_EQ(conv.size(), 1u);
+  EXPECT_EQ(conv[0].UserCode(), "");
+  EXPECT_EQ(conv[0].TorchFrame(), "_subclasses/fake_impls.py:743 in conv");
+  std::vector<GuardFailure> linear = ParseRecompileReason(
+      "0/0: L['x'].size()[0] >= 2  # return F.linear(input, self.weight, self.bias)  # "
+      "nn/modules/linear.py:125 in forward (user code shown is first use of this value--the "
+      "guard itself is not due user code but due to 0/1 specialization in the framework; to "
+      "avoid specialization try torch._dynamo.mark_unbacked(tensor, dim))");
+  ASSERT_EQ(linear.size(), 1u);
+  EXPECT_EQ(linear[0].UserCode(), "");
+  EXPECT_EQ(linear[0].TorchFrame(), "nn/modules/linear.py:125 in forward");
+  // A user's file shares a prefix with torch's directory, and keeps what is left of its path.
+  std::vector<GuardFailure> user = ParseRecompileReason(
+      "0/0: L['x'].size()[0] <= 8  # if n > 8:  # nt/project/nn/layers.py:7 in forward "
+      "(_dynamo/variables/tensor.py:1201 in evaluate_expr)");
+  ASSERT_EQ(user.size(), 1u);
+  EXPECT_EQ(user[0].UserCode(), "if n > 8:");
+  EXPECT_EQ(user[0].TorchFrame(), "");
+}
+
 TEST(ParseRecompileReasonTest, SplitsJoinedChecksOutsideBracketsAndQuotes) {
   std::vector<GuardFailure> failures = ParseRecompileReason(
       "0/0: tensor 'L['x']' dtype mismatch. expected Float, actual Half; len(L['ys']) == 2; "

@@ -1247,5 +1247,38 @@ TEST(RecompilePassTest, AnOptionalTensorArgumentThatIsSometimesNoneIsExpectedOnc
   EXPECT_TRUE(section.suggestions(0).expected());
 }
 
+// fixtures/torch_trace/torch-2.6/detect_head (scenes/detect_head.py): a YOLO-style head fills its
+// grid cache (a `torch.empty(0)` placeholder) on the first call, so the second recompiles on the
+// grid's rank: the module's own state, expected once, not "passed with a different number of
+// dimensions". And a CPU convolution picks its kernel by the input's size, a guard whose comment
+// quotes torch's own `return F.conv2d(` (nn/modules/conv.py): torch's, expected once, not a
+// branch of the user's to rewrite with `torch.where`.
+TEST(RecompilePassTest, DetectHeadsGridCacheAndTorchsConvolutionGuard) {
+  const v1::RecompileSection section = RunPass(ImportScene("detect_head"));
+  EXPECT_EQ(section.total(), 4u);
+  const std::map<std::string, const v1::RecompileCluster*> by_axis = ClustersByAxis(section);
+  ASSERT_TRUE(by_axis.contains("self.detect.grid[0].ndim"));
+  EXPECT_TRUE(by_axis.at("self.detect.grid[0].ndim")->expected());
+  std::map<std::string, std::string> advice = AdviceByAxis(section);
+  const std::string& grid = advice["self.detect.grid[0].ndim"];
+  EXPECT_THAT(grid, HasSubstr("the module's own state, not an argument"));
+  EXPECT_THAT(grid, HasSubstr("fill it before the first compiled call"));
+  EXPECT_THAT(grid, ::testing::Not(HasSubstr("is passed with")));
+  // The symbolic guard on the image size is torch's convolution's, not the user's branch.
+  bool conv_seen = false;
+  for (const v1::Suggestion& s : section.suggestions()) {
+    if (!absl::StrContains(s.text(), "20480")) continue;
+    conv_seen = true;
+    EXPECT_TRUE(s.expected()) << s.text();
+    EXPECT_THAT(s.text(), HasSubstr("added by torch's own code (`_subclasses/fake_impls.py:743"));
+    EXPECT_THAT(s.text(), HasSubstr("picks a convolution's kernel by its input's size"));
+    EXPECT_THAT(s.text(), ::testing::Not(HasSubstr("return F.conv2d(")));
+    EXPECT_THAT(s.text(), ::testing::Not(HasSubstr("torch.where")));
+  }
+  EXPECT_TRUE(conv_seen);
+  // The grid's own size guard is the user's branch (`if self.grid[i].shape[2:4] != ...`).
+  EXPECT_THAT(advice["self.detect.grid[0][2]"], HasSubstr("from `if self.grid[i].shape[2:4]"));
+}
+
 }  // namespace
 }  // namespace cl
