@@ -337,6 +337,25 @@ std::string SpecificRemedy(absl::string_view reason) {
   for (const auto& [re, remedy] : *kRules) {
     if (RE2::PartialMatch(Piece(reason), *re)) return remedy;
   }
+  // A method of torch's own that Dynamo does not trace into (its file is on torch's skip list):
+  // a custom op is no remedy for torch's code. Seen on torch 2.6 with a whole AMP training step
+  // compiled: GradScaler.scale, .unscale_, .step and .update each broke the graph.
+  static const LazyRE2 kTorchSkipfilesRe = {
+      R"re(inline in skipfiles: ([\w.]+) \| \S+ \S*/torch/(\S+\.py))re"};
+  if (std::string fn, file; RE2::PartialMatch(Piece(reason), *kTorchSkipfilesRe, &fn, &file)) {
+    std::string out = absl::StrCat(
+        "Dynamo does not trace into torch's `", fn, "` (`torch/", file,
+        "`, on its skip list), so the graph breaks around each call: call it outside the compiled "
+        "function.");
+    if (absl::StartsWith(fn, "GradScaler.")) {
+      absl::StrAppend(&out,
+                      " For mixed precision, compile the model (its forward and loss) and keep "
+                      "the scaler's steps outside, as PyTorch's AMP recipe writes them: "
+                      "`scaler.scale(loss).backward()`, `scaler.step(opt)`, `scaler.update()` (a "
+                      "bfloat16 autocast needs no scaler at all).");
+    }
+    return out;
+  }
   return "";
 }
 

@@ -771,6 +771,28 @@ TEST(SummarizeGraphBreaksTest, ARestartWithNoReasonSaysTheRestOfTheFrameRanEager
   EXPECT_THAT(s.remedy(), Not(HasSubstr("TORCH_LOGS=graph_breaks")));
 }
 
+// fixtures/torch_trace/torch-2.6/amp_step (scenes/amp_step.py): a whole AMP step compiled; torch
+// 2.6 does not trace into GradScaler (its file is on the skip list), so each of its four calls
+// breaks the graph. The remedy is to call them outside, as the AMP recipe does (checked when the
+// fixture was recorded), not to wrap torch's method as a custom op.
+TEST(SummarizeGraphBreaksTest, TorchsOwnSkippedMethodsAreCalledOutsideNotWrapped) {
+  ASSERT_OK_AND_ASSIGN(auto summaries, FixtureBreaks("torch_trace/torch-2.6/amp_step/trace.log"));
+  EXPECT_THAT(summaries, SizeIs(8));
+  int scaler = 0;
+  for (const v1::GraphBreakSummary& s : summaries) {
+    EXPECT_THAT(s.remedy(), Not(HasSubstr("custom_op"))) << s.reason();
+    if (!absl::StrContains(s.reason(), "GradScaler.")) continue;
+    ++scaler;
+    EXPECT_THAT(s.remedy(), HasSubstr("Dynamo does not trace into torch's `GradScaler."));
+    EXPECT_THAT(s.remedy(), HasSubstr("`torch/amp/grad_scaler.py`, on its skip list"));
+    EXPECT_THAT(s.remedy(), HasSubstr("`scaler.scale(loss).backward()`"));
+  }
+  EXPECT_EQ(scaler, 4);
+  // A function of another library's on the skip list keeps the generic remedy.
+  EXPECT_THAT(ParseGraphBreak("inline in skipfiles: Foo.bar | helper /usr/lib/python3/x.py").remedy,
+              HasSubstr("custom_op"));
+}
+
 // The same reason, as torch writes it in compilation_metrics' restart_reasons, and quoted.
 TEST(ParseGraphBreakTest, UnknownRestartHasItsOwnRemedy) {
   for (absl::string_view reason :
