@@ -68,11 +68,12 @@ PreambleLine ReadPreambleLine(absl::string_view text, bool comment, bool in_clas
 // source comment gets a copy, so an uncapped comment would multiply the input's size.
 std::string CapSourceField(absl::string_view s) { return ClipUtf8(s, kMaxSourceBytes); }
 
-// `File: /path/x.py:69 in forward, code: h = self.up(x)` (FX's stack-trace summary).
-void ParseFileComment(absl::string_view s, v1::SourceLoc* loc) {
+// `File: /path/x.py:69 in forward, code: h = self.up(x)` (FX's stack-trace summary). With
+// `detail` kAnalysis, the file and line only.
+void ParseFileComment(absl::string_view s, v1::SourceLoc* loc, FxDetail detail = FxDetail::kFull) {
   s = Strip(s);
   if (const size_t code = s.find(", code: "); code != kNpos) {
-    loc->set_code(CapSourceField(s.substr(code + 8)));
+    if (detail == FxDetail::kFull) loc->set_code(CapSourceField(s.substr(code + 8)));
     s = s.substr(0, code);
   }
   // The last ":<digits> in " separates the file from the function; paths may hold " in ".
@@ -82,7 +83,7 @@ void ParseFileComment(absl::string_view s, v1::SourceLoc* loc) {
     if (colon == kNpos || !absl::SimpleAtoi(s.substr(colon + 1, in - colon - 1), &line)) continue;
     loc->set_file(CapSourceField(s.substr(0, colon)));
     loc->set_line(line);
-    loc->set_fn(CapSourceField(s.substr(in + 4)));
+    if (detail == FxDetail::kFull) loc->set_fn(CapSourceField(s.substr(in + 4)));
     return;
   }
   loc->set_file(CapSourceField(s));
@@ -104,8 +105,12 @@ struct Param {
 // name strings, which stay put while the graph grows.
 class FxGraphReader {
  public:
-  FxGraphReader(v1::Graph* graph, FxParseResult* result)
-      : graph_(graph), result_(result), first_node_(graph->nodes_size()) {
+  FxGraphReader(v1::Graph* graph, FxParseResult* result, FxDetail detail)
+      : graph_(graph),
+        result_(result),
+        first_node_(graph->nodes_size()),
+        detail_(detail),
+        layout_(detail == FxDetail::kFull) {
     defined_.reserve(graph_->nodes_size());
     for (int i = 0; i < graph_->nodes_size(); ++i) defined_.emplace(graph_->nodes(i).name(), i);
   }
@@ -228,7 +233,8 @@ class FxGraphReader {
       }
       param.name = std::string(name);
       param.target = std::string(p);
-      if (IsQuoted(ann) && !ParseMeta(ann.substr(1, ann.size() - 2), &param.meta, &dims_)) {
+      if (IsQuoted(ann) &&
+          !ParseMeta(ann.substr(1, ann.size() - 2), &param.meta, &dims_, layout_)) {
         Problem(line.number, "an unreadable annotation", ann);
         param.meta.Clear();
       }
@@ -241,7 +247,7 @@ class FxGraphReader {
     absl::string_view body = Strip(text.substr(1));
     if (absl::ConsumePrefix(&body, "File:")) {
       source_.emplace();
-      ParseFileComment(body, &*source_);
+      ParseFileComment(body, &*source_, detail_);
     } else if (absl::StartsWith(body, "No stacktrace found")) {
       source_.emplace();
       source_->set_no_stacktrace(true);
@@ -306,7 +312,8 @@ class FxGraphReader {
       Problem(line.number, "an expression FX does not print", line.text);
       return;
     }
-    if (IsQuoted(ann) && !ParseMeta(ann.substr(1, ann.size() - 2), node->mutable_meta(), &dims_)) {
+    if (IsQuoted(ann) &&
+        !ParseMeta(ann.substr(1, ann.size() - 2), node->mutable_meta(), &dims_, layout_)) {
       Problem(line.number, "an unreadable annotation", ann);
       node->clear_meta();
     }
@@ -331,7 +338,7 @@ class FxGraphReader {
       const size_t colon = FindTopLevel(index_, p, ':');
       const absl::string_view ann = Strip(p.substr(colon + 1));
       v1::TensorMeta& meta = pending_meta_[Strip(p.substr(0, colon))];
-      if (!ParseMeta(ann.substr(1, ann.size() - 2), &meta, &dims_)) {
+      if (!ParseMeta(ann.substr(1, ann.size() - 2), &meta, &dims_, layout_)) {
         Problem(line.number, "an unreadable annotation", ann);
         meta.Clear();
       }
@@ -426,7 +433,8 @@ class FxGraphReader {
       Problem(line.number, "an in-place statement without its node name", line.text);
       return;
     }
-    if (IsQuoted(ann) && !ParseMeta(ann.substr(1, ann.size() - 2), node->mutable_meta(), &dims_)) {
+    if (IsQuoted(ann) &&
+        !ParseMeta(ann.substr(1, ann.size() - 2), node->mutable_meta(), &dims_, layout_)) {
       Problem(line.number, "an unreadable annotation", ann);
       node->clear_meta();
     }
@@ -495,7 +503,9 @@ class FxGraphReader {
 
   v1::Graph* graph_;
   FxParseResult* result_;
-  const int first_node_;           // the graph's first node from this text
+  const int first_node_;  // the graph's first node from this text
+  const FxDetail detail_;
+  const bool layout_;              // keep each meta's stride, device and SymInt expression
   bool only_placeholders_ = true;  // no other node appended yet
   State state_ = State::kPreamble;
   int64_t class_indent_ = -1;  // -1: a bare `def forward` without a class
@@ -519,9 +529,9 @@ class FxGraphReader {
 }  // namespace
 }  // namespace fx
 
-FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph) {
+FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph, FxDetail detail) {
   FxParseResult result;
-  fx::FxGraphReader(graph, &result).Run(text);
+  fx::FxGraphReader(graph, &result, detail).Run(text);
   return result;
 }
 
@@ -561,7 +571,7 @@ bool ScanFxSourceFiles(absl::string_view text, absl::flat_hash_set<std::string>*
       if (!absl::ConsumePrefix(&body, "File:")) continue;
       if (!fx::IsAscii(line) && !IsValidUtf8(line)) return false;
       v1::SourceLoc loc;
-      fx::ParseFileComment(body, &loc);
+      fx::ParseFileComment(body, &loc, FxDetail::kAnalysis);
       if (!loc.file().empty()) found.push_back(loc.file());
       continue;
     }

@@ -71,10 +71,17 @@ struct FxParseResult {
 
 inline constexpr size_t kMaxFxProblems = 20;
 
+// How much of each node to keep: all the printed form gives (kFull), or what the analysis passes
+// read of a lowered graph (kAnalysis: a tensor's dtype and shape, not its stride, device or
+// SymInt expression; a source's file and line, not its function or code), which is about a
+// quarter less memory a node where an analysis keeps tens of thousands of them.
+enum class FxDetail { kFull, kAnalysis };
+
 // Parses the printed FX GraphModule in `text` and appends the nodes of its top-level forward to
 // `graph`, in order. Node arguments that name a node defined earlier (in the text, or already in
 // `graph`) become Arg.node; everything else keeps FX's spelling as Arg.literal or nested Arg.list.
-FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph);
+FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph,
+                               FxDetail detail = FxDetail::kFull);
 
 // The files the `# File:` source comments of the top-level forward name, as ParseFxGraphText
 // would set them on its nodes, without reading a statement: for a graph whose nodes nothing reads

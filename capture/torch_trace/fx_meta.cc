@@ -38,7 +38,7 @@ void AddFlatDims(absl::string_view list, google::protobuf::RepeatedPtrField<std:
 // holding no brackets, literals or parentheses, and a device. Reads such an annotation (already
 // stripped) exactly as the general reader in ParseMeta would, and returns false, having set
 // nothing, for anything else.
-bool ParsePlainMeta(absl::string_view ann, v1::TensorMeta* meta) {
+bool ParsePlainMeta(absl::string_view ann, v1::TensorMeta* meta, bool layout) {
   size_t brackets[4];  // the positions of the `[`, `]` (and `[`, `]` of the stride)
   size_t count = 0;
   for (size_t i = 0; i < ann.size(); ++i) {
@@ -52,6 +52,7 @@ bool ParsePlainMeta(absl::string_view ann, v1::TensorMeta* meta) {
   if (!IsIdentifier(dtype)) return false;
   Assign(meta->mutable_dtype(), dtype);
   AddFlatDims(ann.substr(brackets[0] + 1, brackets[1] - brackets[0] - 1), meta->mutable_shape());
+  if (!layout) return true;
   if (count == 4) {
     AddFlatDims(ann.substr(brackets[2] + 1, brackets[3] - brackets[2] - 1), meta->mutable_stride());
   }
@@ -62,11 +63,11 @@ bool ParsePlainMeta(absl::string_view ann, v1::TensorMeta* meta) {
 }  // namespace
 
 // Annotations are string literals of their statement, so they are scanned on their own.
-bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta,
-               std::vector<absl::string_view>* scratch) {
+bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta, std::vector<absl::string_view>* scratch,
+               bool layout) {
   const PlainScanner scan;
   ann = Strip(ann);
-  if (ParsePlainMeta(ann, meta)) return true;
+  if (ParsePlainMeta(ann, meta, layout)) return true;
   for (int i = 0; i < kMaxArgNesting && absl::StartsWith(ann, "("); ++i) {
     if (scan.MatchingClose(ann, 0) != ann.size() - 1) return false;
     const absl::string_view inner = ann.substr(1, ann.size() - 2);
@@ -76,7 +77,7 @@ bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta,
   if (absl::StartsWith(ann, "Sym(")) {
     if (ann.back() != ')') return false;
     meta->set_dtype("Sym");
-    Assign(meta->mutable_sym_expr(), Strip(ann.substr(4, ann.size() - 5)));
+    if (layout) Assign(meta->mutable_sym_expr(), Strip(ann.substr(4, ann.size() - 5)));
     return true;
   }
   const size_t shape_open = ann.find('[');
@@ -91,10 +92,11 @@ bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta,
   if (rest < ann.size() && ann[rest] == '[') {
     const size_t stride_close = scan.MatchingClose(ann, rest);
     if (stride_close == kNpos) return false;
-    AddDims(ann.substr(rest + 1, stride_close - rest - 1), meta->mutable_stride(), scratch);
+    if (layout)
+      AddDims(ann.substr(rest + 1, stride_close - rest - 1), meta->mutable_stride(), scratch);
     rest = stride_close + 1;
   }
-  Assign(meta->mutable_device(), Strip(ann.substr(rest)));
+  if (layout) Assign(meta->mutable_device(), Strip(ann.substr(rest)));
   return true;
 }
 

@@ -16,8 +16,9 @@ namespace v1 = ::compile_lens::v1;
 // (no stride or device), "Sym(s0)" (a SymInt: dtype "Sym", sym_expr "s0", no shape), and for
 // several outputs "(f32[2][1]cpu, i64[2][1]cpu)", of which the first is kept. False for anything
 // else, with `meta` perhaps partly set (callers clear it). `scratch` is reused from call to call.
-bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta,
-               std::vector<absl::string_view>* scratch);
+// With `layout` false, the stride, the device and a SymInt's expression are read but not kept.
+bool ParseMeta(absl::string_view ann, v1::TensorMeta* meta, std::vector<absl::string_view>* scratch,
+               bool layout = true);
 
 }  // namespace cl::fx
 

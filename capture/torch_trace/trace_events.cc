@@ -580,7 +580,8 @@ void TraceParser::OnCacheLookup(const TraceRecord& r, v1::Compile* c, const std:
 }
 
 bool TraceParser::ParseGraph(const TraceRecord& r, absl::string_view event, v1::Graph* graph) {
-  const FxParseResult parsed = ParseFxGraphText(r.payload, graph);
+  const FxParseResult parsed =
+      ParseFxGraphText(r.payload, graph, AnalysisOnly() ? FxDetail::kAnalysis : FxDetail::kFull);
   if (parsed.skipped_lines > 0) {
     Problem(ImportCounter::kGraphLinesNotUnderstood, r.line,
             absl::StrCat(

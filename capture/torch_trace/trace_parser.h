@@ -54,7 +54,9 @@ inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 // keeps the records' texts, for a site, it also lists none of the log's records (`records`) and
 // keeps none of torch's config snapshots in compilation_metrics that no pass reads (each compile's
 // inductor_config; a dynamo_config the same as its frame's last one kept: TraceParser::
-// KeepConfigSnapshot). A capture that is written out or compared with another keeps them all.
+// KeepConfigSnapshot), and of the nodes it keeps only what those passes read (FxDetail::
+// kAnalysis: no stride, device, SymInt expression, function or code). A capture that is written
+// out or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
 
 struct TraceParseOptions {

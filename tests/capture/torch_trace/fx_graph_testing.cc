@@ -81,9 +81,9 @@ const v1::Node& Parsed::node(absl::string_view name) const {
   return kNone;
 }
 
-Parsed Parse(absl::string_view text) {
+Parsed Parse(absl::string_view text, FxDetail detail) {
   Parsed p;
-  p.result = ParseFxGraphText(text, &p.graph);
+  p.result = ParseFxGraphText(text, &p.graph, detail);
   return p;
 }
 

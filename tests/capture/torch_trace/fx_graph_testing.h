@@ -28,7 +28,7 @@ struct Parsed {
   const v1::Node& node(absl::string_view name) const;
 };
 
-Parsed Parse(absl::string_view text);
+Parsed Parse(absl::string_view text, FxDetail detail = FxDetail::kFull);
 
 std::vector<std::string> Names(const v1::Graph& g);
 

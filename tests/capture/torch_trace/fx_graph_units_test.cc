@@ -113,6 +113,48 @@ TEST(FxGraphTest, SourceCommentsAndNoStacktrace) {
   EXPECT_FALSE(p.node("e").source().no_stacktrace());
 }
 
+// What an analysis keeps of a lowered graph's nodes (FxDetail::kAnalysis): the same nodes, names,
+// ops, targets, arguments, dtypes, shapes, files and lines as a full parse, and no stride, device,
+// SymInt expression, function or code, which no pass reads.
+TEST(FxGraphTest, AnalysisDetailKeepsWhatThePassesRead) {
+  constexpr char kText[] = R"fx(class <lambda>(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", arg0_1: "f32[s0, 64][64, 1]cpu", arg1_1: "f32[16, 64][64, 1]cpu"):
+         # File: /mnt/project/examples/hero_scene.py:69 in forward, code: h = self.up(x)
+        permute: "f32[64, s0][1, 64]cpu" = torch.ops.aten.permute.default(arg0_1, [1, 0]);  arg0_1 = None
+        mm: "f32[16, s0][s0, 1]cpu" = torch.ops.aten.mm.default(arg1_1, permute);  arg1_1 = permute = None
+        var_mean: "(f32[16, 1][1, 1]cpu, f32[16, 1][1, 1]cpu)" = torch.ops.aten.var_mean.correction(mm, [1])
+        return (mm, var_mean))fx";
+  const Parsed full = Parse(kText);
+  const Parsed lean = Parse(kText, FxDetail::kAnalysis);
+  EXPECT_EQ(lean.result.skipped_lines, 0u) << Dump(lean.graph, lean.result);
+  EXPECT_EQ(lean.result.nodes, full.result.nodes);
+  ASSERT_EQ(Names(lean.graph), Names(full.graph));
+  for (int i = 0; i < full.graph.nodes_size(); ++i) {
+    const v1::Node& f = full.graph.nodes(i);
+    const v1::Node& l = lean.graph.nodes(i);
+    SCOPED_TRACE(f.name());
+    EXPECT_EQ(l.op(), f.op());
+    EXPECT_EQ(l.target(), f.target());
+    ASSERT_EQ(l.args_size(), f.args_size());
+    for (int a = 0; a < f.args_size(); ++a) EXPECT_EQ(DumpArg(l.args(a)), DumpArg(f.args(a)));
+    EXPECT_EQ(l.meta().dtype(), f.meta().dtype());
+    EXPECT_THAT(l.meta().shape(), ::testing::ElementsAreArray(f.meta().shape()));
+    EXPECT_THAT(l.meta().stride(), IsEmpty());
+    EXPECT_EQ(l.meta().device(), "");
+    EXPECT_EQ(l.meta().sym_expr(), "");
+    EXPECT_EQ(l.source().file(), f.source().file());
+    EXPECT_EQ(l.source().line(), f.source().line());
+    EXPECT_EQ(l.source().fn(), "");
+    EXPECT_EQ(l.source().code(), "");
+  }
+  // The full parse had them all, so the comparison above left something out.
+  EXPECT_EQ(full.node("s0").meta().sym_expr(), "s0");
+  EXPECT_THAT(full.node("mm").meta().stride(), ElementsAre("s0", "1"));
+  EXPECT_EQ(full.node("mm").source().code(), "h = self.up(x)");
+  EXPECT_EQ(full.node("var_mean").meta().device(), "cpu");
+  ExpectConsistent(lean.graph);
+}
+
 TEST(FxGraphTest, MultiLineSignatureCallAndReturn) {
   const Parsed p = Parse(R"(class <lambda>(torch.nn.Module):
     def forward(
