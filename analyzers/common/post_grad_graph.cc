@@ -155,10 +155,10 @@ bool IsGemm(const v1::Node& node) {
 }
 
 bool IsViewLike(const v1::Node& node) {
-  return IsCall(
-      node, {"aten.view", "aten.reshape", "aten._unsafe_view", "aten.permute", "aten.transpose",
-             "aten.t", "aten.expand", "aten.clone", "aten.squeeze", "aten.unsqueeze", "aten.alias",
-             "aten.contiguous", "prims.convert_element_type"});
+  return IsCall(node, {"aten.view", "aten.reshape", "aten._unsafe_view", "aten.permute",
+                       "aten.transpose", "aten.t", "aten.expand", "aten.clone", "aten.squeeze",
+                       "aten.unsqueeze", "aten.alias", "aten.contiguous", "aten.view_as_complex",
+                       "aten.view_as_real", "prims.convert_element_type"});
 }
 
 absl::string_view GraphEvent(const v1::Graph& graph) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -53,46 +54,84 @@ bool IsUncostedLibraryCall(const v1::Node& node) {
 }
 
 // An aten op Inductor does not lower but calls as it is, a kernel of its own (torch 2.6's
-// `make_fallback` in torch/_inductor/lowering.py): FFTs, linear algebra, sorting and selection,
-// histograms, distances, embedding bags. `op` is the name between "aten." and the overload. Not the
-// ops it falls back on only for some arguments (pooling with large windows, upsampling).
+// unconditional `make_fallback`s in torch/_inductor/lowering.py): FFTs, linear algebra, sorting and
+// selection, histograms, distances, embedding bags, 3-D and fractional pooling, the backward of
+// adaptive pooling, upsampling, padding and grid sampling, random fills, complex views. `op` is the
+// name between "aten." and the overload. Not the ops it falls back on only for some arguments (2-D
+// pooling with large windows, `_adaptive_avg_pool2d` with large kernels).
 bool IsInductorFallback(absl::string_view op) {
   for (absl::string_view family :
-       {"_fft_", "_linalg_", "linalg_", "_embedding_bag", "_cdist_", "_pdist_", "_histogramdd_"}) {
+       {"_fft_", "_linalg_", "linalg_", "_embedding_bag", "_cdist_", "_pdist_", "_histogramdd_",
+        "_cudnn_rnn", "fractional_max_pool", "max_pool3d_with_indices", "adaptive_max_pool",
+        "_adaptive_avg_pool3d", "_fused_moving_avg_obs_fq_helper", "replication_pad",
+        "segment_reduce", "_segment_reduce", "masked_scatter", "to_sparse", "_to_sparse"}) {
     if (absl::StartsWith(op, family)) return true;
   }
-  static constexpr absl::string_view kOps[] = {"_trilinear",
+  static constexpr absl::string_view kOps[] = {"_adaptive_avg_pool2d_backward",
+                                               "_addmm_activation",
+                                               "_efficientzerotensor",
+                                               "_sparse_coo_tensor_with_dims_and_tensors",
+                                               "_thnn_fused_lstm_cell",
+                                               "_trilinear",
                                                "_unique2",
                                                "addbmm",
+                                               "angle",
                                                "cholesky_inverse",
                                                "cholesky_solve",
+                                               "exponential",
+                                               "gcd",
                                                "geqrf",
+                                               "grid_sampler_2d_backward",
                                                "histc",
                                                "histogram",
                                                "index_reduce",
                                                "kthvalue",
                                                "lu_unpack",
-                                               "masked_scatter",
                                                "median",
                                                "mode",
                                                "nanmedian",
                                                "nonzero",
                                                "ormqr",
+                                               "randint",
                                                "randperm",
-                                               "segment_reduce",
+                                               "resize_",
+                                               "resize_as_",
+                                               "soft_margin_loss_backward",
                                                "sort",
                                                "topk",
                                                "triangular_solve",
+                                               "uniform",
                                                "unique_consecutive",
-                                               "unique_dim"};
+                                               "unique_dim",
+                                               "upsample_bicubic2d_backward",
+                                               "upsample_linear1d_backward",
+                                               "upsample_trilinear3d_backward"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+// Torch's spelling of a complex dtype: "c32", "c64", "c128".
+bool IsComplex(absl::string_view dtype) {
+  return dtype.size() > 1 && dtype[0] == 'c' && absl::ascii_isdigit(dtype[1]);
+}
+
+// Inductor generates no code for complex tensors (torch 2.6, `fallback_node_due_to_unsupported_
+// type`): an op that reads or writes one runs as aten's kernel. Views are left to the run, kernels
+// of no work either way (`view_as_complex` Inductor lowers as a view; `view_as_real` it calls).
+bool TouchesComplex(const PostGradGraph& g, const v1::Node& node) {
+  if (IsViewLike(node)) return false;
+  if (IsComplex(node.meta().dtype())) return true;
+  for (int i = 0; i < node.args_size(); ++i) {
+    const v1::Node* input = g.Input(node, i);
+    if (input != nullptr && IsComplex(input->meta().dtype())) return true;
+  }
+  return false;
 }
 
 // A call Inductor runs as it is, outside its fused kernels, with no formula here: a higher-order op
 // (`cond`, `while_loop`, `invoke_subgraph`, `auto_functionalized`: what it calls runs as kernels of
 // its own), an op of a library of the user's (`mylib.op.default`, torch.library.custom_op), or an
 // aten op Inductor falls back on (`aten._fft_r2c.default`, `aten._linalg_eigh.default`).
-bool IsOpaqueCall(const v1::Node& node) {
+bool IsOpaqueCall(const PostGradGraph& g, const v1::Node& node) {
   if (node.op() != "call_function") return false;
   const absl::string_view target = node.target();
   if (absl::StartsWith(target, "higher_order.")) return true;
@@ -102,7 +141,8 @@ bool IsOpaqueCall(const v1::Node& node) {
   const absl::string_view ns = target.substr(0, target.find('.'));
   if (ns == "aten") {
     const absl::string_view rest = target.substr(ns.size() + 1);
-    return IsInductorFallback(rest.substr(0, rest.find('.')));
+    const absl::string_view op = rest.substr(0, rest.find('.'));
+    return IsInductorFallback(op) || TouchesComplex(g, node);
   }
   // Inductor lowers these itself; quantized_decomposed is PT2E quantization's (de)quantize.
   for (absl::string_view inductor_lowers :
@@ -393,7 +433,7 @@ std::vector<KernelCost> EstimateKernels(const PostGradGraph& g) {
       out.push_back(*std::move(cost));
       continue;
     }
-    if (IsOpaqueCall(node)) {
+    if (IsOpaqueCall(g, node)) {
       flush();
       KernelCost& call = out.emplace_back();
       call.name = node.name();

@@ -232,8 +232,8 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
           not_estimated.size() == 1 ? " has" : " have",
           " no estimate (a size with no value in the log, such as an unbacked "
           "symbol; a library op with no formula here; or a call Inductor runs as it "
-          "is: a custom op, a higher-order op such as `cond`, an FFT or a linear-algebra "
-          "op Inductor falls back on), so ",
+          "is: a custom op, a higher-order op such as `cond`, an op Inductor falls back on "
+          "such as an FFT, linear algebra, 3-D pooling or an op on complex numbers), so ",
           not_estimated.size() == 1 ? "it is" : "they are",
           " not on the chart: ", NamedList(not_estimated), "."));
     }

@@ -321,9 +321,9 @@ TEST_F(OpCostTest, LibraryCallWithASymbolicShapeEndsTheRunAndIsNotEstimated) {
   EXPECT_THAT(s.note(), HasSubstr("1 kernel has no estimate (a size with no value in the log, "
                                   "such as an unbacked symbol; a library op with no formula "
                                   "here; or a call Inductor runs as it is: a custom op, a "
-                                  "higher-order op such as `cond`, an FFT or a linear-algebra "
-                                  "op Inductor falls back on), so it is not on the chart: "
-                                  "mm."));
+                                  "higher-order op such as `cond`, an op Inductor falls back "
+                                  "on such as an FFT, linear algebra, 3-D pooling or an op on "
+                                  "complex numbers), so it is not on the chart: mm."));
 }
 
 // torch.cond's post-grad graph (torch 2.6): the predicate's reduction, then the cond call, whose
@@ -355,7 +355,8 @@ TEST_F(OpCostTest, HigherOrderAndCustomOpsEndTheRunAndAreNotEstimated) {
 
 // A spectral filter and a whitening step (a torch 2.6 sandbox scene's post-grad graph, trimmed):
 // the FFTs and the eigendecomposition are aten ops Inductor falls back on, each a kernel of its own
-// with no estimate, not the ends of a fused run; sort and topk likewise.
+// with no estimate, not the ends of a fused run; sort and topk likewise; and so is the product of
+// complex spectra between the FFTs, since Inductor generates no code for complex tensors.
 TEST_F(OpCostTest, OpsInductorFallsBackOnEndTheRun) {
   Add("x", "", "f32", {"64", "32"}, {});
   Add("fft", "aten._fft_r2c.default", "c64", {"64", "17"}, {"x"});
@@ -369,8 +370,47 @@ TEST_F(OpCostTest, OpsInductorFallsBackOnEndTheRun) {
   std::vector<std::string> names;
   for (const KernelCost& k : kernels) names.push_back(k.name);
   EXPECT_THAT(names, ElementsAre("fft", "zero", "ifft", "div", "eigh", "sort", "neg"));
-  for (int i : {0, 2, 4, 5}) EXPECT_FALSE(kernels[i].cost_known) << names[i];
-  EXPECT_TRUE(kernels[1].cost_known);
+  for (int i : {0, 1, 2, 4, 5}) EXPECT_FALSE(kernels[i].cost_known) << names[i];
+  EXPECT_TRUE(kernels[3].cost_known);
+  EXPECT_TRUE(kernels[6].cost_known);
+}
+
+// The fallbacks torch 2.6 makes of every call, not only the FFTs (a sandbox scene's post-grad
+// graphs, trimmed): a spatial transformer's grid_sampler_2d_backward and an adaptive pool's
+// backward end the fused run around them; a video model's 3-D max pool is a kernel of its own, not
+// the end of the ReLU's run; and in Llama's complex-number RoPE, view_as_complex and view_as_real
+// are views while the complex product between them is aten's kernel. A 2-D adaptive pool's forward,
+// which Inductor lowers for small kernels, stays in its run.
+TEST_F(OpCostTest, EveryOpInductorAlwaysFallsBackOnIsAKernelOfItsOwn) {
+  Add("g", "", "f32", {"4", "8", "32", "32"}, {});
+  Add("le", "aten.le.Scalar", "b8", {"4", "8", "32", "32"}, {"g"});
+  Add("where", "aten.where.self", "f32", {"4", "8", "32", "32"}, {"le", "g"});
+  Add("pool_bw", "aten._adaptive_avg_pool2d_backward.default", "f32", {"4", "8", "32", "32"},
+      {"where"});
+  Add("grid_bw", "aten.grid_sampler_2d_backward.default", "f32", {"4", "3", "16", "16"},
+      {"pool_bw"});
+  Add("mul", "aten.mul.Tensor", "f32", {"4", "3", "16", "16"}, {"grid_bw"});
+  Add("v", "", "f32", {"2", "4", "8", "16", "16"}, {});
+  Add("relu", "aten.relu.default", "f32", {"2", "4", "8", "16", "16"}, {"v"});
+  Add("pool3d", "aten.max_pool3d_with_indices.default", "f32", {"2", "4", "4", "8", "8"}, {"relu"});
+  Add("pool2d", "aten._adaptive_avg_pool2d.default", "f32", {"2", "4", "7", "7"}, {"relu"});
+  Add("q", "", "f32", {"2", "16", "4", "16"}, {});
+  Add("qc", "aten.view_as_complex.default", "c64", {"2", "16", "4", "8"}, {"q"});
+  Add("rot", "aten.mul.Tensor", "c64", {"2", "16", "4", "8"}, {"qc"});
+  Add("real", "aten.view_as_real.default", "f32", {"2", "16", "4", "8", "2"}, {"rot"});
+  Add("neg", "aten.neg.default", "f32", {"2", "16", "4", "8", "2"}, {"real"});
+  const std::vector<KernelCost> kernels = EstimateKernels(PostGradGraph(graph_));
+  std::vector<std::string> names;
+  for (const KernelCost& k : kernels) names.push_back(k.name);
+  // (the ReLU's run starts at the mul before it, as runs follow graph order; a view alone is
+  // no kernel)
+  EXPECT_THAT(names, ElementsAre("fused: le … where", "pool_bw", "grid_bw", "fused: mul … relu",
+                                 "pool3d", "pool2d", "rot", "neg"));
+  for (const KernelCost& k : kernels) {
+    const bool fallback =
+        k.name == "pool_bw" || k.name == "grid_bw" || k.name == "pool3d" || k.name == "rot";
+    EXPECT_EQ(k.cost_known, !fallback) << k.name;
+  }
 }
 
 // --- The pass ------------------------------------------------------------------------------
