@@ -159,14 +159,26 @@ void FillVerdict(v1::AnalysisReport* report) {
   }
   const v1::FailuresSection& failures = report->failures();
   if (failures.status() == v1::OK && !failures.failed().empty()) {
-    std::set<std::string> kinds;
+    // A failed torch.export raised to its caller: no frame of it was to run compiled.
+    std::set<std::string> kinds, export_kinds;
+    int exports = 0;
     for (const v1::FailedCompile& f : failures.failed()) {
-      if (!f.fail_type().empty()) kinds.insert(f.fail_type());
+      exports += f.exported();
+      if (!f.fail_type().empty()) (f.exported() ? export_kinds : kinds).insert(f.fail_type());
     }
-    Add(verdict, "failures",
-        absl::StrCat(FormatCount(failures.failed_size(), "compile", "compiles"), " failed",
-                     kinds.empty() ? "" : absl::StrCat(" (", absl::StrJoin(kinds, ", "), ")"),
-                     ": those frames did not run compiled"));
+    const auto of = [](const std::set<std::string>& k) {
+      return k.empty() ? "" : absl::StrCat(" (", absl::StrJoin(k, ", "), ")");
+    };
+    if (exports < failures.failed_size()) {
+      Add(verdict, "failures",
+          absl::StrCat(FormatCount(failures.failed_size() - exports, "compile", "compiles"),
+                       " failed", of(kinds), ": those frames did not run compiled"));
+    }
+    if (exports > 0) {
+      Add(verdict, "failures",
+          absl::StrCat(FormatCount(exports, "export", "exports"), " failed", of(export_kinds),
+                       ": torch.export raised, and those models were not exported"));
+    }
   }
   const v1::RawSection& raw = report->raw();
   if (raw.compiled_graphs() == 0 && raw.empty_graphs() > 0) {

@@ -1,5 +1,7 @@
 #include "analyzers/common/location.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -93,6 +95,14 @@ std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
 bool IsLibraryFile(absl::string_view file) {
   return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||
          absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
+}
+
+bool IsExportCompile(const compile_lens::v1::Compile& compile) {
+  return std::any_of(compile.stack().begin(), compile.stack().end(),
+                     [](const compile_lens::v1::StackFrame& f) {
+                       return absl::StrContains(f.file(), "/torch/export/") ||
+                              absl::StrContains(f.file(), "/torch/_export/");
+                     });
 }
 
 absl::string_view PackagePath(absl::string_view file) {

@@ -35,6 +35,11 @@ compile_lens::v1::Location MakeLocation(const compile_lens::v1::Session& session
 const compile_lens::v1::StackFrame* InnermostUserFrame(
     const google::protobuf::RepeatedPtrField<compile_lens::v1::StackFrame>& stack);
 
+// Whether torch.export traced `compile` rather than torch.compile: its stack (where Dynamo was
+// entered) runs through torch/export (`torch.export.export` calls Dynamo from torch/export/
+// _trace.py in torch 2.6). A failed one raised to the caller; nothing was to run compiled.
+bool IsExportCompile(const compile_lens::v1::Compile& compile);
+
 // A frame whose code is torch's own wrapper (torch/_dynamo/external_utils.py's `inner`: all torch
 // compiles for a compiled module whose forward is torch's too, an nn.Sequential) says nothing to
 // the user; the user's line that called the compiled module does. That line, the innermost frame

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "analyzers/common/location.h"
 #include "capture/torch_trace/lowered_graphs.h"
 
 namespace cl {
@@ -225,6 +226,12 @@ std::string NoLoweredGraphReason(const v1::SessionCapture& capture) {
   for (const v1::Compile& c : capture.compiles()) {
     for (const v1::CacheEvent& e : c.cache_events())
       hits += e.cache() == "fx_graph" && e.status() == "hit";
+  }
+  if (hits == 0 && !capture.compiles().empty() &&
+      std::all_of(capture.compiles().begin(), capture.compiles().end(), IsExportCompile)) {
+    return "no post-grad graph in the capture: torch.export traced the session's graphs, and "
+           "nothing lowered them (the fusions and kernels these sections read are Inductor's: "
+           "compile the exported program, with AOTInductor or torch.compile, and log that run)";
   }
   if (hits == 0 && RanAnotherBackend(capture)) {
     return "no post-grad graph in the capture: a backend other than Inductor compiled the graphs "

@@ -167,7 +167,7 @@ const v1::StackFrame* PinnedAt(const v1::Compile& compile) {
 
 }  // namespace
 
-std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason) {
+std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason, bool exported) {
   if (fail_type == "BackendCompilerFailed") {
     // Causes in the machine, not in the model: no minifier finds them.
     if (absl::StrContains(reason, "InvalidCxxCompiler") ||
@@ -281,6 +281,11 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason)
       absl::StrContains(reason, "Dynamic control flow is not supported")) {
     // fullgraph=True (or export) on a Python `if` over a tensor's value; torch's text still names
     // functorch.experimental.control_flow.cond, which torch.cond replaced.
+    if (exported) {
+      return "torch.export needs the whole forward as one graph, and a Python `if` on a tensor's "
+             "value cannot be one: write it as `torch.cond(pred, true_fn, false_fn, (x,))`, or "
+             "as `torch.where(pred, a, b)` where both branches are cheap.";
+    }
     return "A Python `if` on a tensor's value cannot be one graph (fullgraph=True): write it as "
            "`torch.cond(pred, true_fn, false_fn, (x,))`, or as `torch.where(pred, a, b)` where "
            "both branches are cheap, or compile without fullgraph=True to let it break there.";
@@ -342,7 +347,9 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
                                         : frame_location;
       failed->set_fail_type(compile.fail_type());
       failed->set_reason(compile.fail_reason());
-      failed->set_remedy(FailureRemedy(compile.fail_type(), compile.fail_reason()));
+      failed->set_exported(IsExportCompile(compile));
+      failed->set_remedy(
+          FailureRemedy(compile.fail_type(), compile.fail_reason(), failed->exported()));
       if (compile.fail_type() == "ConstraintViolationError") {
         // The line that pinned the size is where to look, not the frame's first line.
         if (const v1::StackFrame* pinned = PinnedAt(compile)) {

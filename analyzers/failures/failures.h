@@ -18,8 +18,10 @@
 namespace cl {
 
 // What to do about a failure of torch's exception class `fail_type` ("BackendCompilerFailed"),
-// given its reason; empty when nothing better than the traceback is known.
-std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason);
+// given its reason and whether torch.export traced it (IsExportCompile); empty when nothing
+// better than the traceback is known.
+std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason,
+                          bool exported = false);
 
 class FailuresPass : public Pass {
  public:

@@ -18,7 +18,9 @@ void WriteFailed(const v1::FailuresSection& section, HtmlWriter& w) {
   for (int i = 0; i < ShownRows(failed.size()); ++i) {
     const v1::FailedCompile& f = failed[i];
     w.Tag("<div class=\"failure\"><p><code>").Text(f.compile_id()).Tag("</code> ");
-    w.Tag("<code>").Text(OrDash(f.frame())).Tag("</code> at <code>");
+    w.Tag("<code>").Text(OrDash(f.frame())).Tag("</code>");
+    if (f.exported()) w.Text(" (torch.export)");
+    w.Tag(" at <code>");
     w.Text(FormatLocation(f.location(), LocationStyle::kPage)).Tag("</code>: ");
     w.Tag("<strong class=\"warn\">").Text(OrDash(f.fail_type())).Tag("</strong></p>\n");
     if (!f.reason().empty()) w.Tag("<pre class=\"reason\">").Text(f.reason()).Tag("</pre>\n");

@@ -239,6 +239,12 @@ void AddFailures(const v1::FailuresSection& s, SarifBuilder& out) {
     rule.name = RuleName("CompileFailure", IdPart(type));
     rule.short_text = Text(absl::StrCat("torch.compile failed: ", type));
     rule.full_text = "torch gave up compiling this frame; it did not run compiled.";
+    if (f.exported()) {
+      rule.id = absl::StrCat("export-failure/", IdPart(type));
+      rule.name = RuleName("ExportFailure", IdPart(type));
+      rule.short_text = Text(absl::StrCat("torch.export failed: ", type));
+      rule.full_text = "torch.export could not trace this model; it was not exported.";
+    }
     rule.level = "error";
     rule.category = "failure";
     std::string message = Text(absl::StrCat("Compile ", f.compile_id(), " failed (", type, ")",

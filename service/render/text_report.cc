@@ -105,8 +105,8 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
     const v1::FailedCompile& f = s.failed()[i];
     // The reason on one line, clipped: the traceback and the rest are in the HTML and JSON.
     const std::string reason = ClipUtf8(absl::StrReplaceAll(f.reason(), {{"\n", " "}}), 160);
-    t.Text(absl::StrCat("  ", f.compile_id(), " ", f.frame().empty() ? "?" : f.frame(), " at ",
-                        Where(f.location()), ": "));
+    t.Text(absl::StrCat("  ", f.compile_id(), " ", f.frame().empty() ? "?" : f.frame(),
+                        f.exported() ? " (torch.export)" : "", " at ", Where(f.location()), ": "));
     t.Styled(Style::kWarn, f.fail_type().empty() ? "failed" : f.fail_type());
     if (!reason.empty()) t.Text(absl::StrCat(" — ", reason));
     t.EndLine();

@@ -95,6 +95,28 @@ TEST(VerdictTest, OneOfEachProblemMostCostlyFirst) {
           "lint: 1 lint error: source patterns known to break torch.compile"));
 }
 
+// A failed torch.export raised to its caller: the verdict counts it as an export, apart from the
+// compiles whose frames then ran eagerly.
+TEST(VerdictTest, FailedExportsAreCountedApartFromFailedCompiles) {
+  v1::AnalysisReport report;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        failures {
+          status: OK
+          failed { fail_type: "UserError" exported: true }
+          failed { fail_type: "ConstraintViolationError" exported: true }
+          failed { fail_type: "BackendCompilerFailed" }
+        }
+      )pb",
+      &report));
+  FillVerdict(&report);
+  EXPECT_THAT(Items(report.verdict()),
+              ElementsAre("failures: 1 compile failed (BackendCompilerFailed): those frames did "
+                          "not run compiled",
+                          "failures: 2 exports failed (ConstraintViolationError, UserError): "
+                          "torch.export raised, and those models were not exported"));
+}
+
 // fixtures/torch_trace/torch-2.6/ddp_wrapper: torch.compile of a DDP wrapper broke in DDP's own
 // forward before any op, and the one frame it compiled has an empty graph: the model ran eagerly,
 // which the verdict says first (the health's "Compiled graphs 0" alone left it to the reader).

@@ -20,6 +20,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 v1::SessionCapture Import(const std::string& fixture) {
@@ -299,6 +300,34 @@ TEST(FailuresTest, AMarkedDynamicSizeTheCodePinnedAndAFullGraphBranch) {
   EXPECT_EQ(branch.fail_type(), "UserError");
   EXPECT_EQ(branch.frame(), "gate");
   EXPECT_THAT(branch.remedy(), HasSubstr("`torch.cond(pred, true_fn, false_fn, (x,))`"));
+  EXPECT_THAT(branch.remedy(), HasSubstr("compile without fullgraph=True"));
+  EXPECT_FALSE(pinned.exported());
+  EXPECT_FALSE(branch.exported());
+}
+
+// fixtures/torch_trace/torch-2.6/export_model (scenes/export_model.py): torch.export of a model
+// with a data-dependent branch and of one whose code pins the batch it was told is dynamic. Both
+// failures are exports' (their stacks run through torch/export): the branch's remedy offers no
+// "compile without fullgraph=True", which export has no form of, and the pinned batch names the
+// Dim it was declared with.
+TEST(FailuresTest, FailedExportsAreExportsNotFramesThatRanEagerly) {
+  const v1::AnalysisReport report = ::cl::testing::RunPassOk(
+      FailuresPass(), Import("torch_trace/torch-2.6/export_model/trace.log"));
+  const v1::FailuresSection& s = report.failures();
+  EXPECT_EQ(s.compiles(), 3u);
+  ASSERT_EQ(s.failed_size(), 2);
+  const v1::FailedCompile& branch = s.failed(0);
+  EXPECT_EQ(branch.fail_type(), "UserError");
+  EXPECT_TRUE(branch.exported());
+  EXPECT_EQ(branch.location().line(), 30u);
+  EXPECT_THAT(branch.remedy(), StartsWith("torch.export needs the whole forward as one graph"));
+  EXPECT_THAT(branch.remedy(), HasSubstr("`torch.cond(pred, true_fn, false_fn, (x,))`"));
+  EXPECT_THAT(branch.remedy(), Not(HasSubstr("fullgraph")));
+  const v1::FailedCompile& pinned = s.failed(1);
+  EXPECT_EQ(pinned.fail_type(), "ConstraintViolationError");
+  EXPECT_TRUE(pinned.exported());
+  EXPECT_EQ(pinned.location().line(), 41u);
+  EXPECT_THAT(pinned.remedy(), HasSubstr("`Dim(\"batch\")` in `dynamic_shapes`"));
 }
 
 TEST(FailureRemedyTest, AConstraintViolationWithoutTheCapturesLineStillNamesTheSize) {

@@ -259,6 +259,14 @@ TEST(FusionPassTest, NoPostGradGraphIsSkipped) {
     fields["inductor_compile_time_s"].set_null_value(google::protobuf::NULL_VALUE);
     EXPECT_THAT(testing::RunPassOk(FusionPass(), aot_eager).fusion().reason(),
                 HasSubstr("a backend other than Inductor compiled the graphs"));
+    // torch.export traced every compile (torch 2.6 enters Dynamo from torch/export/_trace.py):
+    // nothing lowered the graphs, which is no other backend's doing.
+    v1::SessionCapture exported = aot_eager;
+    for (v1::Compile& e : *exported.mutable_compiles()) {
+      e.add_stack()->set_file("/usr/lib/python3/dist-packages/torch/export/_trace.py");
+    }
+    EXPECT_THAT(testing::RunPassOk(FusionPass(), exported).fusion().reason(),
+                HasSubstr("torch.export traced the session's graphs, and nothing lowered them"));
     // One compile that spent time in Inductor says Inductor ran (its graph went unlogged).
     v1::Compile* inductor = aot_eager.add_compiles();
     *inductor = *c;
