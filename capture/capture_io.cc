@@ -1,7 +1,13 @@
 #include "capture/capture_io.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +19,7 @@
 #include "capture/validate.h"
 #include "common/file_io.h"
 #include "common/proto_json.h"
+#include "common/proto_json_printer.h"
 #include "common/proto_status.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
@@ -267,6 +274,52 @@ class FileOutput final : public google::protobuf::io::CopyingOutputStream {
   google::protobuf::io::CopyingOutputStreamAdaptor stream_{this, 1 << 20};
 };
 
+// An unnamed file for the text of a capture's graphs until the capture is printed: in the output's
+// folder (O_TMPFILE), where it can take the room the output will, else in TMPDIR. Closed, and
+// gone, when this is.
+class ScratchFile {
+ public:
+  explicit ScratchFile(const std::string& beside) {
+    const std::filesystem::path dir = std::filesystem::path(beside).parent_path();
+    fd_ = open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+      if (std::FILE* f = std::tmpfile()) {
+        fd_ = dup(fileno(f));
+        std::fclose(f);
+      }
+    }
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  ~ScratchFile() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int fd() const { return fd_; }
+
+  // Copies the whole file to `out`.
+  bool CopyTo(google::protobuf::io::ZeroCopyOutputStream* out) const {
+    if (lseek(fd_, 0, SEEK_SET) != 0) return false;
+    for (;;) {
+      void* data;
+      int size;
+      if (!out->Next(&data, &size)) return false;
+      const ssize_t n = read(fd_, data, static_cast<size_t>(size));
+      if (n < 0 && errno == EINTR) {
+        out->BackUp(size);
+        continue;
+      }
+      if (n <= 0) {
+        out->BackUp(size);
+        return n == 0;
+      }
+      if (n < size) out->BackUp(size - static_cast<int>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture& capture) {
@@ -284,6 +337,49 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
     CL_RETURN_IF_ERROR(file.Flush());  // a failed write is why, not the serialization
     return status;
   });
+}
+
+absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+  const google::protobuf::util::JsonPrintOptions options = CaptureJsonOptions();
+  ScratchFile scratch(path);
+  if (!CanPrintProtoJson(v1::SessionCapture::descriptor(), options) || scratch.fd() < 0) {
+    // Made whole, then written.
+    absl::StatusOr<v1::SessionCapture> made = make(GraphSink());
+    if (made.ok()) CL_RETURN_IF_ERROR(WriteCaptureFile(path, *made));
+    return made;
+  }
+  const std::string scratch_name = absl::StrCat(path, " (its graphs, until written)");
+  FileOutput graphs(scratch.fd(), scratch_name);
+  int sunk = 0;
+  bool printed = true;
+  absl::StatusOr<v1::SessionCapture> made = make([&](const v1::Graph& graph) {
+    printed = PrintProtoJsonElement(graph, options, sunk == 0, graphs.stream()) && printed;
+    ++sunk;
+  });
+  if (!made.ok()) return made.status();
+  CL_RETURN_IF_ERROR(graphs.Flush());
+  if (!printed) return absl::DataLossError(scratch_name + ": write failed");
+  CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
+    FileOutput file(fd, path);
+    const bool ok = PrintProtoJsonSpliced(
+        *made, options,
+        v1::SessionCapture::descriptor()->FindFieldByNumber(v1::SessionCapture::kGraphsFieldNumber),
+        sunk, [&](google::protobuf::io::ZeroCopyOutputStream* out) { return scratch.CopyTo(out); },
+        file.stream());
+    CL_RETURN_IF_ERROR(file.Flush());  // a failed write is why, not the printing
+    if (!ok) return absl::DataLossError(absl::StrCat(path, ": the graphs did not copy"));
+    return absl::OkStatus();
+  }));
+  return made;
+}
+
+absl::StatusOr<v1::SessionCapture> WriteCaptureAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+  return absl::EndsWith(path, ".pb") ? WriteCapturePbAsMade(path, make)
+                                     : WriteCaptureJsonAsMade(path, make);
 }
 
 absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(

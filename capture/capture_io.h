@@ -55,6 +55,20 @@ absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
     const std::string& path,
     absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
 
+// The same for a `.cls.json`, whose graphs must come between the capture's earlier fields and its
+// later ones: each graph's JSON goes to an unnamed scratch file as it comes (in the output's
+// folder), and once `make` is done the capture is printed with that text spliced in where its
+// graphs belong, so the file is byte for byte what WriteCaptureFile writes. Where no scratch file
+// can be made, `make` gets no sink and the capture is written whole.
+absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
+
+// WriteCapturePbAsMade for a path ending in ".pb", else WriteCaptureJsonAsMade.
+absl::StatusOr<v1::SessionCapture> WriteCaptureAsMade(
+    const std::string& path,
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
+
 }  // namespace cl
 
 #endif  // CAPTURE_CAPTURE_IO_H_

@@ -309,17 +309,17 @@ int ImportTrace(const std::string& path) {
   if (!in.ok()) return Usage(in.status().message());
   // A capture package carries the log's record texts, so that a site can be made from it alone.
   in->import.keep_record_texts = true;
-  // One log to .cls.pb: each graph goes to the file as soon as it is parsed, and its nodes (most
-  // of a capture) are not kept until the end. Else the capture is made, then written.
+  // One log: each graph goes out as soon as it is parsed (to the .cls.pb, or to a scratch file
+  // the .cls.json is then printed around), and its nodes (most of a capture) are not kept until
+  // the end. Else the capture is made, then written.
   std::error_code ec;
-  const bool streamed = absl::EndsWith(out, ".pb") && cl::IsTraceInput(path) &&
-                        !std::filesystem::is_directory(path, ec);
+  const bool streamed = cl::IsTraceInput(path) && !std::filesystem::is_directory(path, ec);
   absl::StatusOr<cl::v1::SessionCapture> capture =
-      streamed ? cl::WriteCapturePbAsMade(out,
-                                          [&](const cl::GraphSink& sink) {
-                                            in->import.graph_sink = sink;
-                                            return cl::LoadSession(path, *in);
-                                          })
+      streamed ? cl::WriteCaptureAsMade(out,
+                                        [&](const cl::GraphSink& sink) {
+                                          in->import.graph_sink = sink;
+                                          return cl::LoadSession(path, *in);
+                                        })
                : cl::LoadSession(path, *in);
   Progress().Clear();
   if (!capture.ok()) return Fail(capture.status());

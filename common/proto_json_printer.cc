@@ -220,6 +220,27 @@ class Printer {
     return Flush();
   }
 
+  // PrintProtoJsonElement.
+  bool PrintElement(const Message& m, bool first) {
+    if (!first) buf_ += ',';
+    NewLine(kElementLevel);
+    PrintMessage(m, kElementLevel);
+    return Flush();
+  }
+
+  // PrintProtoJsonSpliced: Print, with `field`'s first `printed` elements copied in by `splice`.
+  bool PrintSpliced(const Message& m, const FieldDescriptor* field, int printed,
+                    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice) {
+    splice_field_ = field;
+    splice_printed_ = printed;
+    splice_ = &splice;
+    return Print(m);
+  }
+
+  // Where PrintMessage puts an element of the top-level message's repeated field: in its list, in
+  // the message (level 0: its fields at 1, a list's elements at 2).
+  static constexpr int kElementLevel = 2;
+
  private:
   // One object or list being written: whether anything is in it yet.
   struct Scope {
@@ -274,7 +295,14 @@ class Printer {
         buf_ += '[';
         Scope list{scope.level + 1};
         const int n = r->FieldSize(m, f);
-        for (int i = 0; i < n; ++i) {
+        int i = 0;
+        if (level == 0 && f == splice_field_ && splice_printed_ > 0) {
+          // The elements already printed (PrintElement's text): copied in where they belong.
+          ok_ = Flush() && (*splice_)(out_) && ok_;
+          list.first = false;
+          i = std::min(splice_printed_, n);
+        }
+        for (; i < n; ++i) {
           Prefix(list, {}, false);
           PrintField(m, f, i, list.level);
         }
@@ -438,6 +466,10 @@ class Printer {
     }
   }
 
+  const FieldDescriptor* splice_field_ = nullptr;
+  int splice_printed_ = 0;
+  const absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)>* splice_ = nullptr;
+
   void MaybeFlush() {
     if (buf_.size() >= (256 << 10)) Flush();
   }
@@ -508,6 +540,20 @@ bool CanPrintProtoJson(const Descriptor* type,
 bool PrintProtoJson(const Message& message, const google::protobuf::util::JsonPrintOptions& options,
                     google::protobuf::io::ZeroCopyOutputStream* out) {
   return Printer(options, out).Print(message);
+}
+
+bool PrintProtoJsonElement(const Message& element,
+                           const google::protobuf::util::JsonPrintOptions& options, bool first,
+                           google::protobuf::io::ZeroCopyOutputStream* out) {
+  return Printer(options, out).PrintElement(element, first);
+}
+
+bool PrintProtoJsonSpliced(
+    const Message& message, const google::protobuf::util::JsonPrintOptions& options,
+    const FieldDescriptor* field, int printed,
+    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice,
+    google::protobuf::io::ZeroCopyOutputStream* out) {
+  return Printer(options, out).PrintSpliced(message, field, printed, splice);
 }
 
 }  // namespace cl

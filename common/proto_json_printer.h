@@ -16,6 +16,7 @@
 #ifndef COMMON_PROTO_JSON_PRINTER_H_
 #define COMMON_PROTO_JSON_PRINTER_H_
 
+#include "absl/functional/function_ref.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/message.h"
@@ -34,6 +35,25 @@ bool CanPrintProtoJson(const google::protobuf::Descriptor* type,
 bool PrintProtoJson(const google::protobuf::Message& message,
                     const google::protobuf::util::JsonPrintOptions& options,
                     google::protobuf::io::ZeroCopyOutputStream* out);
+
+// For a message printed a part at a time (a capture whose graphs are written as they are made):
+// one element of a repeated message field of the top-level message, as PrintProtoJson writes it
+// inside that field's list (`first`: no comma before it).
+bool PrintProtoJsonElement(const google::protobuf::Message& element,
+                           const google::protobuf::util::JsonPrintOptions& options, bool first,
+                           google::protobuf::io::ZeroCopyOutputStream* out);
+
+// PrintProtoJson of `message`, but for its repeated message `field` (of the top-level message) the
+// first `printed` elements come from `splice`, which writes the text PrintProtoJsonElement wrote
+// of them, in order, to the stream it is given; the message's own elements from index `printed`
+// on follow. With the elements `splice` writes equal to the message's, the bytes are
+// PrintProtoJson's.
+bool PrintProtoJsonSpliced(
+    const google::protobuf::Message& message,
+    const google::protobuf::util::JsonPrintOptions& options,
+    const google::protobuf::FieldDescriptor* field, int printed,
+    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice,
+    google::protobuf::io::ZeroCopyOutputStream* out);
 
 }  // namespace cl
 

@@ -93,6 +93,45 @@ TEST(CaptureIoTest, GraphsWrittenAsMadeReadBackAsTheWholeCapture) {
   }
 }
 
+// WriteCaptureJsonAsMade: the graphs a maker hands to the sink are printed to a scratch file at
+// once, and the capture is printed around them: the same bytes WriteCaptureFile writes of the
+// whole capture, whichever graphs were sunk.
+TEST(CaptureIoTest, JsonGraphsWrittenAsMadeAreTheWholeCapturesBytes) {
+  ASSERT_OK_AND_ASSIGN(const v1::SessionCapture hero,
+                       ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
+  ASSERT_GE(hero.graphs_size(), 3);
+  const std::string whole = ::testing::TempDir() + "/whole.cls.json";
+  ASSERT_THAT(WriteCaptureFile(whole, hero), IsOk());
+  ASSERT_OK_AND_ASSIGN(const std::string expected, ReadFile(whole));
+  const std::string path = ::testing::TempDir() + "/as-made.cls.json";
+  v1::SessionCapture no_graphs = hero;
+  no_graphs.clear_graphs();
+  for (int sunk : {hero.graphs_size(), 0, 1, 2}) {
+    ASSERT_OK_AND_ASSIGN(
+        const v1::SessionCapture made,
+        WriteCaptureAsMade(path, [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
+          v1::SessionCapture c = hero;
+          for (int i = 0; i < sunk; ++i) {
+            sink(c.graphs(i));
+            c.mutable_graphs(i)->clear_nodes();
+          }
+          return c;
+        }));
+    EXPECT_EQ(made.graphs(0).nodes_size(), sunk > 0 ? 0 : hero.graphs(0).nodes_size());
+    ASSERT_OK_AND_ASSIGN(const std::string written, ReadFile(path));
+    EXPECT_EQ(written, expected) << sunk << " graphs sunk";
+  }
+  // A capture with no graph at all prints no `graphs` member.
+  const std::string none = ::testing::TempDir() + "/no-graphs.cls.json";
+  ASSERT_THAT(WriteCaptureFile(none, no_graphs), IsOk());
+  ASSERT_THAT(
+      WriteCaptureAsMade(
+          path, [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> { return no_graphs; })
+          .status(),
+      IsOk());
+  EXPECT_EQ(*ReadFile(path), *ReadFile(none));
+}
+
 TEST(CaptureIoTest, AMakerThatFailsLeavesNoFile) {
   const std::string dir = ::testing::TempDir() + "/as-made-fails";
   std::filesystem::remove_all(dir);
@@ -109,10 +148,26 @@ TEST(CaptureIoTest, AMakerThatFailsLeavesNoFile) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
   EXPECT_TRUE(std::filesystem::is_empty(dir)) << "neither the file nor its temporary";
   EXPECT_THAT(
+      WriteCaptureJsonAsMade(dir + "/x.cls.json",
+                             [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
+                               v1::Graph g;
+                               g.set_id("g");
+                               sink(g);  // printed to the scratch file, when the maker gives up
+                               return absl::InvalidArgumentError("run.log: not a log");
+                             }),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "neither the file nor its scratch file";
+  EXPECT_THAT(
       WriteCapturePbAsMade("/dev/full",
                            [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> {
                              return ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
                            }),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("write failed")));
+  EXPECT_THAT(
+      WriteCaptureJsonAsMade("/dev/full",
+                             [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> {
+                               return ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
+                             }),
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("write failed")));
 }
 

@@ -140,10 +140,11 @@ TEST_F(E2eTest, ImportTraceWritesACapture) {
   EXPECT_THAT(missing.stderr_text, HasSubstr("/nonexistent.log"));
 }
 
-// One log to .cls.pb is written graph by graph as the import goes (WriteCapturePbAsMade); to
-// .cls.json, and from a directory, the capture is made first. Each reads back as the same capture,
-// record texts, every graph's nodes and the source files included; a log that is refused leaves
-// no file.
+// One log to .cls.pb is written graph by graph as the import goes (WriteCapturePbAsMade), and to
+// .cls.json printed around the graphs' text as the import wrote it (WriteCaptureJsonAsMade); from
+// a directory, the capture is made first. Each reads back as the same capture, record texts, every
+// graph's nodes and the source files included, and the two JSON files are the same bytes; a log
+// that is refused leaves no file.
 TEST_F(E2eTest, ImportTraceToBinaryIsTheSameCapture) {
   const std::string pb = TmpPath("streamed.cls.pb"), json = TmpPath("whole.cls.json");
   const std::string dir = TmpPath("one-log-dir");
@@ -151,8 +152,9 @@ TEST_F(E2eTest, ImportTraceToBinaryIsTheSameCapture) {
   std::filesystem::copy_file(kHeadTrace, dir + "/head.log",
                              std::filesystem::copy_options::overwrite_existing);
   const std::string from_dir = TmpPath("from-dir.cls.pb");
+  const std::string from_dir_json = TmpPath("from-dir.cls.json");
   for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{
-           {kHeadTrace, pb}, {kHeadTrace, json}, {dir, from_dir}}) {
+           {kHeadTrace, pb}, {kHeadTrace, json}, {dir, from_dir}, {dir, from_dir_json}}) {
     const RunResult r =
         RunCommand({kClientBinary, "import-trace", in, "-o", out, "--project-root", "/mnt/project",
                     "--path-map", "/mnt/project/examples=" CL_SOURCE_DIR "/examples/hero"});
@@ -171,6 +173,7 @@ TEST_F(E2eTest, ImportTraceToBinaryIsTheSameCapture) {
   for (const v1::Graph& g : streamed->graphs()) EXPECT_GT(g.nodes_size(), 0) << g.id();
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*streamed, *whole));
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*directory, *whole));
+  EXPECT_EQ(*ReadFile(json), *ReadFile(from_dir_json));
 
   const std::string refused = TmpPath("refused.cls.pb");
   const std::string not_a_log = TmpPath("not-a-log.txt");
