@@ -382,9 +382,10 @@ bool IsTorchFrameOnly(absl::string_view code, std::string* frame) {
   return RE2::FullMatch(Piece(code), *kFrameRe, frame);
 }
 
-// A file as torch names its own in a guard's comment: relative to the torch package
-// ("nn/modules/conv.py", "_subclasses/fake_impls.py"). A user's file is written from the root,
-// less the prefix it shares with torch's directory ("nt/project/model.py" for /mnt/project).
+// A file (or "file:line in fn") as torch names its own in a guard's comment: relative to the torch
+// package ("nn/modules/conv.py", "_meta_registrations.py:3878 in bmm"). A user's file is written
+// from the root, less the prefix it shares with torch's directory ("nt/project/model.py" for
+// /mnt/project).
 bool IsTorchRelativeFile(absl::string_view file) {
   static const auto* const kTorchPaths =
       new absl::flat_hash_set<absl::string_view>{"nn",
@@ -420,7 +421,7 @@ bool IsTorchRelativeFile(absl::string_view file) {
                                                  "_utils.py",
                                                  "_compile.py",
                                                  "random.py"};
-  return kTorchPaths->contains(file.substr(0, file.find('/')));
+  return kTorchPaths->contains(file.substr(0, file.find_first_of("/:")));
 }
 
 // The frame a comment names after its code ("nn/modules/conv.py:549 in _conv_forward") when that
@@ -429,7 +430,7 @@ bool IsTorchRelativeFile(absl::string_view file) {
 // guard); empty when the code is the user's.
 std::string TorchCodeFrame(absl::string_view source) {
   static const LazyRE2 kFramesRe = {
-      R"re(  # ([\w./-]+)(\.py:\d+ in [\w<>]+)(?: \(([\w./-]+\.py:\d+ in [\w<>]+)\))?)re"};
+      R"re(  # ([\w./-]+\.py)(:\d+ in [\w<>]+)(?: \(([\w./-]+\.py:\d+ in [\w<>]+)\))?)re"};
   std::string file, rest, origin;
   if (!RE2::PartialMatch(Piece(source), *kFramesRe, &file, &rest, &origin) ||
       !IsTorchRelativeFile(file))

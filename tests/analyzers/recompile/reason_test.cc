@@ -466,6 +466,13 @@ TEST(ParseRecompileReasonTest, CodeQuotedFromTorchsOwnFilesIsNotTheUsers) {
   ASSERT_EQ(linear.size(), 1u);
   EXPECT_EQ(linear[0].UserCode(), "");
   EXPECT_EQ(linear[0].TorchFrame(), "nn/modules/linear.py:125 in forward");
+  // torch's top-level files, in the code's frame or in parentheses.
+  std::vector<GuardFailure> functional = ParseRecompileReason(
+      "0/0: L['x'].size()[1] > 64  # return torch.layer_norm(  # functional.py:2910 in "
+      "layer_norm (_meta_registrations.py:3878 in common_meta_baddbmm_bmm)");
+  ASSERT_EQ(functional.size(), 1u);
+  EXPECT_EQ(functional[0].UserCode(), "");
+  EXPECT_EQ(functional[0].TorchFrame(), "_meta_registrations.py:3878 in common_meta_baddbmm_bmm");
   // A user's file shares a prefix with torch's directory, and keeps what is left of its path.
   std::vector<GuardFailure> user = ParseRecompileReason(
       "0/0: L['x'].size()[0] <= 8  # if n > 8:  # nt/project/nn/layers.py:7 in forward "
@@ -473,6 +480,14 @@ TEST(ParseRecompileReasonTest, CodeQuotedFromTorchsOwnFilesIsNotTheUsers) {
   ASSERT_EQ(user.size(), 1u);
   EXPECT_EQ(user[0].UserCode(), "if n > 8:");
   EXPECT_EQ(user[0].TorchFrame(), "");
+  // The user's code with torch's frame that added the guard after it stays the user's.
+  std::vector<GuardFailure> sdpa = ParseRecompileReason(
+      "0/0: L['x'].size()[1] > 64  # y = F.scaled_dot_product_attention(q, k, v)  # "
+      "nt/project/greedy_decode.py:28 in forward (_meta_registrations.py:3878 in "
+      "common_meta_baddbmm_bmm)");
+  ASSERT_EQ(sdpa.size(), 1u);
+  EXPECT_EQ(sdpa[0].UserCode(), "y = F.scaled_dot_product_attention(q, k, v)");
+  EXPECT_EQ(sdpa[0].TorchFrame(), "");
 }
 
 TEST(ParseRecompileReasonTest, SplitsJoinedChecksOutsideBracketsAndQuotes) {
