@@ -183,6 +183,21 @@ std::vector<PatternSpec> Make() {
     out.push_back(std::move(p));
   }
   {
+    // Checked on torch 2.6 (CPU): an SN-GAN discriminator under the hook form, compiled and called
+    // on the real and the fake batch before one backward(), raised "modified by an inplace
+    // operation" (its power iteration updates `u` in place); eagerly it trained, and so did the
+    // parametrization form compiled, or one compiled call on both batches.
+    PatternSpec p = Pattern(
+        "spectral_norm_hook_compiled", DetectorKind::kCallInRegion, Scope::kAnywhere, 0.6,
+        "`{op}` (the forward-pre-hook form): compiled, a module under it that runs twice before "
+        "one backward() raises \"modified by an inplace operation\"",
+        "use torch.nn.utils.parametrizations.spectral_norm, or call the module once per "
+        "backward (torch.cat the real and fake batches)");
+    p.params.function_names = {"torch.nn.utils.spectral_norm",
+                               "torch.nn.utils.spectral_norm.spectral_norm"};
+    out.push_back(std::move(p));
+  }
+  {
     PatternSpec p = Pattern(
         "numpy_interop", DetectorKind::kCallInRegion, Scope::kCompiledRegion, 0.7,
         "NumPy `{op}` in the compiled region (traced through torch._numpy)", "use torch ops");

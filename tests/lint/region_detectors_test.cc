@@ -315,5 +315,30 @@ def f(x, other):
   EXPECT_THAT(Found(r, "lru_cache_in_compiled"), ElementsAre("lru_cache_in_compiled:4"));
 }
 
+// An SN-GAN discriminator: the hook form of spectral_norm, imported or spelled out, is found where
+// the module is built (outside any compiled region); the parametrization form, which compiled
+// forwards run twice before backward() without error, is not.
+TEST(ExtraCallPatternsTest, SpectralNormsHookFormWhereverTheModuleIsBuilt) {
+  const LintResult r = LintCode(R"py(import torch
+import torch.nn as nn
+from torch.nn.utils import spectral_norm
+from torch.nn.utils.parametrizations import spectral_norm as sn_param
+
+class D(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = spectral_norm(nn.Linear(16, 32))
+        self.b = nn.utils.spectral_norm(nn.Linear(32, 1))
+        self.c = sn_param(nn.Linear(32, 1))
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+cd = torch.compile(D())
+)py");
+  EXPECT_THAT(Found(r, "spectral_norm_hook_compiled"),
+              ElementsAre("spectral_norm_hook_compiled:9", "spectral_norm_hook_compiled:10"));
+}
+
 }  // namespace
 }  // namespace cl::lint
