@@ -529,6 +529,21 @@ class FxGraphReader {
 }  // namespace
 }  // namespace fx
 
+void ClearBeyondAnalysisDetail(v1::Graph* graph) {
+  for (v1::Node& n : *graph->mutable_nodes()) {
+    if (n.has_meta()) {
+      v1::TensorMeta* meta = n.mutable_meta();
+      meta->clear_stride();
+      meta->clear_device();
+      meta->clear_sym_expr();
+    }
+    if (n.has_source()) {
+      n.mutable_source()->clear_fn();
+      n.mutable_source()->clear_code();
+    }
+  }
+}
+
 FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph, FxDetail detail) {
   FxParseResult result;
   fx::FxGraphReader(graph, &result, detail).Run(text);

@@ -83,6 +83,10 @@ enum class FxDetail { kFull, kAnalysis };
 FxParseResult ParseFxGraphText(absl::string_view text, v1::Graph* graph,
                                FxDetail detail = FxDetail::kFull);
 
+// Clears from `graph`'s nodes what FxDetail::kAnalysis leaves out: a kFull parse's graph becomes
+// the one a kAnalysis parse of the same text makes. For checking the one against the other.
+void ClearBeyondAnalysisDetail(v1::Graph* graph);
+
 // The files the `# File:` source comments of the top-level forward name, as ParseFxGraphText
 // would set them on its nodes, without reading a statement: for a graph whose nodes nothing reads
 // (GraphNodes::kLoweredOnly), whose source files are still read. A tenth of a parse's time. True

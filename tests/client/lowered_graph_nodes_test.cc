@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "capture/torch_trace/fx_graph.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -54,26 +55,16 @@ int RemoveConfigSnapshots(v1::SessionCapture* capture) {
   return removed;
 }
 
-// What an analysis-only import leaves out of each node it keeps, as FxDetail::kAnalysis documents
-// it: a meta's stride, device and SymInt expression, a source's function and code. Returns how
-// many fields it cleared.
+// What an analysis-only import leaves out of each node it keeps (FxDetail::kAnalysis): a meta's
+// stride, device and SymInt expression, a source's function and code. Clears them from `graph`
+// and returns how many there were.
 int RemoveUnreadNodeFields(v1::Graph* graph) {
   int removed = 0;
-  for (v1::Node& n : *graph->mutable_nodes()) {
-    v1::TensorMeta* meta = n.mutable_meta();
-    removed += meta->stride_size() + !meta->device().empty() + !meta->sym_expr().empty();
-    meta->clear_stride();
-    meta->clear_device();
-    meta->clear_sym_expr();
-    if (!n.has_source()) continue;
-    removed += !n.source().fn().empty() + !n.source().code().empty();
-    n.mutable_source()->clear_fn();
-    n.mutable_source()->clear_code();
+  for (const v1::Node& n : graph->nodes()) {
+    removed += n.meta().stride_size() + !n.meta().device().empty() + !n.meta().sym_expr().empty() +
+               !n.source().fn().empty() + !n.source().code().empty();
   }
-  // An empty meta the import never set compares as unset.
-  for (v1::Node& n : *graph->mutable_nodes()) {
-    if (n.has_meta() && n.meta().ByteSizeLong() == 0) n.clear_meta();
-  }
+  ClearBeyondAnalysisDetail(graph);
   return removed;
 }
 
