@@ -1,7 +1,11 @@
 // RenderHtml: the page skeleton (head, CSP, style sheet, header) and the section frames. Each
 // section is a <details open> with the seed's id and heading; a pass that was skipped or failed
 // shows its reason in place of a body, and the rest of the page still renders.
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/number_format.h"
 #include "service/render/html.h"
 #include "service/render/html_page.h"
@@ -18,10 +22,16 @@ void WriteHeader(const v1::AnalysisReport& report, HtmlWriter& w) {
   w.Text(metadata.torch_version().empty() ? "unknown" : metadata.torch_version());
   if (!metadata.started_at().empty()) w.Tag(" · ").Text(metadata.started_at());
   w.Tag("</p>\n");
-  // A failed compile is the first thing to know: the frame ran without torch.compile.
+  // A failed compile is the first thing to know: the frame ran without torch.compile. A failed
+  // torch.export is counted as an export, as the verdict counts it.
   if (const int failed = report.failures().failed_size(); failed > 0) {
+    int exports = 0;
+    for (const v1::FailedCompile& f : report.failures().failed()) exports += f.exported();
+    std::vector<std::string> counts;
+    if (failed > exports) counts.push_back(FormatCount(failed - exports, "compile", "compiles"));
+    if (exports > 0) counts.push_back(FormatCount(exports, "export", "exports"));
     w.Tag("<p><a class=\"warn\" href=\"#failures\"><strong>")
-        .Text(absl::StrCat(FormatCount(failed, "compile", "compiles"), " failed"))
+        .Text(absl::StrCat(absl::StrJoin(counts, " and "), " failed"))
         .Tag("</strong></a></p>\n");
   }
   w.Tag("</header>\n");

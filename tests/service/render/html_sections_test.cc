@@ -51,6 +51,22 @@ TEST(HtmlSectionsTest, FailedSectionSaysSoVisiblyAndTheRestStands) {
   EXPECT_THAT(Section(page, "recompile"), HasSubstr("16→32, 16→64, 16→128"));
 }
 
+// The header's count of failures says which were torch.export's, as the verdict does.
+TEST(HtmlSectionsTest, TheHeaderCountsFailedExportsApart) {
+  v1::AnalysisReport report;
+  v1::FailuresSection* failures = report.mutable_failures();
+  failures->set_status(v1::OK);
+  failures->add_failed()->set_exported(true);
+  failures->add_failed()->set_exported(true);
+  const auto header = [&] {
+    const std::string page = RenderHtml(report);
+    return page.substr(0, page.find("</header>"));
+  };
+  EXPECT_THAT(header(), HasSubstr("<strong>2 exports failed</strong>"));
+  failures->add_failed();
+  EXPECT_THAT(header(), HasSubstr("<strong>1 compile and 2 exports failed</strong>"));
+}
+
 TEST(HtmlSectionsTest, EmptyReportRendersEverySection) {
   const std::string page = RenderHtml(v1::AnalysisReport());
   for (const char* id : {"metadata", "ir-diff", "recompile", "cache-stability", "divergence",
