@@ -142,10 +142,7 @@ bool ExpectedLine(const ClusterKey& key, uint32_t count, const FrameStats& frame
   cluster.category = key.cause->category;
   cluster.example = *key.cause;
   cluster.count = count;
-  // What the guard's comment says asked for it, as the recompile pass reads it: the user's
-  // branch on a size, or torch's own code (a convolution picking its kernel by size).
-  cluster.specialized_by = key.cause->UserCode();
-  if (cluster.specialized_by.empty()) cluster.guard_added_in = key.cause->TorchFrame();
+  cluster.NoteGuardComment(*key.cause);
   return Advise(cluster, frame).expected;
 }
 

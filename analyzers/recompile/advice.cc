@@ -51,11 +51,15 @@ bool IsFloatLiteral(absl::string_view text) {
          absl::StrContains(text, "nan");
 }
 
+// A global's or the module's own state (`G['log']`, `self.history`), which no caller passes in.
+bool IsOwnState(absl::string_view variable) {
+  return absl::StartsWith(variable, "G[") || absl::StartsWith(variable, "self.");
+}
+
 // Guarded lengths that count up by one (1, 2, 3): a container growing per call. Three of them;
-// or two from empty (0, 1) for a global's or the module's own (`G['log']`, `self.history`), which
-// no caller passes in: state the code appends to.
+// or two from empty (0, 1) for the code's own state (IsOwnState): state the code appends to.
 bool GrowsByOne(const std::vector<std::string>& values, absl::string_view variable) {
-  const bool own = absl::StartsWith(variable, "G[") || absl::StartsWith(variable, "self.");
+  const bool own = IsOwnState(variable);
   if (values.size() < 3 && !(own && values.size() == 2 && values[0] == "0")) return false;
   int64_t previous = 0;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -78,8 +82,7 @@ Advice AdviseSize(const Cluster& c, const FrameStats& frame) {
   // A tensor the module (or a global) holds, which no caller passes: seen on torch 2.6 in a
   // YOLO-style head whose grid starts as `torch.empty(0)` and is built by forward on the first
   // call, so the second call found it 5-D.
-  const bool own = absl::StartsWith(f.variable, "self.") || absl::StartsWith(f.variable, "G[");
-  if (f.rule == "rank" && own) {
+  if (f.rule == "rank" && IsOwnState(f.variable)) {
     return {absl::StrCat(Named(f.variable), " is ",
                          absl::StartsWith(f.variable, "G[") ? "a global" : "the module's own state",
                          ", not an argument, and its number of dimensions changed (",

@@ -45,6 +45,14 @@ struct Cluster {
   // The fail_type of each recompile of the cluster that torch failed to compile (any attempt).
   std::vector<std::string> failed;
   size_t first_seen = 0;
+
+  // Reads what `g`'s source comment says asked for the guard: the user's line (specialized_by)
+  // or, where the comment names only torch's code, the frame of torch's that added it
+  // (guard_added_in). The recompile pass and the compile-time ledger read it alike.
+  void NoteGuardComment(const GuardFailure& g) {
+    specialized_by = g.UserCode();
+    if (specialized_by.empty()) guard_added_in = g.TorchFrame();
+  }
 };
 
 // One cluster's remedy. `expected`: it explains torch's expected behaviour, nothing to change.

@@ -139,9 +139,7 @@ absl::Status RecompilePass::Run(const PassInput& in, v1::AnalysisReport* out) co
           if (!c.specialized_by.empty() || g.source.empty() || g.category != f.category ||
               g.Axis() != axis)
             continue;
-          // A comment naming only torch's own frame: no line of the user's asked for the guard.
-          c.specialized_by = g.UserCode();
-          if (c.specialized_by.empty()) c.guard_added_in = g.TorchFrame();
+          c.NoteGuardComment(g);
         }
       }
       // A size the code needs the exact value of: each new one compiles again, dynamic or not.

@@ -430,64 +430,53 @@ TEST(ParseRecompileReasonTest, VerboseRecordKeepsEntryHeadersOut) {
   EXPECT_EQ(failures[0].TorchFrame(), "_dynamo/output_graph.py:452 in init_ambient_guards");
 }
 
-// The source comment's two forms in torch 2.6 logs (sandbox scenes, verbatim): the user's line
-// before torch's frame, or torch's frame alone in parentheses (the fx_graph_runnable writer).
+// What a guard's source comment says asked for the guard, on torch 2.6's forms (sandbox scenes
+// and fixtures, verbatim): the user's line before torch's frame; torch's frame alone in
+// parentheses (the fx_graph_runnable writer); torch's own code quoted (torch-2.6/detect_head: a
+// module's `return F.conv2d(`, the guard added by the fake-tensor conv rule), which is no line of
+// the user's, the frame that added it being named instead, or without one in parentheses (the
+// 0/1-specialisation note) the quoted code's own frame.
 TEST(ParseRecompileReasonTest, TheSourceCommentsUserCodeAndTorchFrame) {
-  std::vector<GuardFailure> user = ParseRecompileReason(
-      "0/0: L['x'].size()[0] <= 8  # if x.shape[0] > 8:  # nt/project/thresh.py:7 in forward "
-      "(_dynamo/variables/tensor.py:1201 in evaluate_expr)");
-  ASSERT_EQ(user.size(), 1u);
-  EXPECT_EQ(user[0].UserCode(), "if x.shape[0] > 8:");
-  EXPECT_EQ(user[0].TorchFrame(), "");
-  std::vector<GuardFailure> torch = ParseRecompileReason(
-      "0/1: (4 + 4*(((-1) + L['mel'].size()[2]) // 2)) == 320  # "
-      "(_dynamo/debug_utils.py:661 in tensor)");
-  ASSERT_EQ(torch.size(), 1u);
-  EXPECT_EQ(torch[0].UserCode(), "");
-  EXPECT_EQ(torch[0].TorchFrame(), "_dynamo/debug_utils.py:661 in tensor");
-}
-
-// The code a comment quotes can be torch's own (torch-2.6/detect_head, verbatim): a module's
-// `return F.conv2d(` in nn/modules/conv.py, the guard added by the fake-tensor conv rule. That is
-// no line of the user's; the frame that added the guard is. Without a torch frame in parentheses
-// (the 0/1-specialisation note), the quoted code's own frame is named.
-TEST(ParseRecompileReasonTest, CodeQuotedFromTorchsOwnFilesIsNotTheUsers) {
-  std::vector<GuardFailure> conv = ParseRecompileReason(
-      "0/3: 3*L['img'].size()[2]*L['img'].size()[3] > 20480  # return F.conv2d(  # "
-      "nn/modules/conv.py:549 in _conv_forward (_subclasses/fake_impls.py:743 in conv)");
-  ASSERT_EQ(conv.size(), 1u);
-  EXPECT_EQ(conv[0].UserCode(), "");
-  EXPECT_EQ(conv[0].TorchFrame(), "_subclasses/fake_impls.py:743 in conv");
-  std::vector<GuardFailure> linear = ParseRecompileReason(
-      "0/0: L['x'].size()[0] >= 2  # return F.linear(input, self.weight, self.bias)  # "
-      "nn/modules/linear.py:125 in forward (user code shown is first use of this value--the "
-      "guard itself is not due user code but due to 0/1 specialization in the framework; to "
-      "avoid specialization try torch._dynamo.mark_unbacked(tensor, dim))");
-  ASSERT_EQ(linear.size(), 1u);
-  EXPECT_EQ(linear[0].UserCode(), "");
-  EXPECT_EQ(linear[0].TorchFrame(), "nn/modules/linear.py:125 in forward");
-  // torch's top-level files, in the code's frame or in parentheses.
-  std::vector<GuardFailure> functional = ParseRecompileReason(
-      "0/0: L['x'].size()[1] > 64  # return torch.layer_norm(  # functional.py:2910 in "
-      "layer_norm (_meta_registrations.py:3878 in common_meta_baddbmm_bmm)");
-  ASSERT_EQ(functional.size(), 1u);
-  EXPECT_EQ(functional[0].UserCode(), "");
-  EXPECT_EQ(functional[0].TorchFrame(), "_meta_registrations.py:3878 in common_meta_baddbmm_bmm");
-  // A user's file shares a prefix with torch's directory, and keeps what is left of its path.
-  std::vector<GuardFailure> user = ParseRecompileReason(
-      "0/0: L['x'].size()[0] <= 8  # if n > 8:  # nt/project/nn/layers.py:7 in forward "
-      "(_dynamo/variables/tensor.py:1201 in evaluate_expr)");
-  ASSERT_EQ(user.size(), 1u);
-  EXPECT_EQ(user[0].UserCode(), "if n > 8:");
-  EXPECT_EQ(user[0].TorchFrame(), "");
-  // The user's code with torch's frame that added the guard after it stays the user's.
-  std::vector<GuardFailure> sdpa = ParseRecompileReason(
-      "0/0: L['x'].size()[1] > 64  # y = F.scaled_dot_product_attention(q, k, v)  # "
-      "nt/project/greedy_decode.py:28 in forward (_meta_registrations.py:3878 in "
-      "common_meta_baddbmm_bmm)");
-  ASSERT_EQ(sdpa.size(), 1u);
-  EXPECT_EQ(sdpa[0].UserCode(), "y = F.scaled_dot_product_attention(q, k, v)");
-  EXPECT_EQ(sdpa[0].TorchFrame(), "");
+  struct Case {
+    const char* reason;
+    const char* user_code;
+    const char* torch_frame;
+  };
+  const Case kCases[] = {
+      {"0/0: L['x'].size()[0] <= 8  # if x.shape[0] > 8:  # nt/project/thresh.py:7 in forward "
+       "(_dynamo/variables/tensor.py:1201 in evaluate_expr)",
+       "if x.shape[0] > 8:", ""},
+      {"0/1: (4 + 4*(((-1) + L['mel'].size()[2]) // 2)) == 320  # "
+       "(_dynamo/debug_utils.py:661 in tensor)",
+       "", "_dynamo/debug_utils.py:661 in tensor"},
+      {"0/3: 3*L['img'].size()[2]*L['img'].size()[3] > 20480  # return F.conv2d(  # "
+       "nn/modules/conv.py:549 in _conv_forward (_subclasses/fake_impls.py:743 in conv)",
+       "", "_subclasses/fake_impls.py:743 in conv"},
+      {"0/0: L['x'].size()[0] >= 2  # return F.linear(input, self.weight, self.bias)  # "
+       "nn/modules/linear.py:125 in forward (user code shown is first use of this value--the "
+       "guard itself is not due user code but due to 0/1 specialization in the framework; to "
+       "avoid specialization try torch._dynamo.mark_unbacked(tensor, dim))",
+       "", "nn/modules/linear.py:125 in forward"},
+      // torch's top-level files, in the code's frame or in parentheses.
+      {"0/0: L['x'].size()[1] > 64  # return torch.layer_norm(  # functional.py:2910 in "
+       "layer_norm (_meta_registrations.py:3878 in common_meta_baddbmm_bmm)",
+       "", "_meta_registrations.py:3878 in common_meta_baddbmm_bmm"},
+      // A user's file shares a prefix with torch's directory, and keeps what is left of its path.
+      {"0/0: L['x'].size()[0] <= 8  # if n > 8:  # nt/project/nn/layers.py:7 in forward "
+       "(_dynamo/variables/tensor.py:1201 in evaluate_expr)",
+       "if n > 8:", ""},
+      // The user's code with torch's frame that added the guard after it stays the user's.
+      {"0/0: L['x'].size()[1] > 64  # y = F.scaled_dot_product_attention(q, k, v)  # "
+       "nt/project/greedy_decode.py:28 in forward (_meta_registrations.py:3878 in "
+       "common_meta_baddbmm_bmm)",
+       "y = F.scaled_dot_product_attention(q, k, v)", ""},
+  };
+  for (const Case& c : kCases) {
+    const std::vector<GuardFailure> failures = ParseRecompileReason(c.reason);
+    ASSERT_EQ(failures.size(), 1u) << c.reason;
+    EXPECT_EQ(failures[0].UserCode(), c.user_code) << c.reason;
+    EXPECT_EQ(failures[0].TorchFrame(), c.torch_frame) << c.reason;
+  }
 }
 
 TEST(ParseRecompileReasonTest, SplitsJoinedChecksOutsideBracketsAndQuotes) {
