@@ -40,7 +40,8 @@ std::vector<CommandHelp> MakeCommands() {
        "N]\n"
        "                  [--passes recompile,...] [--gpu NAME] [--db DB]",
        "Explains a torch.compile session: recompilations, graph breaks, failures, compile time\n"
-       "and caches, the IR diff against BASE, fusions, the roofline, divergence, lint. HEAD and\n"
+       "and caches, the IR diff against BASE, fusions, the roofline, divergence, lint; and on a\n"
+       "draft export's log (torch.export.draft_export), what export could not prove. HEAD and\n"
        "BASE are captures (.cls.json, .cls.pb) or TORCH_TRACE logs (.log, .log.gz, or a\n"
        "directory: its rank logs dedicated_log_torch_trace_rank_<N>_*.log, or its one log, or\n"
        "--latest). With no --server the analysis runs in-process; with one, the capture is\n"
@@ -73,7 +74,7 @@ std::vector<CommandHelp> MakeCommands() {
        "hero.html\n"},
       {"check",
        "cl-client check HEAD [--base BASE] [--max-graph-breaks N] [--no-new-graph-breaks]\n"
-       "                [--max-recompiles N] [--fail-on failures,divergence,stale-cache]\n"
+       "                [--max-recompiles N] [--fail-on failures,divergence,stale-cache,export]\n"
        "                [--fail-on-lint SEVERITY --db DB] [--max-regression METRIC=PCT,...]\n"
        "                [--gates gates.toml] [--sarif F] [--markdown F] [analyze flags]",
        "Analyzes HEAD as analyze does, then applies the gates: each prints one line naming the\n"

@@ -115,7 +115,8 @@ ABSL_FLAG(int, max_recompiles, -1,
           "fail when the head recompiles more often than this (-1: no limit)");
 ABSL_FLAG(std::vector<std::string>, fail_on, {},
           "fail on any of: failures (a failed compile), divergence (compiled output diverged "
-          "from eager), stale-cache (a stale cached graph served)");
+          "from eager), stale-cache (a stale cached graph served), export (what a draft export "
+          "could not prove: a decision taken from the example inputs, an op with no fake kernel)");
 ABSL_FLAG(std::string, fail_on_lint, "",
           "fail on a lint finding rated at or above this: info, warning or error (needs --db, "
           "which rates them)");

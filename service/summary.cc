@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -142,6 +143,52 @@ void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) 
   Add(verdict, "recompile", std::move(text));
 }
 
+// What torch.export could not prove, in one line: the decisions it took from the example inputs
+// (asserted at run time), the guards on sizes declared dynamic, the operators it ran for want of
+// a fake kernel.
+std::string ExportVerdict(const v1::FailuresSection& failures) {
+  int decisions = 0, decision_lines = 0, guards = 0;
+  std::vector<std::string> missing, mismatched;
+  for (const v1::ExportFinding& f : failures.export_findings()) {
+    switch (f.kind()) {
+      case v1::ExportFinding::DATA_DEPENDENT:
+        decisions += f.decisions_size();
+        ++decision_lines;
+        break;
+      case v1::ExportFinding::GUARD_EVALUATED:
+        guards += std::max(1, f.decisions_size());
+        break;
+      case v1::ExportFinding::MISSING_FAKE_KERNEL:
+        missing.push_back(f.op());
+        break;
+      case v1::ExportFinding::MISMATCHED_FAKE_KERNEL:
+        mismatched.push_back(f.op());
+        break;
+      default:
+        break;
+    }
+  }
+  std::vector<std::string> parts;
+  if (decisions > 0) {
+    parts.push_back(absl::StrCat(FormatCount(decisions, "decision", "decisions"), " at ",
+                                 FormatCount(decision_lines, "line", "lines"),
+                                 " taken from the example inputs' values, which the exported "
+                                 "program asserts at run time"));
+  }
+  if (guards > 0) {
+    parts.push_back(
+        absl::StrCat(FormatCount(guards, "guard", "guards"), " on sizes declared dynamic"));
+  }
+  if (!missing.empty())
+    parts.push_back(absl::StrCat("no fake kernel for ", absl::StrJoin(missing, ", ")));
+  if (!mismatched.empty()) {
+    parts.push_back(absl::StrCat("a fake kernel that disagrees with the real one for ",
+                                 absl::StrJoin(mismatched, ", ")));
+  }
+  return absl::StrCat("torch.export could not prove what it exported: ",
+                      absl::StrJoin(parts, "; "));
+}
+
 }  // namespace
 
 void FillVerdict(v1::AnalysisReport* report) {
@@ -180,6 +227,8 @@ void FillVerdict(v1::AnalysisReport* report) {
                        ": torch.export raised, and those models were not exported"));
     }
   }
+  if (failures.status() == v1::OK && !failures.export_findings().empty())
+    Add(verdict, "failures", ExportVerdict(failures));
   const v1::RawSection& raw = report->raw();
   if (raw.compiled_graphs() == 0 && raw.empty_graphs() > 0) {
     // torch.compile was called and ran, but no op of the model went into a graph: the model ran

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
+#include "analyzers/failures/export_findings.h"
 #include "analyzers/recompile/graph_breaks.h"
 #include "analyzers/recompile/reason.h"
 #include "common/utf8.h"
@@ -303,11 +304,12 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason,
 absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   const v1::SessionCapture& capture = in.head;
   v1::FailuresSection* section = out->mutable_failures();
-  if (capture.compiles().empty()) {
+  if (capture.compiles().empty() && capture.export_issues().empty()) {
     section->set_status(v1::SKIPPED);
     section->set_reason("the capture holds no compile");
     return absl::OkStatus();
   }
+  AddExportFindings(capture, section);
   absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
   for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
   absl::flat_hash_map<std::string, const v1::Extra*> tracebacks;

@@ -27,7 +27,8 @@ class FailuresPass : public Pass {
  public:
   absl::string_view Name() const override { return "failures"; }
   absl::string_view Section() const override { return "failures"; }
-  // SKIPPED when the capture holds no compile; OK otherwise, with no rows for a clean session.
+  // SKIPPED when the capture holds no compile and no export issue; OK otherwise, with no rows for a
+  // clean session.
   absl::Status Run(const PassInput& in, v1::AnalysisReport* out) const override;
 };
 

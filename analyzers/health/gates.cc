@@ -20,11 +20,12 @@
 #include "absl/strings/strip.h"
 #include "analyzers/health/health.h"
 #include "common/number_format.h"
+#include "proto/report_words.h"
 
 namespace cl {
 namespace {
 
-constexpr absl::string_view kFailOnWords[] = {"failures", "divergence", "stale-cache"};
+constexpr absl::string_view kFailOnWords[] = {"failures", "divergence", "stale-cache", "export"};
 constexpr absl::string_view kLintSeverities[] = {"info", "warning", "error"};
 constexpr size_t kListed = 3;  // findings a failed gate's line names before "and N more"
 
@@ -167,6 +168,27 @@ void FailOnFailures(const v1::AnalysisReport& report, const std::string& gate,
                        flag));
 }
 
+// What torch.export (draft_export) could not prove: a decision it took from the example inputs,
+// a guard on a size declared dynamic, an operator without a faithful fake kernel. A log with no
+// export has none, and passes.
+void FailOnExport(const v1::FailuresSection& s, const std::string& gate, const std::string& flag,
+                  GateWriter& out) {
+  if (s.export_findings().empty()) {
+    out.Add(gate, true, absl::StrCat("nothing torch.export could not prove", flag));
+    return;
+  }
+  out.Add(gate, false,
+          absl::StrCat(FormatCount(s.export_findings().size(), "thing", "things"),
+                       " torch.export could not prove: ",
+                       Listed(s.export_findings(),
+                              [](const v1::ExportFinding& f) {
+                                const std::string where = Where(f.location());
+                                return absl::StrCat(Word(f.kind()), f.op().empty() ? "" : " ",
+                                                    f.op(), where.empty() ? "" : " at ", where);
+                              }),
+                       flag));
+}
+
 void FailOnDivergence(const v1::DivergenceSection& s, const std::string& gate,
                       const std::string& flag, GateWriter& out) {
   if (s.status() != v1::OK) {
@@ -215,6 +237,8 @@ void FailOn(absl::string_view word, const v1::AnalysisReport& report, GateWriter
     FailOnFailures(report, gate, flag, out);
   } else if (word == "divergence") {
     FailOnDivergence(report.divergence(), gate, flag, out);
+  } else if (word == "export") {
+    FailOnExport(report.failures(), gate, flag, out);
   } else {
     FailOnStaleCache(report.cache_stability(), gate, flag, out);
   }

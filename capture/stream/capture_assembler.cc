@@ -233,6 +233,12 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part,
     case v1::CapturePart::kRecord:
       *c.add_records() = std::move(*part.mutable_record());
       return absl::OkStatus();
+    case v1::CapturePart::kExportIssue:
+      *c.add_export_issues() = std::move(*part.mutable_export_issue());
+      return absl::OkStatus();
+    case v1::CapturePart::kExportSymbol:
+      *c.add_export_symbols() = std::move(*part.mutable_export_symbol());
+      return absl::OkStatus();
     case v1::CapturePart::PART_NOT_SET:
       return absl::InvalidArgumentError("the part carries nothing");
     default:

@@ -126,6 +126,8 @@ absl::Status SplitCapture(const v1::SessionCapture& capture, v1::Side side, size
   CL_RETURN_IF_ERROR(send_each(capture.diagnostics(), &v1::CapturePart::mutable_diagnostic));
   CL_RETURN_IF_ERROR(send_each(capture.ranks(), &v1::CapturePart::mutable_rank_digest));
   CL_RETURN_IF_ERROR(send_each(capture.records(), &v1::CapturePart::mutable_record));
+  CL_RETURN_IF_ERROR(send_each(capture.export_issues(), &v1::CapturePart::mutable_export_issue));
+  CL_RETURN_IF_ERROR(send_each(capture.export_symbols(), &v1::CapturePart::mutable_export_symbol));
   return absl::OkStatus();
 }
 

@@ -265,18 +265,31 @@ void AttachSources(v1::SessionCapture* capture, const absl::flat_hash_set<std::s
     if (file.empty() || file[0] == '<' || !seen.insert(file).second) return;
     files.push_back(file);
   };
-  for (const v1::Frame& f : capture->frames()) want(f.file());
-  for (const v1::Compile& c : capture->compiles()) {
-    // Where the compiled code was called from (the training loop: where hooks are registered and
-    // scalars passed), which is the only user file when the compiled module's code is torch's.
-    for (auto f = c.stack().rbegin(); f != c.stack().rend(); ++f) {
+  const auto want_innermost = [&](const google::protobuf::RepeatedPtrField<v1::StackFrame>& stack) {
+    for (auto f = stack.rbegin(); f != stack.rend(); ++f) {
       if (!IsUserSourceFile(f->file())) continue;
       want(f->file());
       break;
     }
+  };
+  for (const v1::Frame& f : capture->frames()) want(f.file());
+  for (const v1::Compile& c : capture->compiles()) {
+    // Where the compiled code was called from (the training loop: where hooks are registered and
+    // scalars passed), which is the only user file when the compiled module's code is torch's.
+    want_innermost(c.stack());
     for (const v1::GraphBreak& gb : c.graph_breaks()) {
       for (const v1::StackFrame& f : gb.user_stack()) want(f.file());
     }
+  }
+  // An export record's user line: its code names the data-dependent symbol (`n = x.item()`) and
+  // says what was decided.
+  for (const v1::ExportIssue& issue : capture->export_issues()) {
+    want_innermost(issue.user_stack());
+    want_innermost(issue.stack());
+  }
+  for (const v1::Symbol& symbol : capture->export_symbols()) {
+    want_innermost(symbol.user_stack());
+    want_innermost(symbol.stack());
   }
   // The nodes' files in name order, so that `sources` lists the same files in the same order
   // whichever graphs kept their nodes (ImportOptions::graph_nodes).

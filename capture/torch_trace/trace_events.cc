@@ -147,7 +147,7 @@ void ReadUserStack(absl::string_view payload, v1::GraphBreak* out) {
 
 }  // namespace
 
-void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element value) {
+void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element value, element root) {
   const std::string& e = env.event;
   // Every record that names a whole compile id is part of that compile, whatever its event.
   if (e != "str") CompileFor(env);
@@ -190,13 +190,27 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
     return OnArtifact(r, env, name);
   }
   if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
+  if (e == "create_unbacked_symbol" && env.compile_id.empty())
+    return OnExportSymbol(r, value, root);
   if (e == "create_symbol" || e == "create_unbacked_symbol") {
     return OnSymbol(env, value, e == "create_unbacked_symbol");
   }
   if (e == "symbolic_shape_specialization") return OnSpecialization(env, value);
+  // Draft export's records name no compile: a guard it evaluated ("eval") on a dim declared
+  // dynamic is one of its issues; a compile's guards are the compile's.
+  if (e == "guard_added" && env.compile_id.empty() &&
+      json::String(value, "prefix").value_or("") == "eval") {
+    return OnExportIssue(r, env, v1::ExportIssue::GUARD_EVALUATED, value, root);
+  }
   if (e == "guard_added_fast" || e == "guard_added") {
     return OnShapeGuard(env, value, e == "guard_added_fast");
   }
+  if (e == "propagate_real_tensors" || e == "propagate_real_tensors_provenance")
+    return OnExportIssue(r, env, v1::ExportIssue::DATA_DEPENDENT, value, root);
+  if (e == "missing_fake_kernel")
+    return OnExportIssue(r, env, v1::ExportIssue::MISSING_FAKE_KERNEL, value, root);
+  if (e == "mismatched_fake_kernel")
+    return OnExportIssue(r, env, v1::ExportIssue::MISMATCHED_FAKE_KERNEL, value, root);
   if (e == "chromium_event" && r.has_payload) return OnChromiumEvent(r);
   if (std::optional<v1::Graph::Stage> stage = GraphStage(e)) return OnGraph(r, env, e, *stage);
   if (e == "dynamo_graph_break_reason") return OnArtifact(r, env, e);  // the 2024 top-level form
@@ -287,7 +301,8 @@ void TraceParser::OnChromiumEvent(const TraceRecord& r) {
 }
 
 void TraceParser::ReadJsonStack(element stack,
-                                google::protobuf::RepeatedPtrField<v1::StackFrame>* out) {
+                                google::protobuf::RepeatedPtrField<v1::StackFrame>* out,
+                                bool with_code) {
   if (!stack.is_array()) return;
   for (element item : json::AsArray(stack)) {
     v1::StackFrame* frame = out->Add();
@@ -307,6 +322,15 @@ void TraceParser::ReadJsonStack(element stack,
     frame->set_name(json::String(item, "name").value_or(""));
     frame->set_line(
         static_cast<uint32_t>(std::max<int64_t>(0, json::Int(item, "line").value_or(0))));
+    if (with_code) {
+      constexpr size_t kMaxCodeBytes = 512;
+      std::string_view code;
+      if (std::optional<element> loc = json::Field(item, "loc");
+          loc && loc->get_string().get(code) == simdjson::SUCCESS) {
+        frame->set_code(
+            std::string(Utf8Prefix(absl::string_view(code.data(), code.size()), kMaxCodeBytes)));
+      }
+    }
   }
 }
 
@@ -388,6 +412,83 @@ void TraceParser::OnSymbol(const Envelope& env, element value, bool unbacked) {
   symbol->set_source(json::String(value, "source").value_or(""));
   if (std::optional<element> stack = json::Field(value, "user_stack")) {
     ReadJsonStack(*stack, symbol->mutable_user_stack());
+  }
+}
+
+namespace {
+
+// What a log's export records are kept of, each kind: draft export logs a few dozen; past this a
+// log is not one torch wrote, and the rest are counted.
+constexpr int kMaxExportRecords = 4096;
+
+}  // namespace
+
+void TraceParser::ReadStringMap(element object,
+                                google::protobuf::Map<std::string, std::string>* out) {
+  constexpr size_t kMaxEntries = 64, kMaxValueBytes = 512;
+  if (!object.is_object()) return;
+  for (simdjson::dom::key_value_pair kv : json::AsObject(object)) {
+    if (out->size() >= kMaxEntries) return;
+    std::string_view text;
+    if (kv.value.get_string().get(text) != simdjson::SUCCESS) continue;
+    (*out)[std::string(kv.key)] =
+        std::string(Utf8Prefix(absl::string_view(text.data(), text.size()), kMaxValueBytes));
+  }
+}
+
+void TraceParser::OnExportIssue(const TraceRecord& r, const Envelope& env,
+                                v1::ExportIssue::Kind kind, element value, element root) {
+  if (!value.is_object()) return;
+  if (capture_.export_issues_size() >= kMaxExportRecords) {
+    Count(ImportCounter::kExportRecordsOverCap);
+    return;
+  }
+  v1::ExportIssue* issue = capture_.add_export_issues();
+  issue->set_kind(kind);
+  issue->set_expr(json::String(value, "expr").value_or(""));
+  issue->set_result(json::String(value, "result").value_or(""));
+  issue->set_op(json::String(value, "op").value_or(""));
+  issue->set_reason(json::String(value, "reason").value_or(""));
+  issue->set_compile_id(env.compile_id);
+  issue->set_line(r.line);
+  if (std::optional<element> user = json::Field(value, "user_stack"))
+    ReadJsonStack(*user, issue->mutable_user_stack(), /*with_code=*/true);
+  // torch 2.6 logs the whole stack on the record, and no user frames of its own.
+  if (issue->user_stack().empty()) {
+    if (std::optional<element> stack = json::Field(root, "stack"))
+      ReadJsonStack(*stack, issue->mutable_stack(), /*with_code=*/true);
+  }
+  if (std::optional<element> frame = json::Field(value, "frame_locals")) {
+    if (std::optional<element> locals = json::Field(*frame, "locals"))
+      ReadStringMap(*locals, issue->mutable_locals());
+    if (std::optional<element> symbols = json::Field(*frame, "symbols"))
+      ReadStringMap(*symbols, issue->mutable_symbol_sources());
+  }
+  if (std::optional<element> sources = json::Field(value, "symbol_to_sources"))
+    ReadStringMap(*sources, issue->mutable_symbol_sources());
+}
+
+void TraceParser::OnExportSymbol(const TraceRecord& r, element value, element root) {
+  if (!value.is_object()) return;
+  const std::optional<std::string> name = json::String(value, "symbol");
+  if (!name || name->empty()) {
+    Count(ImportCounter::kBadSymbolRecord);
+    return;
+  }
+  if (capture_.export_symbols_size() >= kMaxExportRecords) {
+    Count(ImportCounter::kExportRecordsOverCap);
+    return;
+  }
+  v1::Symbol* symbol = capture_.add_export_symbols();
+  symbol->set_name(*name);
+  symbol->set_unbacked(true);
+  symbol->set_range(json::String(value, "vr").value_or(""));
+  symbol->set_line(r.line);
+  if (std::optional<element> user = json::Field(value, "user_stack"))
+    ReadJsonStack(*user, symbol->mutable_user_stack(), /*with_code=*/true);
+  if (symbol->user_stack().empty()) {
+    if (std::optional<element> stack = json::Field(root, "stack"))
+      ReadJsonStack(*stack, symbol->mutable_stack(), /*with_code=*/true);
   }
 }
 

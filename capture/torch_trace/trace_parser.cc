@@ -165,7 +165,7 @@ void TraceParser::Add(TraceRecord&& r) {
     name = json::String(event_value, "name");
     if (!name) name = json::String(event_value, "filename");
   }
-  Dispatch(r, env, event_value);
+  Dispatch(r, env, event_value, root);
   if (env.event == "str" || env.event == "chromium_event") return;
   // A compile logged with no id is named by its metrics record, which Dispatch just turned into
   // "-/N".

@@ -146,7 +146,9 @@ class TraceParser {
   void Problem(ImportCounter counter, uint64_t line, std::string message);
 
   // trace_events.cc: which handler reads which event, and the handlers.
-  void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element root);
+  // `value` is the event's value, `root` the whole record (its envelope's "stack").
+  void Dispatch(const TraceRecord& r, const Envelope& env, simdjson::dom::element value,
+                simdjson::dom::element root);
   void OnDynamoStart(const Envelope& env, simdjson::dom::element stack);
   // create_symbol / create_unbacked_symbol: a size symbol of the record's compile.
   void OnSymbol(const Envelope& env, simdjson::dom::element value, bool unbacked);
@@ -154,8 +156,10 @@ class TraceParser {
   void ReadStacks(simdjson::dom::element value,
                   google::protobuf::RepeatedPtrField<v1::StackFrame>* user_stack,
                   google::protobuf::RepeatedPtrField<v1::StackFrame>* stack);
+  // with_code: each frame's "loc" too (its source line), which later torch logs.
   void ReadJsonStack(simdjson::dom::element stack,
-                     google::protobuf::RepeatedPtrField<v1::StackFrame>* out);
+                     google::protobuf::RepeatedPtrField<v1::StackFrame>* out,
+                     bool with_code = false);
   void OnMetrics(const TraceRecord& r, const Envelope& env, simdjson::dom::element metrics);
   // AnalysisOnly(): whether compile `c` keeps the compilation_metrics field `key`. Torch logs its
   // whole Inductor config (about 9 KB) and Dynamo config (3 KB) with every compile; no pass reads
@@ -182,6 +186,14 @@ class TraceParser {
   void OnSpecialization(const Envelope& env, simdjson::dom::element value);
   void OnShapeGuard(const Envelope& env, simdjson::dom::element value, bool fast);
   void OnLensRecord(const TraceRecord& r, absl::string_view name, simdjson::dom::element artifact);
+  // What torch.export's draft mode logs (ExportIssue), and the unbacked symbols of no compile.
+  void OnExportIssue(const TraceRecord& r, const Envelope& env, v1::ExportIssue::Kind kind,
+                     simdjson::dom::element value, simdjson::dom::element root);
+  void OnExportSymbol(const TraceRecord& r, simdjson::dom::element value,
+                      simdjson::dom::element root);
+  // A JSON object of strings ({"a": "u0 + 1"}) into `out`, at most a few dozen entries.
+  void ReadStringMap(simdjson::dom::element object,
+                     google::protobuf::Map<std::string, std::string>* out);
 
   const TraceParseOptions options_;
   std::unique_ptr<simdjson::dom::parser> json_;

@@ -1,10 +1,12 @@
 // Failures: every compile torch gave up on, with what it said, its traceback (folded) and what to
-// do; then the attempts it restarted. A clean session says so in one line.
+// do; then the attempts it restarted; then what torch.export (draft_export) could not prove. A
+// clean session says so in one line.
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/number_format.h"
+#include "proto/report_words.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"
@@ -51,10 +53,63 @@ void WriteRestarts(const v1::FailuresSection& section, HtmlWriter& w) {
   WriteOmittedRows(restarts.size(), w);
 }
 
+// What torch.export could not prove: per user line (per operator, for a fake kernel), what it
+// decided, what the exported program asserts, the torch._check that would state it, where the
+// data-dependent symbols came from, and what to do.
+void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
+  const auto& findings = section.export_findings();
+  w.Tag("<h3>What torch.export could not prove (").Text(absl::StrCat(findings.size()));
+  w.Tag(")</h3>\n");
+  for (int i = 0; i < ShownRows(findings.size()); ++i) {
+    const v1::ExportFinding& f = findings[i];
+    w.Tag("<div class=\"failure\"><p><code>");
+    w.Text(f.has_location() ? FormatLocation(f.location(), LocationStyle::kPage) : "—");
+    w.Tag("</code>: <strong class=\"warn\">").Text(Word(f.kind())).Tag("</strong>");
+    if (!f.op().empty()) w.Tag(" <code>").Text(f.op()).Tag("</code>");
+    if (!f.code().empty()) w.Tag(" <code>").Text(f.code()).Tag("</code>");
+    w.Text(absl::StrCat(" (", FormatCount(f.records(), "record", "records"), ")")).Tag("</p>\n");
+    if (!f.reason().empty()) w.Tag("<pre class=\"reason\">").Text(f.reason()).Tag("</pre>\n");
+    if (!f.decisions().empty()) {
+      const bool data = f.kind() == v1::ExportFinding::DATA_DEPENDENT;
+      if (data) {
+        w.BeginTable({"torch could not decide", "the example inputs said",
+                      "the exported program asserts", "state it in the code"});
+      } else {
+        w.BeginTable({"guard export evaluated"});
+      }
+      for (const v1::ExportDecision& d : f.decisions()) {
+        w.Tag("<tr><td><code>").Text(d.expr()).Tag("</code></td>");
+        if (data) {
+          w.Tag("<td>").Text(OrDash(d.result())).Tag("</td><td><code>");
+          w.Text(OrDash(d.assertion())).Tag("</code></td><td><code>");
+          w.Text(OrDash(d.check())).Tag("</code></td>");
+        }
+        w.Tag("</tr>\n");
+      }
+      w.EndTable();
+    }
+    for (const v1::ExportSymbol& s : f.symbols()) {
+      w.Tag("<p><code>").Text(s.user_name().empty() ? s.name() : s.user_name()).Tag("</code>");
+      if (!s.user_name().empty()) w.Text(absl::StrCat(" (", s.name(), ")"));
+      w.Text(" depends on the data: made at ");
+      w.Tag("<code>").Text(s.has_location() ? FormatLocation(s.location(), LocationStyle::kPage)
+                                            : "—");
+      w.Tag("</code>");
+      if (!s.code().empty()) w.Text(", ").Tag("<code>").Text(s.code()).Tag("</code>");
+      w.Tag("</p>\n");
+    }
+    if (!f.remedy().empty()) w.Tag("<p>").Text(f.remedy()).Tag("</p>\n");
+    w.Tag("</div>\n");
+  }
+  WriteOmittedRows(findings.size(), w);
+}
+
 }  // namespace
 
 void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
-  if (section.failed().empty()) {
+  if (section.compiles() == 0 && !section.export_findings().empty()) {
+    w.Tag("<p>").Text("No compile: the log is torch.export's.").Tag("</p>\n");
+  } else if (section.failed().empty()) {
     w.Tag("<p class=\"good\">")
         .Text(absl::StrCat("No compile failed (",
                            FormatCount(section.compiles(), "compile", "compiles"), ")."))
@@ -67,6 +122,7 @@ void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
     WriteFailed(section, w);
   }
   if (!section.restarts().empty()) WriteRestarts(section, w);
+  if (!section.export_findings().empty()) WriteExportFindings(section, w);
 }
 
 }  // namespace cl

@@ -1,11 +1,13 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/proto_json.h"
 #include "common/utf8.h"
 #include "google/protobuf/struct.pb.h"
@@ -255,12 +257,39 @@ void AddFailures(const v1::FailuresSection& s, SarifBuilder& out) {
   }
 }
 
+// What a draft export could not prove: the exported program holds only where its decisions do.
+void AddExportFindings(const v1::FailuresSection& s, SarifBuilder& out) {
+  if (s.status() != v1::OK) return;
+  for (const v1::ExportFinding& f : s.export_findings()) {
+    const std::string kind(Word(f.kind()));
+    Rule rule;
+    rule.id = absl::StrCat("export-unproven/", IdPart(kind));
+    rule.name = RuleName("ExportUnproven", IdPart(kind));
+    rule.short_text = Text(absl::StrCat("torch.export could not prove this: ", kind));
+    rule.full_text =
+        "torch.export (draft_export) took this from the example inputs or ran the real kernel: "
+        "the exported program is only right where it holds.";
+    rule.level = "warning";
+    rule.category = "failure";
+    std::vector<std::string> decided;
+    for (const v1::ExportDecision& d : f.decisions())
+      decided.push_back(d.assertion().empty() ? d.expr() : d.assertion());
+    std::string message =
+        Text(absl::StrCat(kind, f.op().empty() ? "" : " ", f.op(),
+                          decided.empty() ? "" : absl::StrCat(": ", absl::StrJoin(decided, ", "))));
+    message = ClipUtf8(message, 1000);
+    if (!f.remedy().empty()) absl::StrAppend(&message, " — remedy: ", Text(f.remedy()));
+    out.Add(rule, "warning", message, f.location());
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RenderSarif(const v1::AnalysisReport& report,
                                         absl::string_view tool_version) {
   SarifBuilder out;
   AddFailures(report.failures(), out);
+  AddExportFindings(report.failures(), out);
   AddRecompile(report.recompile(), out);
   AddLint(report.lint(), out);
   google::protobuf::util::JsonPrintOptions options;

@@ -112,6 +112,24 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
     t.EndLine();
   }
   WriteMore(s.failed().size(), t);
+  if (s.export_findings().empty()) return;
+  t.Text("  torch.export could not prove: ");
+  t.Styled(Style::kWarn, FormatCount(s.export_findings().size(), "finding", "findings")).EndLine();
+  for (int i = 0; i < std::min(s.export_findings().size(), kMaxItems); ++i) {
+    const v1::ExportFinding& f = s.export_findings()[i];
+    std::string what(Word(f.kind()));
+    if (!f.op().empty()) absl::StrAppend(&what, " ", f.op());
+    std::vector<std::string> asserted;
+    for (const v1::ExportDecision& d : f.decisions())
+      asserted.push_back(d.assertion().empty() ? d.expr() : d.assertion());
+    if (!asserted.empty()) {
+      absl::StrAppend(&what, f.kind() == v1::ExportFinding::DATA_DEPENDENT ? ", asserts " : ": ",
+                      ClipUtf8(absl::StrJoin(asserted, ", "), 120));
+    }
+    t.Text(absl::StrCat("    ", f.has_location() ? Where(f.location()) : "?", " ", what));
+    t.EndLine();
+  }
+  WriteMore(s.export_findings().size(), t);
 }
 
 // Only for a multi-rank session (status OK): a single-rank summary stays as it was.

@@ -128,6 +128,25 @@ TEST_F(GatesOnThePair, AComparingGateWithoutABaseFails) {
                           HasSubstr("FAILED: guards: needs a base capture")));
 }
 
+// --fail-on export: a draft export's log (torch 2.6, scenes/draft_export.py) fails it, naming what
+// export could not prove; a log of no export passes it.
+TEST(GatesTest, FailOnExportNamesWhatExportCouldNotProve) {
+  v1::Gates gates;
+  gates.add_fail_on("export");
+  absl::StatusOr<EngineResult> draft = Gate(
+      testing::ImportFixtureLog("torch_trace/torch-2.6/draft_export/trace.log"), nullptr, gates);
+  ASSERT_TRUE(draft.ok()) << draft.status();
+  EXPECT_THAT(Lines(draft->report.health()),
+              ElementsAre("FAILED: 4 things torch.export could not prove: missing-fake-kernel "
+                          "lensdemo.route_topk.default at /mnt/project/draft_export.py:32; "
+                          "data-dependent at /mnt/project/draft_export.py:34; data-dependent at "
+                          "/mnt/project/draft_export.py:36 and 1 more (--fail-on export)"));
+  absl::StatusOr<EngineResult> plain = Gate(Scene("head"), nullptr, gates);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_THAT(Lines(plain->report.health()),
+              ElementsAre("passed: nothing torch.export could not prove (--fail-on export)"));
+}
+
 TEST(GatesTest, ARequestWithAnUnknownGateIsRefused) {
   v1::SessionCapture capture;
   for (auto set : std::vector<void (*)(v1::Gates*)>{

@@ -15,6 +15,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/captures.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/status_matchers.h"
 
 namespace cl {
@@ -74,6 +75,21 @@ TEST(CaptureStreamTest, HeroRoundTrips) {
   ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(Split(hero, v1::HEAD, kDefaultPartBudget)));
   EXPECT_TRUE(MessageDifferencer::Equals(got.head, hero));
   EXPECT_FALSE(got.base.has_value());
+}
+
+// A draft export's log (torch 2.6, tests/fixtures/torch_trace/torch-2.6/draft_export): its
+// export issues and symbols travel as parts of their own, and come back whole.
+TEST(CaptureStreamTest, ADraftExportsIssuesRoundTrip) {
+  ImportOptions options;
+  options.read_sources = false;
+  ASSERT_OK_AND_ASSIGN(
+      v1::SessionCapture c,
+      ImportTraceFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export/trace.log"),
+                      options));
+  ASSERT_GT(c.export_issues_size(), 0);
+  ASSERT_GT(c.export_symbols_size(), 0);
+  ASSERT_OK_AND_ASSIGN(AssembledCaptures got, Assemble(Split(c, v1::HEAD, kDefaultPartBudget)));
+  EXPECT_TRUE(MessageDifferencer::Equals(got.head, c));
 }
 
 TEST(CaptureStreamTest, HeadAndBaseTravelTogether) {

@@ -21,6 +21,8 @@ import sys
 HEADER = re.compile(r"^[VIWECD]\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ .*?\] (\{.*)$")
 ENVELOPE = {"rank", "frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "has_payload",
             "stack", "subgraph_name", "severity", "timestamp", "pathname", "thread"}
+EXPORT_ISSUES = {"propagate_real_tensors", "propagate_real_tensors_provenance", "guard_added",
+                 "missing_fake_kernel", "mismatched_fake_kernel"}
 GRAPH_EVENTS = {"dynamo_output_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
                 "aot_joint_graph", "inductor_pre_grad_graph", "before_pre_grad_graph", "after_pre_grad_graph",
                 "before_recompile_pre_grad", "after_recompile_pre_grad", "inductor_post_grad_graph",
@@ -144,6 +146,9 @@ def expect(path):
     round_, started, finished, idless = 0, set(), set(), 0
     metrics_seen = set()
     symbols = {}  # (compile id, symbol) -> whether its first record gave a hint ("val")
+    # Draft export's records (a guard only when it names no compile and torch evaluated it), and
+    # the unbacked symbols of no compile.
+    export_issues, export_symbols = 0, 0
     for meta_text, payload in records(path):
         try:
             meta = json.loads(meta_text)
@@ -239,6 +244,12 @@ def expect(path):
                 state = info.get("autotune_cache_state") if isinstance(info, dict) else None
                 if state in autotune:
                     autotune[state] += 1
+        elif event in EXPORT_ISSUES and isinstance(value, dict) and (
+                event != "guard_added" or (not cid and value.get("prefix") == "eval")):
+            export_issues += 1
+        elif event == "create_unbacked_symbol" and not cid and isinstance(value, dict) \
+                and value.get("symbol"):
+            export_symbols += 1
         elif kind in GRAPH_EVENTS:
             gid = f"{cid or '-'}/{kind}"
             graph_seen[gid] = graph_seen.get(gid, 0) + 1
@@ -256,7 +267,8 @@ def expect(path):
             "autotune": autotune, "graphs": graphs,
             "compile_seconds": round(sum(compile_seconds.values()), 6),
             "timed_compiles": len(compile_seconds),
-            "symbols": len(symbols), "symbol_hints": sum(symbols.values())}
+            "symbols": len(symbols), "symbol_hints": sum(symbols.values()),
+            "export_issues": export_issues, "export_symbols": export_symbols}
 
 
 def main(argv):

@@ -185,6 +185,37 @@ TEST(ImportCorruptTest, ACacheKeyHashIsCutOnACharacterBoundary) {
   EXPECT_EQ(c.compiles(0).cache_events(0).components(0).name(), "gm");
 }
 
+// Draft export's records, hostile: past 4096 of each kind they are counted, not kept; locals and
+// symbol sources that are not strings are skipped, long ones clipped; a symbol with no name is a
+// bad symbol record; a guard_added of no compile that torch did not evaluate is no issue.
+TEST(ImportCorruptTest, DraftExportRecordsAreCappedAndTheirOddFieldsSkipped) {
+  const std::string header = "V1129 14:05:13.136000 1 a.py:1] ";
+  std::string log = absl::StrCat(
+      header, R"j({"guard_added": {"expr": "Eq(s0, 3)", "prefix": "eval", "frame_locals": )j",
+      R"j({"locals": {"a": 3, "b": [1], "c": ")j", std::string(4000, 'x'),
+      R"j("}, "symbols": "s0"}, "symbol_to_sources": {"s0": "L['x'].size()[0]"}}})j", "\n");
+  for (int i = 0; i < 4100; ++i) {
+    absl::StrAppend(&log, header, R"j({"propagate_real_tensors": {"expr": "u0 < )j", i,
+                    R"j(", "result": "False"}, "stack": [{"line": 3, "name": "f", "filename": )j",
+                    R"j("/m/a.py"}]})j", "\n");
+  }
+  absl::StrAppend(&log, header, R"j({"guard_added": {"expr": "u0 >= 0"}})j", "\n");
+  absl::StrAppend(&log, header, R"j({"create_unbacked_symbol": {"vr": "[0, 4]"}})j", "\n");
+  absl::StrAppend(&log, header, R"j({"missing_fake_kernel": "not an object"})j", "\n");
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.export_issues_size(), 4096);
+  const v1::ExportIssue& guard = c.export_issues(0);
+  EXPECT_EQ(guard.kind(), v1::ExportIssue::GUARD_EVALUATED);
+  EXPECT_EQ(guard.locals().size(), 1u);  // "a" and "b" are no strings
+  EXPECT_EQ(guard.locals().at("c").size(), 512u);
+  EXPECT_EQ(guard.symbol_sources().at("s0"), "L['x'].size()[0]");
+  EXPECT_EQ(c.export_issues(1).expr(), "u0 < 0");
+  EXPECT_EQ(c.export_issues(1).stack(0).file(), "/m/a.py");
+  EXPECT_THAT(Diagnostics(c), HasSubstr("import: 5 export issue or data-dependent symbol record"));
+  EXPECT_THAT(Diagnostics(c), HasSubstr("import: 1 bad symbol record"));
+  EXPECT_TRUE(c.export_symbols().empty());
+}
+
 // The budget for cache-key parts is on what they take in memory: torch's keys are hundreds of short
 // parts, each a message and three strings, several times its text. Twenty misses of ten short
 // parts ("[h0] gm: x") are 1 KB of text, which a budget on text would keep whole under 4 KiB; in

@@ -75,6 +75,8 @@ TEST(ImportFixturesTest, EveryLogMatchesItsIndependentExpectation) {
     EXPECT_EQ(breaks, Num(expected, "graph_breaks"));
     EXPECT_EQ(symbols, Num(expected, "symbols"));
     EXPECT_EQ(hints, Num(expected, "symbol_hints"));
+    EXPECT_EQ(c->export_issues_size(), Num(expected, "export_issues"));
+    EXPECT_EQ(c->export_symbols_size(), Num(expected, "export_symbols"));
     const Value& ec = expected.struct_value().fields().at("cache");
     EXPECT_EQ(cache["hit"], Num(ec, "hit"));
     EXPECT_EQ(cache["miss"], Num(ec, "miss"));
