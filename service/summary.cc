@@ -170,10 +170,12 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
   }
   std::vector<std::string> parts;
   if (decisions > 0) {
-    parts.push_back(absl::StrCat(FormatCount(decisions, "decision", "decisions"), " at ",
-                                 FormatCount(decision_lines, "line", "lines"),
-                                 " taken from the example inputs' values, which the exported "
-                                 "program asserts at run time"));
+    parts.push_back(
+        absl::StrCat(FormatCount(decisions, "decision", "decisions"), " at ",
+                     FormatCount(decision_lines, "line", "lines"),
+                     " taken from the example inputs' values, which the ",
+                     UnprovenBy(failures) == "torch" ? "compiled graph" : "exported program",
+                     " asserts at run time"));
   }
   if (guards > 0) {
     parts.push_back(
@@ -185,8 +187,9 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
     parts.push_back(absl::StrCat("a fake kernel that disagrees with the real one for ",
                                  absl::StrJoin(mismatched, ", ")));
   }
-  return absl::StrCat("torch.export could not prove what it exported: ",
-                      absl::StrJoin(parts, "; "));
+  const absl::string_view who = UnprovenBy(failures);
+  return absl::StrCat(who, " could not prove what it ", who == "torch" ? "compiled" : "exported",
+                      ": ", absl::StrJoin(parts, "; "));
 }
 
 }  // namespace

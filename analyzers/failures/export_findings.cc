@@ -256,16 +256,19 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
             "a mask rather than a Python int index). ");
         break;
       }
+      const bool compiled = !f.compile_id().empty();
       absl::StrAppend(
-          &text,
-          "Export could not decide this from shapes alone, so it took what the example inputs "
-          "gave, and the exported program asserts it at run time: an input for which it is false "
-          "raises \"Runtime assertion failed\" rather than computing. Where it holds for every "
-          "input, state it before this line");
+          &text, compiled ? "torch" : "Export",
+          " could not decide this from shapes alone, so it took what the example inputs gave, and "
+          "the ",
+          compiled ? "compiled graph" : "exported program",
+          " asserts it at run time: an input for which it is false raises \"Runtime assertion "
+          "failed\" rather than computing. Where it holds for every input, state it before this "
+          "line");
       const bool any_check = std::any_of(f.decisions().begin(), f.decisions().end(),
                                          [](const auto& d) { return !d.check().empty(); });
       absl::StrAppend(&text, any_check ? " (the torch._check calls above)" : " with torch._check",
-                      " and export proves it rather than guessing; where it can be false, the "
+                      " and torch proves it rather than guessing; where it can be false, the "
                       "code must not decide on it (torch.cond takes both branches).");
       return text;
     }
@@ -342,6 +345,15 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
     origins.Add(symbol.name(), std::move(origin));
   }
 
+  absl::flat_hash_map<std::string, const v1::Frame*> compiled_frames;  // compile id -> frame
+  {
+    absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
+    for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
+    for (const v1::Compile& c : capture.compiles()) {
+      if (auto it = frames.find(c.frame_id()); it != frames.end() && !it->second->file().empty())
+        compiled_frames.emplace(c.id(), it->second);
+    }
+  }
   absl::flat_hash_map<std::string, int> finding_of;  // kind and user line, or op -> index
   absl::flat_hash_map<int, absl::flat_hash_set<std::string>> seen;  // decisions, symbol lines
   absl::flat_hash_map<int, const v1::ExportIssue*> first_issue;
@@ -350,9 +362,21 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
     const std::string code = frame != nullptr ? CodeOf(capture, *frame) : "";
     const bool fake_kernel = issue.kind() == v1::ExportIssue::MISSING_FAKE_KERNEL ||
                              issue.kind() == v1::ExportIssue::MISMATCHED_FAKE_KERNEL;
+    // Under torch.compile (fake_tensor_propagate_real_tensors) the records name their compile and
+    // no user frame: Dynamo traces the bytecode, so torch's stack holds its own frames, not the
+    // user's line. The compiled frame stands for it.
+    v1::StackFrame compiled_frame;
+    if (frame == nullptr && !issue.compile_id().empty()) {
+      if (auto c = compiled_frames.find(issue.compile_id()); c != compiled_frames.end()) {
+        compiled_frame.set_file(c->second->file());
+        compiled_frame.set_line(c->second->line());
+        frame = &compiled_frame;
+      }
+    }
     const std::string key =
         fake_kernel        ? absl::StrCat(issue.kind(), " ", issue.op(), " ", issue.reason())
-        : frame != nullptr ? absl::StrCat(issue.kind(), " ", frame->file(), ":", frame->line())
+        : frame != nullptr ? absl::StrCat(issue.kind(), " ", frame->file(), ":", frame->line(), " ",
+                                          issue.compile_id())
                            : absl::StrCat(issue.kind(), " ", issue.expr());
     auto [it, added] = finding_of.try_emplace(key, section->export_findings_size());
     if (added) section->add_export_findings();

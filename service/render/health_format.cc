@@ -67,4 +67,11 @@ uint32_t ExpectedRecompiles(const v1::RecompileSection& section) {
   return expected;
 }
 
+absl::string_view UnprovenBy(const v1::FailuresSection& section) {
+  for (const v1::ExportFinding& f : section.export_findings()) {
+    if (!f.compile_id().empty()) return "torch";
+  }
+  return "torch.export";
+}
+
 }  // namespace cl

@@ -34,6 +34,11 @@ std::string GraphBreakCount(const v1::RecompileSection& section);
 // input that changed once dynamic. The page and the verdict both set them apart.
 uint32_t ExpectedRecompiles(const v1::RecompileSection& section);
 
+// What the section's export findings are about: "torch.export" for a draft export's, "torch" when
+// any came from torch.compile's compiles (fake_tensor_propagate_real_tensors); the page, the
+// terminal and the verdict head them "<who> could not prove ...".
+absl::string_view UnprovenBy(const v1::FailuresSection& section);
+
 }  // namespace cl
 
 #endif  // SERVICE_RENDER_HEALTH_FORMAT_H_

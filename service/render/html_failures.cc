@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/number_format.h"
 #include "proto/report_words.h"
+#include "service/render/health_format.h"
 #include "service/render/html_fragments.h"
 #include "service/render/html_sections.h"
 #include "service/render/location_format.h"
@@ -58,7 +59,8 @@ void WriteRestarts(const v1::FailuresSection& section, HtmlWriter& w) {
 // data-dependent symbols came from, and what to do.
 void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
   const auto& findings = section.export_findings();
-  w.Tag("<h3>What torch.export could not prove (").Text(absl::StrCat(findings.size()));
+  w.Tag("<h3>").Text(absl::StrCat("What ", UnprovenBy(section), " could not prove ("));
+  w.Text(absl::StrCat(findings.size()));
   w.Tag(")</h3>\n");
   for (int i = 0; i < ShownRows(findings.size()); ++i) {
     const v1::ExportFinding& f = findings[i];

@@ -216,6 +216,31 @@ TEST(ExportFindingsTest, AnOlderLogThatTlparseCannotReadIsRead) {
   EXPECT_EQ(s.export_findings(1).records(), 8u);
 }
 
+// scenes/real_tensors_compile.py: torch.compile with fake_tensor_propagate_real_tensors logs the
+// same decisions under its compile, with no user frame (Dynamo traces bytecode): they are the
+// compiled frame's, and the verdict says torch compiled it, not that export exported it.
+TEST(ExportFindingsTest, DecisionsUnderACompileAreTheCompiledFramesAndSaySo) {
+  const v1::SessionCapture capture =
+      ::cl::testing::ImportFixtureLog("torch_trace/torch-2.6/real_tensors_compile/trace.log");
+  const v1::FailuresSection s = Findings(capture);
+  ASSERT_EQ(s.export_findings_size(), 1);
+  const v1::ExportFinding& f = s.export_findings(0);
+  EXPECT_EQ(f.compile_id(), "0/0");
+  EXPECT_EQ(f.location().file(), "/mnt/project/real_tensors_compile.py");
+  EXPECT_EQ(f.location().line(), 20u);  // forward
+  EXPECT_EQ(f.records(), 4u);
+  EXPECT_THAT(f.remedy(), HasSubstr("the compiled graph asserts it at run time"));
+
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GE(r->report.verdict().items_size(), 1);
+  EXPECT_THAT(r->report.verdict().items(0).text(),
+              HasSubstr("torch could not prove what it compiled: 4 decisions at 1 line"));
+  EXPECT_THAT(r->report.verdict().items(0).text(), HasSubstr("which the compiled graph asserts"));
+}
+
 // A log of no export has no findings, and a log of only an export is not "no compile" skipped.
 TEST(ExportFindingsTest, TheVerdictSaysWhatExportCouldNotProve) {
   ThreadPool pool(2, 8);
