@@ -243,33 +243,36 @@ std::string OpQualname(absl::string_view op) {
 std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
   switch (f.kind()) {
     case v1::ExportFinding::DATA_DEPENDENT: {
-      std::string text;
-      for (const v1::ExportDecision& d : f.decisions()) {
-        if (IsTruthValue(d.result())) continue;
-        absl::StrAppend(
-            &text, "Here torch needed the value of `", d.expr(),
-            "` itself, not a fact about it, and "
-            "fixed it at the example's ",
-            d.result(),
-            ": the exported program is only right for "
-            "that value. Keep it a tensor where it is used (index_copy_, index_select, gather or "
-            "a mask rather than a Python int index). ");
-        break;
-      }
       const bool compiled = !f.compile_id().empty();
-      absl::StrAppend(
-          &text, compiled ? "torch" : "Export",
-          " could not decide this from shapes alone, so it took what the example inputs gave, and "
-          "the ",
-          compiled ? "compiled graph" : "exported program",
-          " asserts it at run time: an input for which it is false raises \"Runtime assertion "
-          "failed\" rather than computing. Where it holds for every input, state it before this "
-          "line");
+      const absl::string_view program = compiled ? "compiled graph" : "exported program";
+      std::string text;
+      bool any_fact = false;  // a decision of a fact (True / False), not of a value
+      for (const v1::ExportDecision& d : f.decisions()) {
+        if (IsTruthValue(d.result())) {
+          any_fact = true;
+        } else if (text.empty()) {
+          absl::StrAppend(&text, "Here torch needed the value of `", d.expr(),
+                          "` itself, not a fact about it, and fixed it at the example's ",
+                          d.result(), ": the ", program,
+                          " is only right for that value. Keep it a tensor where it is used "
+                          "(index_copy_, index_select, gather or a mask rather than a Python int "
+                          "index).");
+        }
+      }
+      if (!any_fact) return text;
       const bool any_check = std::any_of(f.decisions().begin(), f.decisions().end(),
                                          [](const auto& d) { return !d.check().empty(); });
-      absl::StrAppend(&text, any_check ? " (the torch._check calls above)" : " with torch._check",
-                      " and torch proves it rather than guessing; where it can be false, the "
-                      "code must not decide on it (torch.cond takes both branches).");
+      absl::StrAppend(
+          &text, text.empty() ? "" : " ", compiled ? "torch" : "Export",
+          " could not decide this from shapes alone, so it took what the example inputs gave, and "
+          "the ",
+          program,
+          " asserts it at run time: an input for which it is false raises \"Runtime assertion "
+          "failed\" rather than computing. Where it holds for every input, state it before this "
+          "line",
+          any_check ? " (the torch._check calls above)" : " with torch._check",
+          " and torch proves it rather than guessing; where it can be false, the code must not "
+          "decide on it (torch.cond takes both branches).");
       return text;
     }
     case v1::ExportFinding::GUARD_EVALUATED: {
