@@ -147,7 +147,7 @@ void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) 
 // (asserted at run time), the guards on sizes declared dynamic, the operators it ran for want of
 // a fake kernel.
 std::string ExportVerdict(const v1::FailuresSection& failures) {
-  int decisions = 0, decision_lines = 0, guards = 0;
+  int decisions = 0, decision_lines = 0, guards = 0, specialized = 0;
   std::vector<std::string> missing, mismatched;
   for (const v1::ExportFinding& f : failures.export_findings()) {
     switch (f.kind()) {
@@ -157,6 +157,9 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
         break;
       case v1::ExportFinding::GUARD_EVALUATED:
         guards += std::max(1, f.decisions_size());
+        break;
+      case v1::ExportFinding::SPECIALIZED:
+        specialized += std::max(1, f.decisions_size());
         break;
       case v1::ExportFinding::MISSING_FAKE_KERNEL:
         missing.push_back(f.op());
@@ -176,6 +179,10 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
                      " taken from the example inputs' values, which the ",
                      UnprovenBy(failures) == "torch" ? "compiled graph" : "exported program",
                      " asserts at run time"));
+  }
+  if (specialized > 0) {
+    parts.push_back(absl::StrCat(FormatCount(specialized, "size", "sizes"),
+                                 " declared dynamic made a constant by the code"));
   }
   if (guards > 0) {
     parts.push_back(

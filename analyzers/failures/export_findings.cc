@@ -289,6 +289,18 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
           "declare it static in dynamic_shapes (Dim.AUTO lets export choose); if it varies, make "
           "this line size-generic.");
     }
+    case v1::ExportFinding::SPECIALIZED: {
+      auto source = first.symbol_sources().find(first.expr());
+      return absl::StrCat(
+          "This line made a size declared dynamic a constant: `", first.expr(), "`",
+          source == first.symbol_sources().end() ? "" : absl::StrCat(" (", source->second, ")"),
+          " can only be ", first.result(), " here",
+          first.reason().empty() ? "" : absl::StrCat(" (", first.reason(), ")"),
+          ". torch.export refuses the dim as dynamic, and draft export exported it static: the "
+          "program takes only that size. If the size is really fixed, declare it static in "
+          "dynamic_shapes (Dim.AUTO lets export choose); if it varies, make this line "
+          "size-generic: a shape read from the input (x.shape[0], or -1) rather than a constant.");
+    }
     case v1::ExportFinding::MISSING_FAKE_KERNEL:
       return absl::StrCat(
           "torch.ops.", f.op(),
@@ -361,13 +373,15 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
   absl::flat_hash_map<int, absl::flat_hash_set<std::string>> seen;  // decisions, symbol lines
   absl::flat_hash_map<int, const v1::ExportIssue*> first_issue;
   for (const v1::ExportIssue& issue : capture.export_issues()) {
-    const v1::StackFrame* frame = UserFrame(issue.user_stack(), issue.stack());
+    // Under a compile, torch's stack is Dynamo's own and the call site's, never the traced line.
+    const v1::StackFrame* frame = issue.compile_id().empty() || !issue.user_stack().empty()
+                                      ? UserFrame(issue.user_stack(), issue.stack())
+                                      : nullptr;
     const std::string code = frame != nullptr ? CodeOf(capture, *frame) : "";
     const bool fake_kernel = issue.kind() == v1::ExportIssue::MISSING_FAKE_KERNEL ||
                              issue.kind() == v1::ExportIssue::MISMATCHED_FAKE_KERNEL;
     // Under torch.compile (fake_tensor_propagate_real_tensors) the records name their compile and
-    // no user frame: Dynamo traces the bytecode, so torch's stack holds its own frames, not the
-    // user's line. The compiled frame stands for it.
+    // no user frame: Dynamo traces the bytecode, so the compiled frame stands for the line.
     v1::StackFrame compiled_frame;
     if (frame == nullptr && !issue.compile_id().empty()) {
       if (auto c = compiled_frames.find(issue.compile_id()); c != compiled_frames.end()) {
@@ -405,6 +419,7 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
       v1::ExportDecision* d = f->add_decisions();
       d->set_expr(named);
       d->set_result(issue.result());
+      if (issue.kind() == v1::ExportIssue::SPECIALIZED) d->set_assertion(assertion);
       if (issue.kind() == v1::ExportIssue::DATA_DEPENDENT) {
         d->set_assertion(assertion);
         // A value torch needed itself (an int index) was fixed, not a fact about it asserted:

@@ -195,7 +195,16 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   if (e == "create_symbol" || e == "create_unbacked_symbol") {
     return OnSymbol(env, value, e == "create_unbacked_symbol");
   }
-  if (e == "symbolic_shape_specialization") return OnSpecialization(env, value);
+  if (e == "symbolic_shape_specialization") {
+    // Of no compile, a size of the export's inputs (it has a source) made a constant; an unbacked
+    // symbol's (`pos = start.item()` indexing) is its propagate_real_tensors decision already.
+    if (!env.compile_id.empty()) return OnSpecialization(env, value);
+    if (std::optional<element> sources = json::Field(value, "sources");
+        sources && sources->is_array() && json::AsArray(*sources).size() > 0) {
+      return OnExportIssue(r, env, v1::ExportIssue::SPECIALIZED, value, root);
+    }
+    return;
+  }
   // Draft export's records name no compile: a guard it evaluated ("eval") on a dim declared
   // dynamic is one of its issues; a compile's guards are the compile's.
   if (e == "guard_added" && env.compile_id.empty() &&
@@ -445,18 +454,37 @@ void TraceParser::OnExportIssue(const TraceRecord& r, const Envelope& env,
   }
   v1::ExportIssue* issue = capture_.add_export_issues();
   issue->set_kind(kind);
-  issue->set_expr(json::String(value, "expr").value_or(""));
-  issue->set_result(json::String(value, "result").value_or(""));
+  if (kind == v1::ExportIssue::SPECIALIZED) {
+    // {"symbol": "s0", "sources": ["L['x'].size()[0]"], "value": "4", "reason": ...}
+    const std::string symbol = json::String(value, "symbol").value_or("");
+    issue->set_expr(symbol);
+    issue->set_result(json::String(value, "value").value_or(""));
+    if (std::optional<element> sources = json::Field(value, "sources");
+        sources && sources->is_array() && !symbol.empty()) {
+      for (element source : json::AsArray(*sources)) {
+        std::string_view text;
+        if (source.get_string().get(text) != simdjson::SUCCESS) continue;
+        (*issue->mutable_symbol_sources())[symbol] =
+            std::string(Utf8Prefix(absl::string_view(text.data(), text.size()), 512));
+        break;
+      }
+    }
+  } else {
+    issue->set_expr(json::String(value, "expr").value_or(""));
+    issue->set_result(json::String(value, "result").value_or(""));
+  }
   issue->set_op(json::String(value, "op").value_or(""));
   issue->set_reason(json::String(value, "reason").value_or(""));
   issue->set_compile_id(env.compile_id);
   issue->set_line(r.line);
   if (std::optional<element> user = json::Field(value, "user_stack"))
     ReadJsonStack(*user, issue->mutable_user_stack(), /*with_code=*/true);
-  // torch 2.6 logs the whole stack on the record, and no user frames of its own.
+  // torch 2.6 logs no user frames of its own: its whole stack is the record's (a specialization's)
+  // or the envelope's (the others').
   if (issue->user_stack().empty()) {
-    if (std::optional<element> stack = json::Field(root, "stack"))
-      ReadJsonStack(*stack, issue->mutable_stack(), /*with_code=*/true);
+    std::optional<element> stack = json::Field(value, "stack");
+    if (!stack) stack = json::Field(root, "stack");
+    if (stack) ReadJsonStack(*stack, issue->mutable_stack(), /*with_code=*/true);
   }
   if (std::optional<element> frame = json::Field(value, "frame_locals")) {
     if (std::optional<element> locals = json::Field(*frame, "locals"))

@@ -76,11 +76,15 @@ void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
       if (data) {
         w.BeginTable({"torch could not decide", "the example inputs said",
                       "the exported program asserts", "state it in the code"});
+      } else if (f.kind() == v1::ExportFinding::SPECIALIZED) {
+        w.BeginTable({"size declared dynamic", "made the constant"});
       } else {
         w.BeginTable({"guard export evaluated"});
       }
       for (const v1::ExportDecision& d : f.decisions()) {
         w.Tag("<tr><td><code>").Text(d.expr()).Tag("</code></td>");
+        if (f.kind() == v1::ExportFinding::SPECIALIZED)
+          w.Tag("<td><code>").Text(OrDash(d.result())).Tag("</code></td>");
         if (data) {
           w.Tag("<td>").Text(OrDash(d.result())).Tag("</td><td><code>");
           w.Text(OrDash(d.assertion())).Tag("</code></td><td><code>");

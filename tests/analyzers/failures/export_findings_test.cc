@@ -203,6 +203,31 @@ TEST(ExportFindingsTest, AGuardOnADynamicSizeNamesItsSource) {
   EXPECT_THAT(f.remedy(), HasSubstr("dynamic_shapes"));
 }
 
+// scenes/draft_export_dims.py: a ResNet-style classifier declared dynamic in its batch, whose head
+// flattens with `view(4, -1)`. Torch 2.6 logs no evaluated guard; its specialization of the batch
+// is the finding, at the line torch's own report (result.json, a constraint violation) means.
+TEST(ExportFindingsTest, ASizeDeclaredDynamicThatTheCodePinsIsFound) {
+  const v1::FailuresSection s =
+      Findings(ImportWithSources("torch_trace/torch-2.6/draft_export_dims/trace.log"));
+  ASSERT_EQ(s.export_findings_size(), 1);
+  const v1::ExportFinding& f = s.export_findings(0);
+  EXPECT_EQ(f.kind(), v1::ExportFinding::SPECIALIZED);
+  EXPECT_EQ(f.location().line(), 39u);
+  EXPECT_EQ(f.code(), "return self.fc(x.view(4, -1))");
+  ASSERT_EQ(f.decisions_size(), 1);
+  EXPECT_EQ(f.decisions(0).expr(), "s0");
+  EXPECT_EQ(f.decisions(0).result(), "4");
+  EXPECT_EQ(f.decisions(0).check(), "");
+  EXPECT_THAT(f.remedy(), HasSubstr("`s0` (L['args'][0][0].size()[0]) can only be 4 here"));
+  EXPECT_THAT(f.remedy(), HasSubstr("declare it static in dynamic_shapes"));
+
+  absl::StatusOr<std::string> text =
+      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export_dims/result.json"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, HasSubstr("CONSTRAINT_VIOLATION_ERROR"));
+  EXPECT_THAT(*text, HasSubstr("L['args'][0][0].size()[0]"));
+}
+
 // The 2025-01-27 log (tlparse 0.4.3 panics on it in --export): a custom op with no fake kernel,
 // and data-dependent decisions from torch's older record name, with no user stack of its own.
 TEST(ExportFindingsTest, AnOlderLogThatTlparseCannotReadIsRead) {

@@ -247,6 +247,9 @@ def expect(path):
         elif event in EXPORT_ISSUES and isinstance(value, dict) and (
                 event != "guard_added" or (not cid and value.get("prefix") == "eval")):
             export_issues += 1
+        elif event == "symbolic_shape_specialization" and not cid and isinstance(value, dict) \
+                and value.get("sources"):
+            export_issues += 1  # draft export's: an input's size declared dynamic made a constant
         elif event == "create_unbacked_symbol" and not cid and isinstance(value, dict) \
                 and value.get("symbol"):
             export_symbols += 1
