@@ -148,7 +148,7 @@ void AddRecompiles(const v1::RecompileSection& recompile, v1::Verdict* verdict) 
 // a fake kernel.
 std::string ExportVerdict(const v1::FailuresSection& failures) {
   int decisions = 0, decision_lines = 0, guards = 0, specialized = 0;
-  std::vector<std::string> missing, mismatched;
+  std::vector<std::string> missing, mismatched, stopped;
   for (const v1::ExportFinding& f : failures.export_findings()) {
     switch (f.kind()) {
       case v1::ExportFinding::DATA_DEPENDENT:
@@ -165,7 +165,7 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
         missing.push_back(f.op());
         break;
       case v1::ExportFinding::MISMATCHED_FAKE_KERNEL:
-        mismatched.push_back(f.op());
+        (f.stopped() ? stopped : mismatched).push_back(f.op());
         break;
       default:
         break;
@@ -195,8 +195,16 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
                                  absl::StrJoin(mismatched, ", ")));
   }
   const absl::string_view who = UnprovenBy(failures);
-  return absl::StrCat(who, " could not prove what it ", who == "torch" ? "compiled" : "exported",
-                      ": ", absl::StrJoin(parts, "; "));
+  const std::string unproven =
+      parts.empty()
+          ? ""
+          : absl::StrCat(who, " could not prove what it ", who == "torch" ? "compiled" : "exported",
+                         ": ", absl::StrJoin(parts, "; "));
+  if (stopped.empty()) return unproven;
+  // The export raised: nothing was exported, and that comes first.
+  return absl::StrCat(who, " stopped with an error at ", absl::StrJoin(stopped, ", "),
+                      ": torch cannot infer a fake kernel for a view with a storage offset",
+                      unproven.empty() ? "" : absl::StrCat("; ", unproven));
 }
 
 }  // namespace

@@ -230,6 +230,12 @@ absl::string_view Negated(absl::string_view op) {
   return "==";
 }
 
+// An operator of torch's own libraries (aten.select.int, prims.view_of.default): its fake
+// kernels are torch's.
+bool IsTorchsOwnOp(absl::string_view op) {
+  return absl::StartsWith(op, "aten.") || absl::StartsWith(op, "prims.");
+}
+
 // The fake-kernel registration name of an operator overload: "mylib.foo.default" → "mylib::foo".
 std::string OpQualname(absl::string_view op) {
   const size_t dot = op.find('.');
@@ -302,6 +308,12 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
           "size-generic: a shape read from the input (x.shape[0], or -1) rather than a constant.");
     }
     case v1::ExportFinding::MISSING_FAKE_KERNEL:
+      if (IsTorchsOwnOp(f.op())) {
+        return absl::StrCat("torch has no fake kernel for its own ", f.op(),
+                            ", so export ran it on the real example inputs and took their output "
+                            "shapes as given. The operator is torch's, not one to register: write "
+                            "this line with other ops, or report it to PyTorch with this log.");
+      }
       return absl::StrCat(
           "torch.ops.", f.op(),
           " has no fake kernel, so export ran it on the real example inputs and took their "
@@ -311,6 +323,21 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
           "\") on a function that returns empty tensors of the output's shape "
           "(torch.library.get_ctx().new_dynamic_size() for a size that depends on the data).");
     case v1::ExportFinding::MISMATCHED_FAKE_KERNEL:
+      if (IsTorchsOwnOp(f.op())) {
+        // aten's fake kernels are torch's: nothing for the user to register or fix.
+        const bool stops = f.stopped();
+        return absl::StrCat(
+            "torch's own fake kernel for ", f.op(),
+            " disagrees with the real kernel on these "
+            "inputs",
+            f.reason().empty() ? "" : absl::StrCat(" (", f.reason(), ")"),
+            stops ? ": torch cannot infer a fake kernel from the real one for a result with a "
+                    "storage offset, so the export stops with an error here. "
+                  : ", and draft export used the real kernel's outputs. ",
+            "The operator is torch's, not one to register: write this line with other ops (a view "
+            "of a data-dependent result is the usual cause: index_select or gather in place of "
+            "basic indexing), or report it to PyTorch with this log.");
+      }
       return absl::StrCat(
           "torch.ops.", f.op(), "'s fake kernel disagrees with the real one",
           f.reason().empty() ? "" : absl::StrCat(" (", f.reason(), ")"),
@@ -407,6 +434,11 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
       f->set_op(issue.op());
       f->set_reason(issue.reason());
       f->set_compile_id(issue.compile_id());
+      // torch infers a fake kernel from the real one, except for a result that is a view with a
+      // storage offset: fake_tensor.py's inference refuses it, and the export raises.
+      f->set_stopped(issue.kind() == v1::ExportIssue::MISMATCHED_FAKE_KERNEL &&
+                     IsTorchsOwnOp(issue.op()) &&
+                     absl::StrContains(issue.reason(), "storage offset"));
     }
     f->set_records(f->records() + 1);
     if (fake_kernel) continue;

@@ -69,7 +69,10 @@ void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
     w.Tag("</code>: <strong class=\"warn\">").Text(Word(f.kind())).Tag("</strong>");
     if (!f.op().empty()) w.Tag(" <code>").Text(f.op()).Tag("</code>");
     if (!f.code().empty()) w.Tag(" <code>").Text(f.code()).Tag("</code>");
-    w.Text(absl::StrCat(" (", FormatCount(f.records(), "record", "records"), ")")).Tag("</p>\n");
+    w.Text(absl::StrCat(" (", FormatCount(f.records(), "record", "records"), ")"));
+    if (f.stopped())
+      w.Tag(" <strong class=\"warn\">").Text("the export stopped here").Tag("</strong>");
+    w.Tag("</p>\n");
     if (!f.reason().empty()) w.Tag("<pre class=\"reason\">").Text(f.reason()).Tag("</pre>\n");
     if (!f.decisions().empty()) {
       const bool data = f.kind() == v1::ExportFinding::DATA_DEPENDENT;

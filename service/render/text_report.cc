@@ -127,6 +127,7 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
                       ClipUtf8(absl::StrJoin(asserted, ", "), 120));
     }
     t.Text(absl::StrCat("    ", f.has_location() ? Where(f.location()) : "?", " ", what));
+    if (f.stopped()) t.Styled(Style::kWarn, " (the export stopped here)");
     t.EndLine();
   }
   WriteMore(s.export_findings().size(), t);

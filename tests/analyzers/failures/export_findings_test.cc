@@ -228,6 +228,40 @@ TEST(ExportFindingsTest, ASizeDeclaredDynamicThatTheCodePinsIsFound) {
   EXPECT_THAT(*text, HasSubstr("L['args'][0][0].size()[0]"));
 }
 
+// scenes/draft_export_swiglu.py: a pre-norm SwiGLU block that keeps `mask.nonzero()[:, 1]`.
+// torch's own fake kernel for aten.select.int disagrees on a storage offset, torch cannot infer
+// one, and draft_export raises (result.json): the finding says the export stopped there, and points
+// at the user's line rather than at a fake kernel to register.
+TEST(ExportFindingsTest, TorchsOwnFakeKernelThatStopsTheExportIsNotTheUsersToRegister) {
+  const v1::SessionCapture capture =
+      ImportWithSources("torch_trace/torch-2.6/draft_export_swiglu/trace.log");
+  const v1::FailuresSection s = Findings(capture);
+  ASSERT_EQ(s.export_findings_size(), 1);
+  const v1::ExportFinding& f = s.export_findings(0);
+  EXPECT_EQ(f.kind(), v1::ExportFinding::MISMATCHED_FAKE_KERNEL);
+  EXPECT_EQ(f.op(), "aten.select.int");
+  EXPECT_EQ(f.location().line(), 44u);
+  EXPECT_EQ(f.code(), "keep = mask.nonzero()[:, 1]");
+  EXPECT_TRUE(f.stopped());
+  EXPECT_THAT(f.remedy(), HasSubstr("the export stops with an error here"));
+  EXPECT_THAT(f.remedy(), HasSubstr("not one to register"));
+  EXPECT_THAT(f.remedy(), Not(HasSubstr("register_fake(")));
+
+  absl::StatusOr<std::string> result =
+      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export_swiglu/result.json"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(*result, HasSubstr("non-zero storage offset"));  // torch did stop
+
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GE(r->report.verdict().items_size(), 1);
+  EXPECT_THAT(r->report.verdict().items(0).text(),
+              HasSubstr("torch.export stopped with an error at aten.select.int"));
+  EXPECT_THAT(r->report.verdict().items(0).text(), Not(HasSubstr("could not prove")));
+}
+
 // The 2025-01-27 log (tlparse 0.4.3 panics on it in --export): a custom op with no fake kernel,
 // and data-dependent decisions from torch's older record name, with no user stack of its own.
 TEST(ExportFindingsTest, AnOlderLogThatTlparseCannotReadIsRead) {
