@@ -165,7 +165,19 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
         missing.push_back(f.op());
         break;
       case v1::ExportFinding::MISMATCHED_FAKE_KERNEL:
-        (f.stopped() ? stopped : mismatched).push_back(f.op());
+        if (f.stopped()) {
+          stopped.push_back(absl::StrCat(f.op(),
+                                         " (torch cannot infer a fake kernel for a view "
+                                         "with a storage offset)"));
+        } else {
+          mismatched.push_back(f.op());
+        }
+        break;
+      case v1::ExportFinding::TRACE_FAILED:
+        stopped.push_back(absl::StrCat(HasLocation(f.location())
+                                           ? FormatLocation(f.location(), LocationStyle::kTerminal)
+                                           : "an unknown line",
+                                       f.op().empty() ? "" : absl::StrCat(" (", f.op(), ")")));
         break;
       default:
         break;
@@ -203,7 +215,6 @@ std::string ExportVerdict(const v1::FailuresSection& failures) {
   if (stopped.empty()) return unproven;
   // The export raised: nothing was exported, and that comes first.
   return absl::StrCat(who, " stopped with an error at ", absl::StrJoin(stopped, ", "),
-                      ": torch cannot infer a fake kernel for a view with a storage offset",
                       unproven.empty() ? "" : absl::StrCat("; ", unproven));
 }
 

@@ -246,6 +246,24 @@ std::string OpQualname(absl::string_view op) {
   return absl::StrCat(op.substr(0, dot), "::", name);
 }
 
+// Adds `symbol`, made at `origin`, to `f`, once per line that made one (a retrace makes u5 where
+// the first trace made u2, at the same line); `done` holds the lines `f` has.
+void AddSymbol(const v1::SessionCapture& capture, const std::string& symbol, const Origin& origin,
+               absl::flat_hash_set<std::string>& done, v1::ExportFinding* f) {
+  const std::string where = origin.frame != nullptr
+                                ? absl::StrCat(origin.frame->file(), ":", origin.frame->line())
+                                : symbol;
+  if (!done.insert(absl::StrCat("symbol ", where)).second) return;
+  v1::ExportSymbol* s = f->add_symbols();
+  s->set_name(symbol);
+  s->set_user_name(origin.user_name);
+  s->set_code(origin.code);
+  if (origin.frame != nullptr) {
+    *s->mutable_location() =
+        MakeLocation(capture.session(), origin.frame->file(), origin.frame->line());
+  }
+}
+
 std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
   switch (f.kind()) {
     case v1::ExportFinding::DATA_DEPENDENT: {
@@ -294,6 +312,26 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
           ": the exported program is only right where it holds. If that size is really fixed, "
           "declare it static in dynamic_shapes (Dim.AUTO lets export choose); if it varies, make "
           "this line size-generic.");
+    }
+    case v1::ExportFinding::TRACE_FAILED: {
+      std::vector<std::string> made;
+      for (const v1::ExportSymbol& symbol : f.symbols()) {
+        made.push_back(absl::StrCat(symbol.user_name().empty() ? symbol.name() : symbol.user_name(),
+                                    " at ", symbol.location().file(), ":",
+                                    symbol.location().line()));
+      }
+      return absl::StrCat(
+          "torch raised while tracing this line",
+          f.op().empty() ? "" : absl::StrCat(" (", f.op(), ")"),
+          ", and nothing was exported. A non-strict trace logs the graph it had made, not the "
+          "error: run the export again to read the exception, or torch.export.draft_export to "
+          "trace past it and list what it could not decide.",
+          made.empty() ? ""
+                       : absl::StrCat(" The trace had made data-dependent values (",
+                                      absl::StrJoin(made, ", "),
+                                      "): a size or a branch that depends on one is the usual "
+                                      "cause; state what holds with torch._check(...) before "
+                                      "this line."));
     }
     case v1::ExportFinding::SPECIALIZED: {
       auto source = first.symbol_sources().find(first.expr());
@@ -399,6 +437,7 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
   absl::flat_hash_map<std::string, int> finding_of;  // kind and user line, or op -> index
   absl::flat_hash_map<int, absl::flat_hash_set<std::string>> seen;  // decisions, symbol lines
   absl::flat_hash_map<int, const v1::ExportIssue*> first_issue;
+  uint64_t trace_began = 0;  // the log line of the last failed trace: the next one's start
   for (const v1::ExportIssue& issue : capture.export_issues()) {
     // Under a compile, torch's stack is Dynamo's own and the call site's, never the traced line.
     const v1::StackFrame* frame = issue.compile_id().empty() || !issue.user_stack().empty()
@@ -436,12 +475,23 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
       f->set_compile_id(issue.compile_id());
       // torch infers a fake kernel from the real one, except for a result that is a view with a
       // storage offset: fake_tensor.py's inference refuses it, and the export raises.
-      f->set_stopped(issue.kind() == v1::ExportIssue::MISMATCHED_FAKE_KERNEL &&
-                     IsTorchsOwnOp(issue.op()) &&
-                     absl::StrContains(issue.reason(), "storage offset"));
+      f->set_stopped(issue.kind() == v1::ExportIssue::TRACE_FAILED ||
+                     (issue.kind() == v1::ExportIssue::MISMATCHED_FAKE_KERNEL &&
+                      IsTorchsOwnOp(issue.op()) &&
+                      absl::StrContains(issue.reason(), "storage offset")));
     }
     f->set_records(f->records() + 1);
     if (fake_kernel) continue;
+    if (issue.kind() == v1::ExportIssue::TRACE_FAILED) {
+      // The data-dependent symbols this trace had made: the usual cause of a failed trace.
+      for (const v1::Symbol& symbol : capture.export_symbols()) {
+        if (symbol.line() <= trace_began || symbol.line() >= issue.line()) continue;
+        if (const Origin* o = origins.Before(symbol.name(), issue.line()))
+          AddSymbol(capture, symbol.name(), *o, seen[it->second], f);
+      }
+      trace_began = issue.line();
+      continue;
+    }
 
     const std::string named = InUserNames(issue.expr(), issue, code, origins);
     absl::flat_hash_set<std::string>& done = seen[it->second];
@@ -466,18 +516,8 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
     re2::StringPiece rest = issue.expr();
     std::string symbol;
     while (RE2::FindAndConsume(&rest, *kSymbolRe, &symbol)) {
-      const Origin* origin = origins.Before(symbol, issue.line());
-      if (origin == nullptr) continue;
-      const Origin& o = *origin;
-      const std::string where =
-          o.frame != nullptr ? absl::StrCat(o.frame->file(), ":", o.frame->line()) : symbol;
-      if (!done.insert(absl::StrCat("symbol ", where)).second) continue;
-      v1::ExportSymbol* s = f->add_symbols();
-      s->set_name(symbol);
-      s->set_user_name(o.user_name);
-      s->set_code(o.code);
-      if (o.frame != nullptr)
-        *s->mutable_location() = MakeLocation(capture.session(), o.frame->file(), o.frame->line());
+      if (const Origin* origin = origins.Before(symbol, issue.line()))
+        AddSymbol(capture, symbol, *origin, done, f);
     }
   }
   for (int i = 0; i < section->export_findings_size(); ++i) {

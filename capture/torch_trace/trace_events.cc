@@ -187,6 +187,7 @@ void TraceParser::Dispatch(const TraceRecord& r, const Envelope& env, element va
   if (e == "artifact") {
     const std::string name = json::String(value, "name").value_or("");
     if (LensRecordOf(name)) return OnLensRecord(r, name, value);
+    if (name == "make_fx_fail_partial" && env.compile_id.empty()) return OnTraceFailed(r, env);
     return OnArtifact(r, env, name);
   }
   if (e == "dynamo_cpp_guards_str") return OnGuards(r, env);
@@ -494,6 +495,33 @@ void TraceParser::OnExportIssue(const TraceRecord& r, const Envelope& env,
   }
   if (std::optional<element> sources = json::Field(value, "symbol_to_sources"))
     ReadStringMap(*sources, issue->mutable_symbol_sources());
+}
+
+void TraceParser::OnTraceFailed(const TraceRecord& r, const Envelope& env) {
+  if (capture_.export_issues_size() >= kMaxExportRecords) {
+    Count(ImportCounter::kExportRecordsOverCap);
+    return;
+  }
+  v1::ExportIssue* issue = capture_.add_export_issues();
+  issue->set_kind(v1::ExportIssue::TRACE_FAILED);
+  issue->set_line(r.line);
+  // The graph traced so far: its last op is where the trace stopped, and its source comment the
+  // user's line. A partial graph never returns, which the parse counts and nobody reads.
+  v1::Graph partial;
+  ParseFxGraphText(r.payload, &partial);
+  for (auto n = partial.nodes().rbegin(); n != partial.nodes().rend(); ++n) {
+    if (n->op() != "call_function" && n->op() != "call_method" && n->op() != "call_module")
+      continue;
+    issue->set_op(n->target());
+    if (!n->source().file().empty()) {
+      v1::StackFrame* frame = issue->add_stack();
+      frame->set_file(n->source().file());
+      frame->set_line(n->source().line());
+      frame->set_name(n->source().fn());
+      frame->set_code(n->source().code());
+    }
+    break;
+  }
 }
 
 void TraceParser::OnExportSymbol(const TraceRecord& r, element value, element root) {

@@ -189,6 +189,8 @@ class TraceParser {
   // What torch.export's draft mode logs (ExportIssue), and the unbacked symbols of no compile.
   void OnExportIssue(const TraceRecord& r, const Envelope& env, v1::ExportIssue::Kind kind,
                      simdjson::dom::element value, simdjson::dom::element root);
+  // artifact make_fx_fail_partial of no compile: the graph a failed non-strict trace had made.
+  void OnTraceFailed(const TraceRecord& r, const Envelope& env);
   void OnExportSymbol(const TraceRecord& r, simdjson::dom::element value,
                       simdjson::dom::element root);
   // A JSON object of strings ({"a": "u0 + 1"}) into `out`, at most a few dozen entries.

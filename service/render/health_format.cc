@@ -67,6 +67,15 @@ uint32_t ExpectedRecompiles(const v1::RecompileSection& section) {
   return expected;
 }
 
+std::string ExportFindingsHeading(const v1::FailuresSection& section) {
+  int stopped = 0;
+  for (const v1::ExportFinding& f : section.export_findings()) stopped += f.stopped();
+  const absl::string_view who = UnprovenBy(section);
+  if (stopped == section.export_findings_size()) return absl::StrCat("Where ", who, " stopped");
+  if (stopped == 0) return absl::StrCat("What ", who, " could not prove");
+  return absl::StrCat("What ", who, " could not prove, and where it stopped");
+}
+
 absl::string_view UnprovenBy(const v1::FailuresSection& section) {
   for (const v1::ExportFinding& f : section.export_findings()) {
     if (!f.compile_id().empty()) return "torch";

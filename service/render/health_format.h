@@ -39,6 +39,11 @@ uint32_t ExpectedRecompiles(const v1::RecompileSection& section);
 // terminal and the verdict head them "<who> could not prove ...".
 absl::string_view UnprovenBy(const v1::FailuresSection& section);
 
+// The heading of the section's export findings, on the page and the terminal: "What torch.export
+// could not prove", "Where torch.export stopped" when each finding is a stop (the export raised),
+// or both.
+std::string ExportFindingsHeading(const v1::FailuresSection& section);
+
 }  // namespace cl
 
 #endif  // SERVICE_RENDER_HEALTH_FORMAT_H_

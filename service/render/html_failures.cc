@@ -59,8 +59,7 @@ void WriteRestarts(const v1::FailuresSection& section, HtmlWriter& w) {
 // data-dependent symbols came from, and what to do.
 void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
   const auto& findings = section.export_findings();
-  w.Tag("<h3>").Text(absl::StrCat("What ", UnprovenBy(section), " could not prove ("));
-  w.Text(absl::StrCat(findings.size()));
+  w.Tag("<h3>").Text(absl::StrCat(ExportFindingsHeading(section), " (", findings.size()));
   w.Tag(")</h3>\n");
   for (int i = 0; i < ShownRows(findings.size()); ++i) {
     const v1::ExportFinding& f = findings[i];

@@ -113,7 +113,7 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
   }
   WriteMore(s.failed().size(), t);
   if (s.export_findings().empty()) return;
-  t.Text(absl::StrCat("  ", UnprovenBy(s), " could not prove: "));
+  t.Text(absl::StrCat("  ", ExportFindingsHeading(s), ": "));
   t.Styled(Style::kWarn, FormatCount(s.export_findings().size(), "finding", "findings")).EndLine();
   for (int i = 0; i < std::min(s.export_findings().size(), kMaxItems); ++i) {
     const v1::ExportFinding& f = s.export_findings()[i];

@@ -262,6 +262,42 @@ TEST(ExportFindingsTest, TorchsOwnFakeKernelThatStopsTheExportIsNotTheUsersToReg
   EXPECT_THAT(r->report.verdict().items(0).text(), Not(HasSubstr("could not prove")));
 }
 
+// scenes/export_nonstrict.py: a non-strict torch.export that raised. The log names no compile and
+// holds no error, only the graph traced so far: its last op's line is where the export stopped,
+// with the data-dependent value the trace had made.
+TEST(ExportFindingsTest, ANonStrictExportThatRaisedStopsAtItsLastTracedLine) {
+  const v1::SessionCapture capture =
+      ImportWithSources("torch_trace/torch-2.6/export_nonstrict/trace.log");
+  EXPECT_EQ(capture.compiles_size(), 0);
+  const v1::FailuresSection s = Findings(capture);
+  ASSERT_EQ(s.export_findings_size(), 1);
+  const v1::ExportFinding& f = s.export_findings(0);
+  EXPECT_EQ(f.kind(), v1::ExportFinding::TRACE_FAILED);
+  EXPECT_TRUE(f.stopped());
+  EXPECT_EQ(f.op(), "aten.slice.Tensor");
+  EXPECT_EQ(f.location().line(), 26u);
+  EXPECT_EQ(f.code(), "return self.box(feats)[order[:n]]");
+  ASSERT_EQ(f.symbols_size(), 1);
+  EXPECT_EQ(f.symbols(0).user_name(), "n");
+  EXPECT_EQ(f.symbols(0).location().line(), 24u);
+  EXPECT_THAT(f.remedy(), HasSubstr("n at /mnt/project/export_nonstrict.py:24"));
+  EXPECT_THAT(f.remedy(), HasSubstr("torch._check"));
+
+  absl::StatusOr<std::string> result =
+      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/export_nonstrict/result.json"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(*result, HasSubstr("GuardOnDataDependentSymNode"));  // torch did raise
+
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GE(r->report.verdict().items_size(), 1);
+  EXPECT_EQ(r->report.verdict().items(0).text(),
+            "torch.export stopped with an error at /mnt/project/export_nonstrict.py:26 "
+            "(aten.slice.Tensor)");
+}
+
 // The 2025-01-27 log (tlparse 0.4.3 panics on it in --export): a custom op with no fake kernel,
 // and data-dependent decisions from torch's older record name, with no user stack of its own.
 TEST(ExportFindingsTest, AnOlderLogThatTlparseCannotReadIsRead) {

@@ -247,6 +247,8 @@ def expect(path):
         elif event in EXPORT_ISSUES and isinstance(value, dict) and (
                 event != "guard_added" or (not cid and value.get("prefix") == "eval")):
             export_issues += 1
+        elif kind == "make_fx_fail_partial" and not cid:
+            export_issues += 1  # a non-strict trace that raised: the graph it had made
         elif event == "symbolic_shape_specialization" and not cid and isinstance(value, dict) \
                 and value.get("sources"):
             export_issues += 1  # draft export's: an input's size declared dynamic made a constant
