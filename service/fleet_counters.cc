@@ -118,6 +118,15 @@ FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
   for (size_t i = 0; i < std::size(kFailTypes); ++i) {
     compile_failures_[i] = &families.compile_failures.Add(With(fleet, "fail_type", kFailTypes[i]));
   }
+  const google::protobuf::EnumDescriptor& kinds = *v1::ExportFinding::Kind_descriptor();
+  for (int i = 0; i < kinds.value_count(); ++i) {
+    const int number = kinds.value(i)->number();
+    if (number == v1::ExportFinding::KIND_UNSPECIFIED) continue;
+    if (export_findings_.size() <= static_cast<size_t>(number))
+      export_findings_.resize(number + 1, nullptr);
+    export_findings_[number] =
+        &families.export_findings.Add(With(fleet, "kind", Word(kinds.value(i))));
+  }
   gated_[0] = &families.gated_sessions.Add(With(fleet, "result", "passed"));
   gated_[1] = &families.gated_sessions.Add(With(fleet, "result", "failed"));
 }
@@ -179,6 +188,11 @@ void FleetCounters::CountReport(const v1::AnalysisReport& report) {
   if (report.failures().status() == v1::OK) {
     for (const v1::FailedCompile& f : report.failures().failed()) {
       compile_failures_[IndexOf(kFailTypes, ExceptionName(f.fail_type()))]->Increment();
+    }
+    for (const v1::ExportFinding& f : report.failures().export_findings()) {
+      const size_t kind = static_cast<size_t>(f.kind());
+      if (kind < export_findings_.size() && export_findings_[kind] != nullptr)
+        export_findings_[kind]->Increment();
     }
   }
   if (!report.health().gates().empty()) gated_[report.health().failed_gates() > 0]->Increment();

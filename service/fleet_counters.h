@@ -39,6 +39,7 @@ struct FleetFamilies {
   prometheus::Family<prometheus::Histogram>& compile_seconds;
   prometheus::Family<prometheus::Counter>& cache_lookups;
   prometheus::Family<prometheus::Counter>& compile_failures;
+  prometheus::Family<prometheus::Counter>& export_findings;
   prometheus::Family<prometheus::Counter>& gated_sessions;
 };
 
@@ -110,6 +111,9 @@ class FleetCounters {
   std::array<std::array<prometheus::Counter*, std::size(kCacheOutcomes)>, std::size(kCaches)>
       cache_lookups_{};
   std::array<prometheus::Counter*, std::size(kFailTypes)> compile_failures_{};
+  // compile_lens_export_findings_total{kind}: one series per ExportFinding.Kind but the
+  // unspecified; a kind this build does not know is not counted.
+  std::vector<prometheus::Counter*> export_findings_;
   // compile_lens_gated_sessions_total{result}: passed, failed (sessions whose request had gates).
   std::array<prometheus::Counter*, 2> gated_{};
 };

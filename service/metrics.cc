@@ -163,6 +163,11 @@ ServiceMetrics::ServiceMetrics(std::unique_ptr<FleetLabels> fleet_labels)
           CounterFamily(*registry_, "compile_lens_compile_failures_total",
                         "Failed compiles in analyzed sessions, by torch's fail_type (the common "
                         "ones; any other is \"other\")."),
+          CounterFamily(*registry_, "compile_lens_export_findings_total",
+                        "What torch.export (draft export, a non-strict trace) could not prove or "
+                        "stopped at in analyzed sessions, by kind (data-dependent, "
+                        "guard-evaluated, specialized, missing-fake-kernel, "
+                        "mismatched-fake-kernel, trace-failed)."),
           CounterFamily(*registry_, "compile_lens_gated_sessions_total",
                         "Analyzed sessions whose request carried gates (cl-client check, run, "
                         "upload), by result: passed, or failed (at least one gate failed)."),

@@ -357,6 +357,9 @@ class PrometheusScrapeTest(unittest.TestCase):
         # Stored gzipped: cl-client inflates it as it streams, so the server gets the log's own bytes.
         t.client_analyze([os.path.join(SOURCE_DIR, "tests", "fixtures", "torch_trace", "torch-2.6", "graph_breaks",
                                        "trace.log.gz"), "--raw"], "graph-breaks")
+        # A real torch 2.6 draft export: what torch.export could not prove, by kind.
+        t.client_analyze([os.path.join(SOURCE_DIR, "tests", "fixtures", "torch_trace", "torch-2.6", "draft_export",
+                                       "trace.log.gz"), "--raw"], "draft-export")
 
         with open(logs[0], "rb") as f:
             small = f.read()
@@ -463,6 +466,12 @@ class PrometheusScrapeTest(unittest.TestCase):
                             lambda f: f.get("fail_type") or "other")
         got = nonzero(p.by("fail_type", "compile_lens_compile_failures_total"))
         self.assertEqual(sum(got.values()), float(sum(failed.values())))
+
+    def test_export_findings_by_kind_are_the_reports_sums(self):
+        expected = report_sum(self.traffic.reports, "failures", "export_findings", lambda f: f["kind"])
+        self.assertGreaterEqual(len(expected), 2, "the sessions sent include a draft export")
+        self.assertEqual(nonzero(self.prometheus.by("kind", "compile_lens_export_findings_total")),
+                         {k: float(v) for k, v in expected.items()})
 
     def test_sessions_by_outcome_and_fleet_labels_through_the_allowlist_and_cap(self):
         p = self.prometheus

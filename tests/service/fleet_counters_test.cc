@@ -36,6 +36,7 @@ class FleetCountersTest : public ::testing::Test {
       prometheus::BuildHistogram().Name("compile_seconds").Help("s").Register(registry_),
       Family("cache_lookups"),
       Family("compile_failures"),
+      Family("export_findings"),
       Family("gated")};
   const prometheus::Labels fleet_{{"cluster", "c1"}};
 };
@@ -58,6 +59,8 @@ TEST_F(FleetCountersTest, EverySeriesOfTheTupleIsMadeAtOnce) {
   EXPECT_EQ(m.Series("compile_seconds"), 6u);  // one per ledger cause
   EXPECT_EQ(m.Series("cache_lookups"), 9u);    // 3 caches x hit, miss, bypass
   EXPECT_EQ(m.Series("compile_failures"), 9u);
+  EXPECT_EQ(m.Series("export_findings"), 6u);  // every kind but the unspecified
+  EXPECT_THAT(m.Get("export_findings", With("kind", "trace-failed")), Optional(0.0));
   EXPECT_EQ(m.Series("gated"), 2u);
 }
 
@@ -111,6 +114,22 @@ TEST_F(FleetCountersTest, CompileSecondsCacheLookupsAndFailTypesAreCountedBounde
   EXPECT_EQ(m.Series("cache_lookups"), 9u);
   EXPECT_THAT(m.Get("compile_failures", With("fail_type", "Unsupported")), Optional(2.0));
   EXPECT_THAT(m.Get("compile_failures", With("fail_type", "other")), Optional(1.0));
+}
+
+TEST_F(FleetCountersTest, ExportFindingsByKind) {
+  FleetCounters counters(families_, fleet_);
+  v1::AnalysisReport report;
+  v1::FailuresSection& failures = *report.mutable_failures();
+  failures.set_status(v1::OK);
+  failures.add_export_findings()->set_kind(v1::ExportFinding::DATA_DEPENDENT);
+  failures.add_export_findings()->set_kind(v1::ExportFinding::DATA_DEPENDENT);
+  failures.add_export_findings()->set_kind(v1::ExportFinding::MISSING_FAKE_KERNEL);
+  failures.add_export_findings()->set_kind(static_cast<v1::ExportFinding::Kind>(99));  // newer
+  counters.CountReport(report);
+  MetricsReader m(registry_.Collect());
+  EXPECT_THAT(m.Get("export_findings", With("kind", "data-dependent")), Optional(2.0));
+  EXPECT_THAT(m.Get("export_findings", With("kind", "missing-fake-kernel")), Optional(1.0));
+  EXPECT_EQ(m.Series("export_findings"), 6u);
 }
 
 TEST_F(FleetCountersTest, CategoriesWithoutASeriesCountAsOther) {
