@@ -29,6 +29,15 @@ const LazyRE2 kSymbolRe = {R"re(\b((?:s|u|zf|zuf)\d+)\b)re"};
 // A sympy function the Python of an assertion cannot call: Mod, FloorDiv, PythonMod, Max...
 const LazyRE2 kSympyCallRe = {R"re(\b[A-Z]\w*\()re"};
 
+// The sympy symbols `text` names, in order, repeats included.
+std::vector<std::string> SymbolsIn(absl::string_view text) {
+  re2::StringPiece rest(text.data(), text.size());
+  std::string symbol;
+  std::vector<std::string> symbols;
+  while (RE2::FindAndConsume(&rest, *kSymbolRe, &symbol)) symbols.push_back(symbol);
+  return symbols;
+}
+
 bool IsTruthValue(absl::string_view result) { return result == "True" || result == "False"; }
 
 bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
@@ -140,10 +149,7 @@ std::string InUserNames(absl::string_view expr, const v1::ExportIssue& issue,
     return a.first.size() != b.first.size() ? a.first.size() > b.first.size() : a < b;
   });
   for (const auto& [value, name] : locals) out = ReplaceWhole(out, value, name);
-  re2::StringPiece rest = out;
-  std::string symbol;
-  std::vector<std::string> symbols;
-  while (RE2::FindAndConsume(&rest, *kSymbolRe, &symbol)) symbols.push_back(symbol);
+  const std::vector<std::string> symbols = SymbolsIn(out);
   for (const std::string& s : symbols) {
     const Origin* origin = origins.Before(s, issue.line());
     if (origin == nullptr || origin->user_name.empty()) continue;
@@ -167,11 +173,7 @@ std::string InUserNames(absl::string_view expr, const v1::ExportIssue& issue,
 // export twice, and the second trace's u5 is the first's u2 when the same line made both.
 std::string SymbolsByOrigin(absl::string_view expr, uint64_t line, const Origins& origins) {
   std::string out(expr);
-  re2::StringPiece rest(expr.data(), expr.size());
-  std::string symbol;
-  std::vector<std::string> symbols;
-  while (RE2::FindAndConsume(&rest, *kSymbolRe, &symbol)) symbols.push_back(symbol);
-  for (const std::string& s : symbols) {
+  for (const std::string& s : SymbolsIn(expr)) {
     const Origin* origin = origins.Before(s, line);
     if (origin == nullptr || origin->frame == nullptr) continue;
     const v1::StackFrame& frame = *origin->frame;
@@ -513,9 +515,7 @@ void AddExportFindings(const v1::SessionCapture& capture, v1::FailuresSection* s
     }
     // The data-dependent symbols the decision reads, once per line that made one (a retrace
     // makes u5 where the first trace made u2, at the same line).
-    re2::StringPiece rest = issue.expr();
-    std::string symbol;
-    while (RE2::FindAndConsume(&rest, *kSymbolRe, &symbol)) {
+    for (const std::string& symbol : SymbolsIn(issue.expr())) {
       if (const Origin* origin = origins.Before(symbol, issue.line()))
         AddSymbol(capture, symbol, *origin, done, f);
     }

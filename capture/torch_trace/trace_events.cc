@@ -430,6 +430,13 @@ namespace {
 // What a log's export records are kept of, each kind: draft export logs a few dozen; past this a
 // log is not one torch wrote, and the rest are counted.
 constexpr int kMaxExportRecords = 4096;
+// An export record's expression, result, operator or reason: torch's run a few dozen bytes; the
+// analysis rewrites each expression once per local, so a hostile one is cut here.
+constexpr size_t kMaxExportText = 4096;
+
+std::string Clipped(const std::string& text, size_t cap) {
+  return text.size() <= cap ? text : std::string(Utf8Prefix(text, cap));
+}
 
 }  // namespace
 
@@ -471,11 +478,11 @@ void TraceParser::OnExportIssue(const TraceRecord& r, const Envelope& env,
       }
     }
   } else {
-    issue->set_expr(json::String(value, "expr").value_or(""));
-    issue->set_result(json::String(value, "result").value_or(""));
+    issue->set_expr(Clipped(json::String(value, "expr").value_or(""), kMaxExportText));
+    issue->set_result(Clipped(json::String(value, "result").value_or(""), kMaxExportText));
   }
-  issue->set_op(json::String(value, "op").value_or(""));
-  issue->set_reason(json::String(value, "reason").value_or(""));
+  issue->set_op(Clipped(json::String(value, "op").value_or(""), kMaxExportText));
+  issue->set_reason(Clipped(json::String(value, "reason").value_or(""), kMaxExportText));
   issue->set_compile_id(env.compile_id);
   issue->set_line(r.line);
   if (std::optional<element> user = json::Field(value, "user_stack"))

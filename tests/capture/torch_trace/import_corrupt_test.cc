@@ -216,6 +216,17 @@ TEST(ImportCorruptTest, DraftExportRecordsAreCappedAndTheirOddFieldsSkipped) {
   EXPECT_TRUE(c.export_symbols().empty());
 }
 
+// A draft-export expression the analysis rewrites once per local is cut at 4 KiB on import.
+TEST(ImportCorruptTest, ALongExportExpressionIsCut) {
+  const std::string log =
+      absl::StrCat("V1129 14:05:13.136000 1 a.py:1] {\"propagate_real_tensors\": {\"expr\": \"",
+                   std::string(100000, 'u'), "\", \"result\": \"False\"}}\n");
+  v1::SessionCapture c = Import(log);
+  ASSERT_EQ(c.export_issues_size(), 1);
+  EXPECT_EQ(c.export_issues(0).expr().size(), 4096u);
+  EXPECT_EQ(c.export_issues(0).result(), "False");
+}
+
 // The budget for cache-key parts is on what they take in memory: torch's keys are hundreds of short
 // parts, each a message and three strings, several times its text. Twenty misses of ten short
 // parts ("[h0] gm: x") are 1 KB of text, which a budget on text would keep whole under 4 KiB; in
