@@ -304,12 +304,25 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason,
 absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   const v1::SessionCapture& capture = in.head;
   v1::FailuresSection* section = out->mutable_failures();
-  if (capture.compiles().empty() && capture.export_issues().empty()) {
+  // Later torch logs the program an export made; the capture keeps it as an extra, capped.
+  const v1::Extra* program = nullptr;
+  for (const v1::Extra& extra : capture.extras()) {
+    if (extra.kind() == "exported_program" && extra.compile_id().empty()) program = &extra;
+  }
+  if (capture.compiles().empty() && capture.export_issues().empty() && program == nullptr) {
     section->set_status(v1::SKIPPED);
     section->set_reason("the capture holds no compile");
     return absl::OkStatus();
   }
   AddExportFindings(capture, section);
+  if (program != nullptr) {
+    // The payload is the record's JSON line, then the program.
+    absl::string_view text = program->payload();
+    const size_t nl = text.find('\n');
+    text = nl == absl::string_view::npos ? absl::string_view() : text.substr(nl + 1);
+    section->set_exported_program(std::string(text));
+    section->set_exported_program_clipped(program->truncated());
+  }
   absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
   for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
   absl::flat_hash_map<std::string, const v1::Extra*> tracebacks;

@@ -115,8 +115,15 @@ void WriteExportFindings(const v1::FailuresSection& section, HtmlWriter& w) {
 }  // namespace
 
 void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
-  if (section.compiles() == 0 && !section.export_findings().empty()) {
+  const bool export_only = section.compiles() == 0 && (!section.export_findings().empty() ||
+                                                       !section.exported_program().empty());
+  if (export_only) {
     w.Tag("<p>").Text("No compile: the log is torch.export's.").Tag("</p>\n");
+    if (section.export_findings().empty()) {
+      w.Tag("<p class=\"good\">")
+          .Text("torch.export logged nothing it could not prove.")
+          .Tag("</p>\n");
+    }
   } else if (section.failed().empty()) {
     w.Tag("<p class=\"good\">")
         .Text(absl::StrCat("No compile failed (",
@@ -131,6 +138,15 @@ void WriteFailuresBody(const v1::FailuresSection& section, HtmlWriter& w) {
   }
   if (!section.restarts().empty()) WriteRestarts(section, w);
   if (!section.export_findings().empty()) WriteExportFindings(section, w);
+  if (!section.exported_program().empty()) {
+    w.Tag("<details class=\"traceback\"><summary>")
+        .Text(section.exported_program_clipped()
+                  ? "the exported program torch logged (its first 16 KiB)"
+                  : "the exported program torch logged")
+        .Tag("</summary><pre>")
+        .Text(section.exported_program())
+        .Tag("</pre></details>\n");
+  }
 }
 
 }  // namespace cl

@@ -93,7 +93,9 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
   if (s.status() == v1::SECTION_STATUS_UNSPECIFIED) return;  // an engine without the pass
   if (WroteNotRun("failures", s, t)) return;
   WriteName("failures", t);
-  if (s.failed().empty()) {
+  if (s.compiles() == 0) {
+    t.Text("no compile (the log is torch.export's)");  // the pass runs on one for its exports
+  } else if (s.failed().empty()) {
     t.Styled(Style::kGood, "no compile failed");
   } else {
     t.Styled(Style::kWarn, FormatCount(s.failed().size(), "compile", "compiles") + " failed");
@@ -112,6 +114,8 @@ void WriteFailures(const v1::FailuresSection& s, TerminalWriter& t) {
     t.EndLine();
   }
   WriteMore(s.failed().size(), t);
+  if (!s.exported_program().empty())
+    t.Text("  torch.export logged the program it exported (in the HTML and JSON)").EndLine();
   if (s.export_findings().empty()) return;
   t.Text(absl::StrCat("  ", ExportFindingsHeading(s), ": "));
   t.Styled(Style::kWarn, FormatCount(s.export_findings().size(), "finding", "findings")).EndLine();

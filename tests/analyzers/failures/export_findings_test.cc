@@ -86,6 +86,7 @@ TEST(ExportFindingsTest, TorchsDraftExportReadAsTheUsersCode) {
   const v1::FailuresSection s = Findings(ImportWithSources(kDraftExport));
   EXPECT_EQ(s.status(), v1::OK);
   EXPECT_EQ(s.compiles(), 0u);
+  EXPECT_EQ(s.exported_program(), "");  // torch 2.6 logs none
   ASSERT_EQ(s.export_findings_size(), 4);
 
   const v1::ExportFinding* op = At(s, v1::ExportFinding::MISSING_FAKE_KERNEL, 32);
@@ -186,6 +187,10 @@ TEST(ExportFindingsTest, NewerTorchsLocalsNameTheExpression) {
   ASSERT_EQ(f.symbols_size(), 1);
   EXPECT_EQ(f.symbols(0).location().line(), 269u);
   EXPECT_EQ(f.symbols(0).code(), "a = x.item()");
+  // Later torch logs the program it exported: the section shows it, whole here.
+  EXPECT_THAT(s.exported_program(), ::testing::StartsWith("ExportedProgram:"));
+  EXPECT_THAT(s.exported_program(), HasSubstr("Range constraints:"));
+  EXPECT_FALSE(s.exported_program_clipped());
 }
 
 // export_guard_added.log: a guard export evaluated on a size declared dynamic.
