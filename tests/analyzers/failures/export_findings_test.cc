@@ -8,7 +8,6 @@
 
 #include "analyzers/failures/failures.h"
 #include "capture/torch_trace/importer.h"
-#include "common/file_io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -23,6 +22,7 @@ namespace cl {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -50,6 +50,30 @@ const v1::ExportFinding* At(const v1::FailuresSection& s, v1::ExportFinding::Kin
     if (f.kind() == kind && f.location().line() == line) return &f;
   }
   return nullptr;
+}
+
+// The whole engine's verdict on `capture`: each item's text, most costly first.
+std::vector<std::string> Verdict(const v1::SessionCapture& capture) {
+  ThreadPool pool(2, 8);
+  Engine engine(&pool);
+  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> items;
+  if (r.ok()) {
+    for (const v1::VerdictItem& item : r->report.verdict().items()) {
+      EXPECT_EQ(item.section(), "failures") << item.text();
+      items.push_back(item.text());
+    }
+  }
+  return items;
+}
+
+// A fixture's result.json, as torch's own outcome recorded it.
+std::string TorchsResult(const std::string& scene) {
+  absl::StatusOr<std::string> text = ::cl::testing::ReadFixture(
+      ::cl::testing::FixturePath(absl::StrCat("torch_trace/torch-2.6/", scene, "/result.json")));
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
 }
 
 std::vector<std::string> Checks(const v1::ExportFinding& f) {
@@ -131,11 +155,9 @@ TEST(ExportFindingsTest, TorchsDraftExportReadAsTheUsersCode) {
   EXPECT_THAT(index->remedy(), Not(HasSubstr("torch._check")));  // no fact to state
 
   // torch's own report: every failure it lists is one of ours, at its user line.
-  absl::StatusOr<std::string> text =
-      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export/result.json"));
-  ASSERT_TRUE(text.ok()) << text.status();
   google::protobuf::Struct torch;
-  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*text, &torch).ok());
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(TorchsResult("draft_export"), &torch).ok());
   int named = 0;
   for (const auto& [model, failures] : torch.fields()) {
     for (const google::protobuf::Value& f : failures.list_value().values()) {
@@ -226,11 +248,9 @@ TEST(ExportFindingsTest, ASizeDeclaredDynamicThatTheCodePinsIsFound) {
   EXPECT_THAT(f.remedy(), HasSubstr("`s0` (L['args'][0][0].size()[0]) can only be 4 here"));
   EXPECT_THAT(f.remedy(), HasSubstr("declare it static in dynamic_shapes"));
 
-  absl::StatusOr<std::string> text =
-      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export_dims/result.json"));
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_THAT(*text, HasSubstr("CONSTRAINT_VIOLATION_ERROR"));
-  EXPECT_THAT(*text, HasSubstr("L['args'][0][0].size()[0]"));
+  const std::string torch = TorchsResult("draft_export_dims");
+  EXPECT_THAT(torch, HasSubstr("CONSTRAINT_VIOLATION_ERROR"));
+  EXPECT_THAT(torch, HasSubstr("L['args'][0][0].size()[0]"));
 }
 
 // scenes/draft_export_swiglu.py: a pre-norm SwiGLU block that keeps `mask.nonzero()[:, 1]`.
@@ -252,19 +272,13 @@ TEST(ExportFindingsTest, TorchsOwnFakeKernelThatStopsTheExportIsNotTheUsersToReg
   EXPECT_THAT(f.remedy(), HasSubstr("not one to register"));
   EXPECT_THAT(f.remedy(), Not(HasSubstr("register_fake(")));
 
-  absl::StatusOr<std::string> result =
-      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/draft_export_swiglu/result.json"));
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(*result, HasSubstr("non-zero storage offset"));  // torch did stop
+  EXPECT_THAT(TorchsResult("draft_export_swiglu"),
+              HasSubstr("non-zero storage offset"));  // torch did stop
 
-  ThreadPool pool(2, 8);
-  Engine engine(&pool);
-  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_GE(r->report.verdict().items_size(), 1);
-  EXPECT_THAT(r->report.verdict().items(0).text(),
-              HasSubstr("torch.export stopped with an error at aten.select.int"));
-  EXPECT_THAT(r->report.verdict().items(0).text(), Not(HasSubstr("could not prove")));
+  const std::vector<std::string> verdict = Verdict(capture);
+  ASSERT_EQ(verdict.size(), 1u);
+  EXPECT_THAT(verdict[0], HasSubstr("torch.export stopped with an error at aten.select.int"));
+  EXPECT_THAT(verdict[0], Not(HasSubstr("could not prove")));
 }
 
 // scenes/export_nonstrict.py: a non-strict torch.export that raised. The log names no compile and
@@ -288,19 +302,12 @@ TEST(ExportFindingsTest, ANonStrictExportThatRaisedStopsAtItsLastTracedLine) {
   EXPECT_THAT(f.remedy(), HasSubstr("n at /mnt/project/export_nonstrict.py:24"));
   EXPECT_THAT(f.remedy(), HasSubstr("torch._check"));
 
-  absl::StatusOr<std::string> result =
-      ReadFile(::cl::testing::FixturePath("torch_trace/torch-2.6/export_nonstrict/result.json"));
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(*result, HasSubstr("GuardOnDataDependentSymNode"));  // torch did raise
+  EXPECT_THAT(TorchsResult("export_nonstrict"),
+              HasSubstr("GuardOnDataDependentSymNode"));  // torch did raise
 
-  ThreadPool pool(2, 8);
-  Engine engine(&pool);
-  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_GE(r->report.verdict().items_size(), 1);
-  EXPECT_EQ(r->report.verdict().items(0).text(),
-            "torch.export stopped with an error at /mnt/project/export_nonstrict.py:26 "
-            "(aten.slice.Tensor)");
+  EXPECT_THAT(Verdict(capture),
+              ElementsAre("torch.export stopped with an error at "
+                          "/mnt/project/export_nonstrict.py:26 (aten.slice.Tensor)"));
 }
 
 // The 2025-01-27 log (tlparse 0.4.3 panics on it in --export): a custom op with no fake kernel,
@@ -332,30 +339,20 @@ TEST(ExportFindingsTest, DecisionsUnderACompileAreTheCompiledFramesAndSaySo) {
   EXPECT_EQ(f.records(), 4u);
   EXPECT_THAT(f.remedy(), HasSubstr("the compiled graph asserts it at run time"));
 
-  ThreadPool pool(2, 8);
-  Engine engine(&pool);
-  absl::StatusOr<EngineResult> r = engine.Analyze(capture, nullptr, {}, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_GE(r->report.verdict().items_size(), 1);
-  EXPECT_THAT(r->report.verdict().items(0).text(),
+  const std::vector<std::string> verdict = Verdict(capture);
+  ASSERT_EQ(verdict.size(), 1u);
+  EXPECT_THAT(verdict[0],
               HasSubstr("torch could not prove what it compiled: 4 decisions at 1 line"));
-  EXPECT_THAT(r->report.verdict().items(0).text(), HasSubstr("which the compiled graph asserts"));
+  EXPECT_THAT(verdict[0], HasSubstr("which the compiled graph asserts"));
 }
 
 // A log of no export has no findings, and a log of only an export is not "no compile" skipped.
 TEST(ExportFindingsTest, TheVerdictSaysWhatExportCouldNotProve) {
-  ThreadPool pool(2, 8);
-  Engine engine(&pool);
-  absl::StatusOr<EngineResult> r =
-      engine.Analyze(ImportWithSources(kDraftExport), nullptr, {}, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_FALSE(r->report.verdict().clean());
-  ASSERT_GE(r->report.verdict().items_size(), 1);
-  EXPECT_EQ(r->report.verdict().items(0).section(), "failures");
-  EXPECT_THAT(r->report.verdict().items(0).text(),
+  const std::vector<std::string> verdict = Verdict(ImportWithSources(kDraftExport));
+  ASSERT_EQ(verdict.size(), 1u);
+  EXPECT_THAT(verdict[0],
               HasSubstr("torch.export could not prove what it exported: 7 decisions at 3 lines"));
-  EXPECT_THAT(r->report.verdict().items(0).text(),
-              HasSubstr("no fake kernel for lensdemo.route_topk.default"));
+  EXPECT_THAT(verdict[0], HasSubstr("no fake kernel for lensdemo.route_topk.default"));
 
   const v1::FailuresSection plain =
       Findings(::cl::testing::ImportFixtureLog("torch_trace/torch-2.6/export_model/trace.log"));
