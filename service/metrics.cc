@@ -9,6 +9,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
+#include "proto/register_files.h"
 #include "proto/report_words.h"
 
 namespace cl {
@@ -42,6 +43,7 @@ std::vector<ServedMethod> ServedMethods() {
       {"grpc.health.v1.Health", "Watch", "server_stream"},
       {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", "bidi_stream"},
   };
+  RegisterProtoFiles();  // the pool holds a file once a message of it is used: now
   const google::protobuf::ServiceDescriptor* service =
       google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
           v1::CompileLens::service_full_name());

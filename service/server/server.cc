@@ -13,6 +13,7 @@
 #include "compile_lens/v1/service.grpc.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "proto/register_files.h"
 #include "service/server/rpc_metrics_interceptor.h"
 
 namespace cl {
@@ -127,7 +128,9 @@ absl::StatusOr<std::unique_ptr<AnalysisServer>> AnalysisServer::Start(
   grpc::EnableDefaultHealthCheckService(true);  // before the builder is made
   // Reflection (grpcurl, grpc_cli) answers without the bearer token: it shows the service's schema,
   // the public compile_lens/v1 protos, never a session. Linking the plugin registers it for every
-  // builder, so it is on in every server.
+  // builder, so it is on in every server. It finds the schema by name in protobuf's generated
+  // pool, where a file is otherwise registered only once a message of it is used.
+  RegisterProtoFiles();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;

@@ -38,6 +38,7 @@ using ::cl::testing::StrTableAmplifier;
 using ::cl::testing::Subprocess;
 using ::cl::testing::TmpPath;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The report's diagnostics, one message a line.
 std::string DiagnosticMessages(const v1::AnalyzeResponse& answer) {
@@ -250,6 +251,15 @@ TEST_F(HostileServerTest, ReflectionIsExemptFromTheTokenAndATokenInClearTextIsWa
     std::string answer;
     ASSERT_TRUE(call.Read(&answer));
     EXPECT_THAT(answer, HasSubstr("compile_lens.v1.CompileLens"));
+    // ServerReflectionRequest{file_containing_symbol: the service}: field 4. The answer is the
+    // schema itself, found by name in protobuf's generated pool, where the server registered it
+    // (proto/register_files.h), not an error_response.
+    const std::string symbol = "compile_lens.v1.CompileLens";
+    ASSERT_TRUE(
+        call.Write(absl::StrCat("\x22", std::string(1, static_cast<char>(symbol.size())), symbol)));
+    ASSERT_TRUE(call.Read(&answer));
+    EXPECT_THAT(answer, HasSubstr("compile_lens/v1/service.proto"));
+    EXPECT_THAT(answer, Not(HasSubstr("not found")));
     call.WritesDone();
     EXPECT_TRUE(call.Finish().ok());
   }
