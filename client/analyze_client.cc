@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -99,8 +101,13 @@ int InProcessThreads(const AssembledCaptures& captures, int requested) {
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
                                                      const v1::AnalyzeOptions& options,
                                                      int threads) {
-  ThreadPool pool(InProcessThreads(captures, threads), /*max_queue=*/64);
-  Engine engine(&pool);
+  // The calling thread runs passes too: the pool holds the other threads. One thread is the
+  // calling thread alone, and starts none.
+  int total = InProcessThreads(captures, threads);
+  if (total <= 0) total = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::optional<ThreadPool> helpers;
+  if (total > 1) helpers.emplace(total - 1, /*max_queue=*/64);
+  Engine engine(helpers ? &*helpers : nullptr);
   return RunAnalysis(engine, captures, options, /*cancelled=*/nullptr);
 }
 

@@ -22,7 +22,8 @@ namespace cl {
 // (bench/README.md, "Every log of the corpus"); else one per hardware thread.
 int InProcessThreads(const AssembledCaptures& captures, int requested);
 
-// Runs the analysis here, on a pool of `threads` (0: InProcessThreads chooses).
+// Runs the analysis here, on `threads` threads, the calling one among them (0: InProcessThreads
+// chooses; 0 from it, one per hardware thread).
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
                                                      const v1::AnalyzeOptions& options,
                                                      int threads);

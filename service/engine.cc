@@ -133,7 +133,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
   // One helper per job beyond the first, while pool threads are idle; the calling thread takes
   // its share. Under load no thread is idle and each analysis runs its passes itself: helpers never
   // take the queue slots that admit new calls.
-  for (size_t i = 1; i < jobs->size(); ++i) {
+  for (size_t i = 1; pool_ != nullptr && i < jobs->size(); ++i) {
     if (!pool_->TryScheduleIfIdle([fan, jobs, inputs] { Work(*fan, *jobs); })) break;
   }
   Work(*fan, *jobs);

@@ -35,7 +35,8 @@ struct EngineResult {
 
 class Engine {
  public:
-  // `pool` is not owned and must outlive the engine. `passes` defaults to the registry.
+  // `pool` is not owned and must outlive the engine; null runs every pass on the calling thread.
+  // `passes` defaults to the registry.
   explicit Engine(ThreadPool* pool);
   Engine(ThreadPool* pool, std::vector<const Pass*> passes);
 
