@@ -37,7 +37,8 @@ uint64_t FreeHugeBlockBytes(absl::string_view buddyinfo, uint64_t page_bytes) {
 }
 
 bool HugePagesFit(uint64_t input_bytes, uint64_t free_huge_bytes) {
-  return free_huge_bytes >= kMinFreeBytes && free_huge_bytes / 4 >= input_bytes;
+  return input_bytes >= kHugePagesMinInputBytes && free_huge_bytes >= kMinFreeBytes &&
+         free_huge_bytes / 4 >= input_bytes;
 }
 
 uint64_t InputBytes(const std::vector<std::string>& paths) {

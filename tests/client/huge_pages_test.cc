@@ -38,9 +38,13 @@ TEST(HugePagesTest, TextThatIsNotBuddyinfoIsNoFreeMemory) {
   EXPECT_EQ(FreeHugeBlockBytes("Node 0, zone Normal 1 2 x 4 5 6 7 8 9 10 11\n", 4096), 0u);
 }
 
-TEST(HugePagesTest, OnlyWith1GiBFreeAndFourTimesTheInput) {
-  EXPECT_TRUE(HugePagesFit(0, 1 << 30));
-  EXPECT_FALSE(HugePagesFit(0, (1 << 30) - 1));  // a fragmented machine: the kernel would compact
+TEST(HugePagesTest, OnlyForLargeInputsWith1GiBFreeAndFourTimesTheInput) {
+  EXPECT_TRUE(HugePagesFit(kHugePagesMinInputBytes, 1 << 30));
+  // a fragmented machine: the kernel would compact
+  EXPECT_FALSE(HugePagesFit(kHugePagesMinInputBytes, (1 << 30) - 1));
+  // a log of a few KB: clearing one 2 MiB page costs more than its 4 KiB faults
+  EXPECT_FALSE(HugePagesFit(0, 4ull << 30));
+  EXPECT_FALSE(HugePagesFit(kHugePagesMinInputBytes - 1, 4ull << 30));
   EXPECT_TRUE(HugePagesFit(74 * kMiB, 4ull << 30));
   EXPECT_TRUE(HugePagesFit(1 << 30, 4ull << 30));
   EXPECT_FALSE(HugePagesFit((1 << 30) + 1, 4ull << 30));
