@@ -341,35 +341,57 @@ absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture&
 
 absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make) {
   const google::protobuf::util::JsonPrintOptions options = CaptureJsonOptions();
-  ScratchFile scratch(path);
-  if (!CanPrintProtoJson(v1::SessionCapture::descriptor(), options) || scratch.fd() < 0) {
+  ScratchFile graphs_scratch(path), records_scratch(path);
+  if (!CanPrintProtoJson(v1::SessionCapture::descriptor(), options) || graphs_scratch.fd() < 0 ||
+      records_scratch.fd() < 0) {
     // Made whole, then written.
-    absl::StatusOr<v1::SessionCapture> made = make(GraphSink());
+    absl::StatusOr<v1::SessionCapture> made = make(CaptureSinks());
     if (made.ok()) CL_RETURN_IF_ERROR(WriteCaptureFile(path, *made));
     return made;
   }
-  const std::string scratch_name = absl::StrCat(path, " (its graphs, until written)");
-  FileOutput graphs(scratch.fd(), scratch_name);
-  int sunk = 0;
+  const std::string graphs_name = absl::StrCat(path, " (its graphs, until written)");
+  const std::string records_name = absl::StrCat(path, " (its records, until written)");
+  FileOutput graphs(graphs_scratch.fd(), graphs_name);
+  FileOutput records(records_scratch.fd(), records_name);
+  int graphs_sunk = 0, records_sunk = 0;
   bool printed = true;
-  absl::StatusOr<v1::SessionCapture> made = make([&](const v1::Graph& graph) {
-    printed = PrintProtoJsonElement(graph, options, sunk == 0, graphs.stream()) && printed;
-    ++sunk;
-  });
+  CaptureSinks sinks;
+  sinks.graph = [&](const v1::Graph& graph) {
+    printed = PrintProtoJsonElement(graph, options, graphs_sunk == 0, graphs.stream()) && printed;
+    ++graphs_sunk;
+  };
+  sinks.record = [&](const v1::Record& record) {
+    printed =
+        PrintProtoJsonElement(record, options, records_sunk == 0, records.stream()) && printed;
+    ++records_sunk;
+  };
+  absl::StatusOr<v1::SessionCapture> made = make(sinks);
   if (!made.ok()) return made.status();
   CL_RETURN_IF_ERROR(graphs.Flush());
-  if (!printed) return absl::DataLossError(scratch_name + ": write failed");
+  CL_RETURN_IF_ERROR(records.Flush());
+  if (!printed) return absl::DataLossError(path + ": a scratch file's write failed");
   CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
     FileOutput file(fd, path);
-    const bool ok = PrintProtoJsonSpliced(
-        *made, options,
-        v1::SessionCapture::descriptor()->FindFieldByNumber(v1::SessionCapture::kGraphsFieldNumber),
-        sunk, [&](google::protobuf::io::ZeroCopyOutputStream* out) { return scratch.CopyTo(out); },
-        file.stream());
+    const google::protobuf::Descriptor* capture = v1::SessionCapture::descriptor();
+    // The sunk graphs are still in the capture, without their nodes; the sunk records are not.
+    // (Named: a splice holds a FunctionRef, which must not outlive what it refers to.)
+    const auto copy_graphs = [&](google::protobuf::io::ZeroCopyOutputStream* out) {
+      return graphs_scratch.CopyTo(out);
+    };
+    const auto copy_records = [&](google::protobuf::io::ZeroCopyOutputStream* out) {
+      return records_scratch.CopyTo(out);
+    };
+    const ProtoJsonSplice splices[] = {
+        {capture->FindFieldByNumber(v1::SessionCapture::kGraphsFieldNumber), graphs_sunk,
+         graphs_sunk, copy_graphs},
+        {capture->FindFieldByNumber(v1::SessionCapture::kRecordsFieldNumber), records_sunk, 0,
+         copy_records},
+    };
+    const bool ok = PrintProtoJsonSpliced(*made, options, splices, file.stream());
     CL_RETURN_IF_ERROR(file.Flush());  // a failed write is why, not the printing
-    if (!ok) return absl::DataLossError(absl::StrCat(path, ": the graphs did not copy"));
+    if (!ok) return absl::DataLossError(absl::StrCat(path, ": the scratch files did not copy"));
     return absl::OkStatus();
   }));
   return made;
@@ -377,40 +399,46 @@ absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
 
 absl::StatusOr<v1::SessionCapture> WriteCaptureAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make) {
   return absl::EndsWith(path, ".pb") ? WriteCapturePbAsMade(path, make)
                                      : WriteCaptureJsonAsMade(path, make);
 }
 
 absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make) {
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make) {
   using google::protobuf::internal::WireFormatLite;
   constexpr uint32_t kGraphTag = WireFormatLite::MakeTag(v1::SessionCapture::kGraphsFieldNumber,
                                                          WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  constexpr uint32_t kRecordTag = WireFormatLite::MakeTag(
+      v1::SessionCapture::kRecordsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
   absl::StatusOr<v1::SessionCapture> made = absl::UnknownError("not made");
   CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
     FileOutput file(fd, path);
     absl::Status status;
     {
       google::protobuf::io::CodedOutputStream out(file.stream());
-      // A repeated field's items may come anywhere in a message's encoding: each graph is written
-      // as one `graphs` item as it comes.
-      const auto write_graph = [&](const v1::Graph& graph) {
-        out.WriteTag(kGraphTag);
-        out.WriteVarint32(static_cast<uint32_t>(graph.ByteSizeLong()));
-        graph.SerializeWithCachedSizes(&out);
+      // A repeated field's items may come anywhere in a message's encoding, each field's in their
+      // order: each graph and record is written as one item as it comes.
+      const auto write_item = [&](uint32_t tag, const google::protobuf::MessageLite& item) {
+        out.WriteTag(tag);
+        out.WriteVarint32(static_cast<uint32_t>(item.ByteSizeLong()));
+        item.SerializeWithCachedSizes(&out);
       };
-      int sunk = 0;
-      made = make([&](const v1::Graph& graph) {
-        write_graph(graph);
-        ++sunk;
-      });
+      int graphs_sunk = 0;
+      CaptureSinks sinks;
+      sinks.graph = [&](const v1::Graph& graph) {
+        write_item(kGraphTag, graph);
+        ++graphs_sunk;
+      };
+      sinks.record = [&](const v1::Record& record) { write_item(kRecordTag, record); };
+      made = make(sinks);
       if (!made.ok()) return made.status();
-      // The graphs the sink was not given, then everything else.
+      // The graphs the sink was not given, then everything else (the records it was not given
+      // among it, after the ones it was).
       google::protobuf::RepeatedPtrField<v1::Graph> graphs;
       made->mutable_graphs()->Swap(&graphs);
-      for (int i = sunk; i < graphs.size(); ++i) write_graph(graphs.Get(i));
+      for (int i = graphs_sunk; i < graphs.size(); ++i) write_item(kGraphTag, graphs.Get(i));
       if (!made->SerializeToCodedStream(&out))
         status = absl::InternalError(absl::StrCat(path, ": capture does not serialize"));
       made->mutable_graphs()->Swap(&graphs);

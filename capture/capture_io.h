@@ -43,31 +43,41 @@ absl::StatusOr<v1::SessionCapture> ReadCaptureFile(const std::string& path);
 absl::StatusOr<std::string> CaptureToJson(const v1::SessionCapture& capture);
 absl::Status WriteCaptureFile(const std::string& path, const v1::SessionCapture& capture);
 
-// Writes a `.cls.pb` while `make` builds its capture, so that the graphs' nodes (most of a
-// capture) are never all in memory: `make` is given a sink to call with each graph, nodes and all,
-// in the capture's order as soon as it is final, and keeps in the capture only what is left of the
-// graph (an importer's TraceParseOptions::graph_sink drops the nodes). Those graphs go to the file
-// as they come, then the capture's further graphs and the rest of it: the file parses to the
-// message WriteCaptureFile would write, the graphs' bytes first. Returns the capture `make` made
-// (its first graphs as it left them); on an error, `make`'s or the write's, no file is left.
+// What an import hands over as it makes a capture, so that a writer puts it in the file at once
+// rather than the capture holding it to the end (ImportOptions::graph_sink, record_sink): each
+// graph, nodes and all, in the capture's order as soon as it is final (the capture keeps the graph
+// without its nodes), and each record of the log's list in order (the capture keeps none of them).
 using GraphSink = std::function<void(const v1::Graph& graph)>;
+using RecordSink = std::function<void(const v1::Record& record)>;
+struct CaptureSinks {
+  GraphSink graph;
+  RecordSink record;
+};
+
+// Writes a `.cls.pb` while `make` builds its capture, so that the graphs' nodes and the records'
+// texts (most of a capture) are never all in memory: `make` is given the sinks to call, and what
+// they are given goes to the file as it comes, then the capture's further graphs and records and
+// the rest of it: the file parses to the message WriteCaptureFile would write of the whole
+// capture. Returns the capture `make` made (its first graphs as it left them); on an error,
+// `make`'s or the write's, no file is left.
 absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make);
 
-// The same for a `.cls.json`, whose graphs must come between the capture's earlier fields and its
-// later ones: each graph's JSON goes to an unnamed scratch file as it comes (in the output's
-// folder), and once `make` is done the capture is printed with that text spliced in where its
-// graphs belong, so the file is byte for byte what WriteCaptureFile writes. Where no scratch file
-// can be made, `make` gets no sink and the capture is written whole.
+// The same for a `.cls.json`, whose graphs and records must come between the capture's other
+// fields: what the sinks are given is printed to unnamed scratch files as it comes (in the
+// output's folder), and once `make` is done the capture is printed with that text spliced in
+// where it belongs, so the file is byte for byte what WriteCaptureFile writes of the whole
+// capture. Where no scratch file can be made, `make` gets no sinks and the capture is written
+// whole.
 absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make);
 
 // WriteCapturePbAsMade for a path ending in ".pb", else WriteCaptureJsonAsMade.
 absl::StatusOr<v1::SessionCapture> WriteCaptureAsMade(
     const std::string& path,
-    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const GraphSink& sink)> make);
+    absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make);
 
 }  // namespace cl
 

@@ -311,15 +311,16 @@ int ImportTrace(const std::string& path) {
   if (!in.ok()) return Usage(in.status().message());
   // A capture package carries the log's record texts, so that a site can be made from it alone.
   in->import.keep_record_texts = true;
-  // One log: each graph goes out as soon as it is parsed (to the .cls.pb, or to a scratch file
-  // the .cls.json is then printed around), and its nodes (most of a capture) are not kept until
-  // the end. Else the capture is made, then written.
+  // One log: each graph and each record goes out as soon as it is parsed (to the .cls.pb, or to
+  // scratch files the .cls.json is then printed around), and the graphs' nodes and the records'
+  // texts (most of a capture) are not kept until the end. Else the capture is made, then written.
   std::error_code ec;
   const bool streamed = cl::IsTraceInput(path) && !std::filesystem::is_directory(path, ec);
   absl::StatusOr<cl::v1::SessionCapture> capture =
       streamed ? cl::WriteCaptureAsMade(out,
-                                        [&](const cl::GraphSink& sink) {
-                                          in->import.graph_sink = sink;
+                                        [&](const cl::CaptureSinks& sinks) {
+                                          in->import.graph_sink = sinks.graph;
+                                          in->import.record_sink = sinks.record;
                                           return cl::LoadSession(path, *in);
                                         })
                : cl::LoadSession(path, *in);

@@ -228,12 +228,9 @@ class Printer {
     return Flush();
   }
 
-  // PrintProtoJsonSpliced: Print, with `field`'s first `printed` elements copied in by `splice`.
-  bool PrintSpliced(const Message& m, const FieldDescriptor* field, int printed,
-                    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice) {
-    splice_field_ = field;
-    splice_printed_ = printed;
-    splice_ = &splice;
+  // PrintProtoJsonSpliced: Print, with each splice's elements copied in.
+  bool PrintSpliced(const Message& m, absl::Span<const ProtoJsonSplice> splices) {
+    splices_ = splices;
     return Print(m);
   }
 
@@ -287,6 +284,19 @@ class Printer {
     std::vector<const FieldDescriptor*>& fields = field_lists_[level];
     fields.clear();
     r->ListFields(m, &fields);
+    // A spliced field is printed though the message holds none of its elements, in its place
+    // among the fields ListFields gives in field number order.
+    for (const ProtoJsonSplice& splice :
+         level == 0 ? splices_ : absl::Span<const ProtoJsonSplice>()) {
+      if (splice.printed == 0 ||
+          std::find(fields.begin(), fields.end(), splice.field) != fields.end())
+        continue;
+      fields.insert(std::find_if(fields.begin(), fields.end(),
+                                 [&](const FieldDescriptor* f) {
+                                   return f->number() > splice.field->number();
+                                 }),
+                    splice.field);
+    }
     for (const FieldDescriptor* f : fields) {
       Prefix(scope, proto_names_ ? f->name() : f->json_name(), true);
       if (f->is_map()) {
@@ -296,11 +306,12 @@ class Printer {
         Scope list{scope.level + 1};
         const int n = r->FieldSize(m, f);
         int i = 0;
-        if (level == 0 && f == splice_field_ && splice_printed_ > 0) {
+        if (const ProtoJsonSplice* splice = level == 0 ? SpliceOf(f) : nullptr;
+            splice != nullptr && splice->printed > 0) {
           // The elements already printed (PrintElement's text): copied in where they belong.
-          ok_ = Flush() && (*splice_)(out_) && ok_;
+          ok_ = Flush() && splice->copy(out_) && ok_;
           list.first = false;
-          i = std::min(splice_printed_, n);
+          i = std::min(splice->held, n);
         }
         for (; i < n; ++i) {
           Prefix(list, {}, false);
@@ -466,9 +477,13 @@ class Printer {
     }
   }
 
-  const FieldDescriptor* splice_field_ = nullptr;
-  int splice_printed_ = 0;
-  const absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)>* splice_ = nullptr;
+  const ProtoJsonSplice* SpliceOf(const FieldDescriptor* f) const {
+    for (const ProtoJsonSplice& splice : splices_)
+      if (splice.field == f) return &splice;
+    return nullptr;
+  }
+
+  absl::Span<const ProtoJsonSplice> splices_;
 
   void MaybeFlush() {
     if (buf_.size() >= (256 << 10)) Flush();
@@ -548,12 +563,11 @@ bool PrintProtoJsonElement(const Message& element,
   return Printer(options, out).PrintElement(element, first);
 }
 
-bool PrintProtoJsonSpliced(
-    const Message& message, const google::protobuf::util::JsonPrintOptions& options,
-    const FieldDescriptor* field, int printed,
-    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice,
-    google::protobuf::io::ZeroCopyOutputStream* out) {
-  return Printer(options, out).PrintSpliced(message, field, printed, splice);
+bool PrintProtoJsonSpliced(const Message& message,
+                           const google::protobuf::util::JsonPrintOptions& options,
+                           absl::Span<const ProtoJsonSplice> splices,
+                           google::protobuf::io::ZeroCopyOutputStream* out) {
+  return Printer(options, out).PrintSpliced(message, splices);
 }
 
 }  // namespace cl

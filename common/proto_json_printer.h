@@ -17,6 +17,7 @@
 #define COMMON_PROTO_JSON_PRINTER_H_
 
 #include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/message.h"
@@ -43,17 +44,24 @@ bool PrintProtoJsonElement(const google::protobuf::Message& element,
                            const google::protobuf::util::JsonPrintOptions& options, bool first,
                            google::protobuf::io::ZeroCopyOutputStream* out);
 
-// PrintProtoJson of `message`, but for its repeated message `field` (of the top-level message) the
-// first `printed` elements come from `splice`, which writes the text PrintProtoJsonElement wrote
-// of them, in order, to the stream it is given; the message's own elements from index `printed`
-// on follow. With the elements `splice` writes equal to the message's, the bytes are
-// PrintProtoJson's.
-bool PrintProtoJsonSpliced(
-    const google::protobuf::Message& message,
-    const google::protobuf::util::JsonPrintOptions& options,
-    const google::protobuf::FieldDescriptor* field, int printed,
-    absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> splice,
-    google::protobuf::io::ZeroCopyOutputStream* out);
+// Elements of a repeated message field of the top-level message printed ahead of the message
+// (PrintProtoJsonElement's text, in order), which `copy` writes to the stream it is given:
+// `printed` of them, the first `held` of which the message still holds in its first places
+// (stubs, not printed again); the message's own elements after those follow them.
+struct ProtoJsonSplice {
+  const google::protobuf::FieldDescriptor* field;
+  int printed;
+  int held;
+  absl::FunctionRef<bool(google::protobuf::io::ZeroCopyOutputStream*)> copy;
+};
+
+// PrintProtoJson of `message` with `splices` copied in where their fields belong (one per field).
+// With the elements each splice writes equal to the ones the whole message would hold there, the
+// bytes are PrintProtoJson's of that whole message.
+bool PrintProtoJsonSpliced(const google::protobuf::Message& message,
+                           const google::protobuf::util::JsonPrintOptions& options,
+                           absl::Span<const ProtoJsonSplice> splices,
+                           google::protobuf::io::ZeroCopyOutputStream* out);
 
 }  // namespace cl
 

@@ -306,7 +306,15 @@ void TraceParser::ListRecord(const TraceRecord& r, const Envelope& env,
   // The list is the site's (which keeps the texts) and a written capture's: an analysis of one
   // session that renders no site reads none of it, and it grows with every record of the log.
   if (AnalysisOnly()) return;
-  v1::Record* record = capture_.add_records();
+  if (!options_.record_sink) return FillRecord(r, env, name, compile_id, capture_.add_records());
+  sunk_record_.Clear();  // keeps its strings' room for the next
+  FillRecord(r, env, name, compile_id, &sunk_record_);
+  options_.record_sink(sunk_record_);
+}
+
+void TraceParser::FillRecord(const TraceRecord& r, const Envelope& env,
+                             const std::optional<std::string>& name, const std::string& compile_id,
+                             v1::Record* record) {
   record->set_kind(env.event);
   if (name) record->set_name(std::string(Utf8Prefix(*name, kMaxStrNameBytes)));
   record->set_compile_id(compile_id);

@@ -82,6 +82,10 @@ struct TraceParseOptions {
   // it without its nodes (id, compile, stage): for a writer that streams the graphs to its output
   // rather than holding them all (WriteCapturePbAsMade in capture/capture_io.h).
   std::function<void(const v1::Graph& graph)> graph_sink;
+  // Given, each record of the log's list (`records`, with its text where kept) is handed here as
+  // it is listed, and the capture keeps none of them: their texts are most of what is left of a
+  // capture package once its graphs are streamed.
+  std::function<void(const v1::Record& record)> record_sink;
 };
 
 class TraceParser {
@@ -136,6 +140,8 @@ class TraceParser {
   // Lists the record in `records` (with its text, when kept), as part of `compile_id`.
   void ListRecord(const TraceRecord& r, const Envelope& env, const std::optional<std::string>& name,
                   const std::string& compile_id);
+  void FillRecord(const TraceRecord& r, const Envelope& env, const std::optional<std::string>& name,
+                  const std::string& compile_id, v1::Record* record);
   void DropDanglingIterations();
   void Count(ImportCounter counter) { counts_.Add(counter); }
   // Counts `bytes` as taken in: false (and over_budget() from now on) once past the budget.
@@ -200,6 +206,7 @@ class TraceParser {
   const TraceParseOptions options_;
   std::unique_ptr<simdjson::dom::parser> json_;
   v1::SessionCapture capture_;
+  v1::Record sunk_record_;  // the record handed to record_sink, its strings' room reused
   absl::flat_hash_map<int64_t, std::string> strings_;    // the `str` intern table
   absl::flat_hash_map<std::string, int> compile_index_;  // compile id -> index in compiles
   absl::flat_hash_map<uint32_t, int> frame_index_;       // frame id -> index in frames

@@ -66,67 +66,87 @@ TEST(CaptureIoTest, AFullDeviceFailsTheWrite) {
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("/dev/full: write failed: No space")));
 }
 
-// WriteCapturePbAsMade: the graphs a maker hands to the sink go to the file at once, the maker
-// keeping only what is left of them; the file reads back as the whole capture.
-TEST(CaptureIoTest, GraphsWrittenAsMadeReadBackAsTheWholeCapture) {
+// How many graphs and records a maker hands to the sinks.
+struct Sunk {
+  int graphs, records;
+};
+
+// A maker that hands the first `graphs` graphs and `records` records of `whole` to the sinks, as
+// an import does: it keeps the graphs without their nodes, and none of the records.
+absl::StatusOr<v1::SessionCapture> MakeSinking(const v1::SessionCapture& whole, int graphs,
+                                               int records, const CaptureSinks& sinks) {
+  v1::SessionCapture c = whole;
+  for (int i = 0; i < graphs; ++i) {
+    sinks.graph(c.graphs(i));
+    c.mutable_graphs(i)->clear_nodes();
+  }
+  for (int i = 0; i < records; ++i) sinks.record(c.records(i));
+  c.mutable_records()->DeleteSubrange(0, records);
+  return c;
+}
+
+// WriteCapturePbAsMade: the graphs and records a maker hands to the sinks go to the file at once,
+// the maker keeping only what is left of them; the file reads back as the whole capture.
+TEST(CaptureIoTest, GraphsAndRecordsWrittenAsMadeReadBackAsTheWholeCapture) {
   ASSERT_OK_AND_ASSIGN(const v1::SessionCapture hero,
                        ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
   ASSERT_GE(hero.graphs_size(), 3);
+  ASSERT_GE(hero.records_size(), 3);
   const std::string path = ::testing::TempDir() + "/as-made.cls.pb";
-  // Sinks all graphs, none, or the first two (the rest left in the capture, nodes and all).
-  for (int sunk : {hero.graphs_size(), 0, 2}) {
-    ASSERT_OK_AND_ASSIGN(
-        const v1::SessionCapture made,
-        WriteCapturePbAsMade(path,
-                             [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
-                               v1::SessionCapture c = hero;
-                               for (int i = 0; i < sunk; ++i) {
-                                 sink(c.graphs(i));
-                                 c.mutable_graphs(i)->clear_nodes();
-                               }
-                               return c;
-                             }));
+  // Sinks all, none, or the first two (the rest left in the capture, nodes, texts and all).
+  for (const Sunk& sunk : std::vector<Sunk>{
+           {hero.graphs_size(), hero.records_size()}, {0, 0}, {2, 2}, {0, 2}, {2, 0}}) {
+    ASSERT_OK_AND_ASSIGN(const v1::SessionCapture made,
+                         WriteCapturePbAsMade(path, [&](const CaptureSinks& sinks) {
+                           return MakeSinking(hero, sunk.graphs, sunk.records, sinks);
+                         }));
+    const int graphs = sunk.graphs, records = sunk.records;
     EXPECT_EQ(made.graphs_size(), hero.graphs_size()) << "the maker's capture is returned";
-    EXPECT_EQ(made.graphs(0).nodes_size(), sunk > 0 ? 0 : hero.graphs(0).nodes_size());
+    EXPECT_EQ(made.graphs(0).nodes_size(), graphs > 0 ? 0 : hero.graphs(0).nodes_size());
+    EXPECT_EQ(made.records_size(), hero.records_size() - records);
     ASSERT_OK_AND_ASSIGN(const v1::SessionCapture back, ReadCaptureFile(path));
-    EXPECT_TRUE(MessageDifferencer::Equals(back, hero)) << sunk << " graphs sunk";
+    EXPECT_TRUE(MessageDifferencer::Equals(back, hero))
+        << graphs << " graphs and " << records << " records sunk";
   }
 }
 
-// WriteCaptureJsonAsMade: the graphs a maker hands to the sink are printed to a scratch file at
-// once, and the capture is printed around them: the same bytes WriteCaptureFile writes of the
-// whole capture, whichever graphs were sunk.
-TEST(CaptureIoTest, JsonGraphsWrittenAsMadeAreTheWholeCapturesBytes) {
+// WriteCaptureJsonAsMade: the graphs and records a maker hands to the sinks are printed to
+// scratch files at once, and the capture is printed around them: the same bytes WriteCaptureFile
+// writes of the whole capture, whichever were sunk.
+TEST(CaptureIoTest, JsonGraphsAndRecordsWrittenAsMadeAreTheWholeCapturesBytes) {
   ASSERT_OK_AND_ASSIGN(const v1::SessionCapture hero,
                        ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json"));
   ASSERT_GE(hero.graphs_size(), 3);
+  ASSERT_GE(hero.records_size(), 3);
   const std::string whole = ::testing::TempDir() + "/whole.cls.json";
   ASSERT_THAT(WriteCaptureFile(whole, hero), IsOk());
   ASSERT_OK_AND_ASSIGN(const std::string expected, ReadFile(whole));
   const std::string path = ::testing::TempDir() + "/as-made.cls.json";
-  v1::SessionCapture no_graphs = hero;
-  no_graphs.clear_graphs();
-  for (int sunk : {hero.graphs_size(), 0, 1, 2}) {
-    ASSERT_OK_AND_ASSIGN(
-        const v1::SessionCapture made,
-        WriteCaptureAsMade(path, [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
-          v1::SessionCapture c = hero;
-          for (int i = 0; i < sunk; ++i) {
-            sink(c.graphs(i));
-            c.mutable_graphs(i)->clear_nodes();
-          }
-          return c;
-        }));
-    EXPECT_EQ(made.graphs(0).nodes_size(), sunk > 0 ? 0 : hero.graphs(0).nodes_size());
+  for (const Sunk& sunk : std::vector<Sunk>{{hero.graphs_size(), hero.records_size()},
+                                            {0, 0},
+                                            {1, 1},
+                                            {2, 2},
+                                            {0, hero.records_size()},
+                                            {hero.graphs_size(), 0}}) {
+    ASSERT_OK_AND_ASSIGN(const v1::SessionCapture made,
+                         WriteCaptureAsMade(path, [&](const CaptureSinks& sinks) {
+                           return MakeSinking(hero, sunk.graphs, sunk.records, sinks);
+                         }));
+    const int graphs = sunk.graphs, records = sunk.records;
+    EXPECT_EQ(made.graphs(0).nodes_size(), graphs > 0 ? 0 : hero.graphs(0).nodes_size());
+    EXPECT_EQ(made.records_size(), hero.records_size() - records);
     ASSERT_OK_AND_ASSIGN(const std::string written, ReadFile(path));
-    EXPECT_EQ(written, expected) << sunk << " graphs sunk";
+    EXPECT_EQ(written, expected) << graphs << " graphs and " << records << " records sunk";
   }
-  // A capture with no graph at all prints no `graphs` member.
-  const std::string none = ::testing::TempDir() + "/no-graphs.cls.json";
-  ASSERT_THAT(WriteCaptureFile(none, no_graphs), IsOk());
+  // A capture with no graph and no record at all prints no `graphs` or `records` member.
+  v1::SessionCapture bare = hero;
+  bare.clear_graphs();
+  bare.clear_records();
+  const std::string none = ::testing::TempDir() + "/bare.cls.json";
+  ASSERT_THAT(WriteCaptureFile(none, bare), IsOk());
   ASSERT_THAT(
       WriteCaptureAsMade(
-          path, [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> { return no_graphs; })
+          path, [&](const CaptureSinks&) -> absl::StatusOr<v1::SessionCapture> { return bare; })
           .status(),
       IsOk());
   EXPECT_EQ(*ReadFile(path), *ReadFile(none));
@@ -139,33 +159,36 @@ TEST(CaptureIoTest, AMakerThatFailsLeavesNoFile) {
   const std::string path = dir + "/x.cls.pb";
   EXPECT_THAT(
       WriteCapturePbAsMade(path,
-                           [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
+                           [&](const CaptureSinks& sinks) -> absl::StatusOr<v1::SessionCapture> {
                              v1::Graph g;
                              g.set_id("g");
-                             sink(g);  // written already, when the maker gives up
+                             sinks.graph(g);  // written already, when the maker gives up
                              return absl::InvalidArgumentError("run.log: not a log");
                            }),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
   EXPECT_TRUE(std::filesystem::is_empty(dir)) << "neither the file nor its temporary";
-  EXPECT_THAT(
-      WriteCaptureJsonAsMade(dir + "/x.cls.json",
-                             [&](const GraphSink& sink) -> absl::StatusOr<v1::SessionCapture> {
-                               v1::Graph g;
-                               g.set_id("g");
-                               sink(g);  // printed to the scratch file, when the maker gives up
-                               return absl::InvalidArgumentError("run.log: not a log");
-                             }),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
+  EXPECT_THAT(WriteCaptureJsonAsMade(
+                  dir + "/x.cls.json",
+                  [&](const CaptureSinks& sinks) -> absl::StatusOr<v1::SessionCapture> {
+                    v1::Graph g;
+                    g.set_id("g");
+                    sinks.graph(g);  // printed to a scratch file, when the maker gives up
+                    v1::Record r;
+                    r.set_kind("artifact");
+                    sinks.record(r);
+                    return absl::InvalidArgumentError("run.log: not a log");
+                  }),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a log")));
   EXPECT_TRUE(std::filesystem::is_empty(dir)) << "neither the file nor its scratch file";
   EXPECT_THAT(
       WriteCapturePbAsMade("/dev/full",
-                           [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> {
+                           [&](const CaptureSinks&) -> absl::StatusOr<v1::SessionCapture> {
                              return ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
                            }),
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("write failed")));
   EXPECT_THAT(
       WriteCaptureJsonAsMade("/dev/full",
-                             [&](const GraphSink&) -> absl::StatusOr<v1::SessionCapture> {
+                             [&](const CaptureSinks&) -> absl::StatusOr<v1::SessionCapture> {
                                return ReadCaptureFile(CL_SOURCE_DIR "/examples/hero/head.cls.json");
                              }),
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("write failed")));

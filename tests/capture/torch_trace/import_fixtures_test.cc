@@ -150,6 +150,36 @@ TEST(ImportFixturesTest, TheGraphSinkGetsEveryGraphWhole) {
   EXPECT_GT(sunk_nodes, 10000);
 }
 
+// ImportOptions::record_sink (import-trace to a capture file): every record of the log's list is
+// handed over as the whole import would list it, texts and all, in order, and the capture keeps
+// none; the rest of it is what the import without a sink makes.
+TEST(ImportFixturesTest, TheRecordSinkGetsEveryRecordWhole) {
+  ImportOptions options;
+  options.read_sources = false;
+  options.keep_record_texts = true;
+  int texts = 0;
+  for (const std::string& log : testing::FixtureTraceLogs()) {
+    SCOPED_TRACE(log);
+    absl::StatusOr<v1::SessionCapture> whole = ImportTraceFile(log, options);
+    ImportOptions sinking = options;
+    std::vector<v1::Record> sunk;
+    sinking.record_sink = [&](const v1::Record& r) {
+      sunk.push_back(r);
+      texts += !r.text().empty();
+    };
+    absl::StatusOr<v1::SessionCapture> streamed = ImportTraceFile(log, sinking);
+    ASSERT_EQ(whole.ok(), streamed.ok());
+    if (!whole.ok()) continue;  // the corpus's few files that are not logs
+    ASSERT_EQ(sunk.size(), static_cast<size_t>(whole->records_size()));
+    for (int i = 0; i < whole->records_size(); ++i)
+      EXPECT_TRUE(MessageDifferencer::Equals(sunk[i], whole->records(i))) << i;
+    EXPECT_EQ(streamed->records_size(), 0);
+    whole->clear_records();
+    EXPECT_TRUE(MessageDifferencer::Equals(*streamed, *whole));
+  }
+  EXPECT_GT(texts, 1000);
+}
+
 TEST(ImportFixturesTest, TheHeroTraceHasItsFacts) {
   ImportOptions options;
   options.read_sources = false;
