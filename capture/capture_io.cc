@@ -261,6 +261,26 @@ class FileOutput final : public google::protobuf::io::CopyingOutputStream {
   }
 
   google::protobuf::io::ZeroCopyOutputStream* stream() { return &stream_; }
+
+  // Appends the whole of the file `from` (read from its start) after what was written so far, by
+  // copy_file_range: the kernel moves the pages, where reading them out and writing them back
+  // would copy each twice more. False where the kernel would not (nothing was appended then) or
+  // when a write failed (written_ says so).
+  bool AppendWithKernel(int from) {
+    if (!stream_.Flush()) return false;
+    loff_t at = 0;
+    for (;;) {
+      const ssize_t n = copy_file_range(from, &at, fd_, nullptr, size_t{1} << 30, 0);
+      if (n == 0) return true;
+      if (n > 0 || errno == EINTR) continue;
+      if (at == 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+                      errno == EBADF))
+        return false;
+      written_ = absl::DataLossError(absl::StrCat(path_, ": write failed: ", std::strerror(errno)));
+      return false;
+    }
+  }
+  bool failed() const { return !written_.ok(); }
   // DATA_LOSS naming the path and the reason, unless every byte reached the file.
   absl::Status Flush() {
     if (!stream_.Flush() && written_.ok()) return absl::DataLossError(path_ + ": write failed");
@@ -376,12 +396,18 @@ absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
     FileOutput file(fd, path);
     const google::protobuf::Descriptor* capture = v1::SessionCapture::descriptor();
     // The sunk graphs are still in the capture, without their nodes; the sunk records are not.
-    // (Named: a splice holds a FunctionRef, which must not outlive what it refers to.)
+    // Each scratch file's text appended by the kernel, else read and written here. (Named: a
+    // splice holds a FunctionRef, which must not outlive what it refers to.)
+    const auto copy = [&](const ScratchFile& scratch,
+                          google::protobuf::io::ZeroCopyOutputStream* out) {
+      if (file.AppendWithKernel(scratch.fd())) return true;
+      return !file.failed() && scratch.CopyTo(out);
+    };
     const auto copy_graphs = [&](google::protobuf::io::ZeroCopyOutputStream* out) {
-      return graphs_scratch.CopyTo(out);
+      return copy(graphs_scratch, out);
     };
     const auto copy_records = [&](google::protobuf::io::ZeroCopyOutputStream* out) {
-      return records_scratch.CopyTo(out);
+      return copy(records_scratch, out);
     };
     const ProtoJsonSplice splices[] = {
         {capture->FindFieldByNumber(v1::SessionCapture::kGraphsFieldNumber), graphs_sunk,
