@@ -171,6 +171,35 @@ TEST(EngineTest, RunsWithAFullPoolOnTheCallingThread) {
   EXPECT_EQ(r.report.lint().status(), v1::OK);
 }
 
+// A pass that notes the thread it ran on.
+class ThreadNotingPass : public Pass {
+ public:
+  ThreadNotingPass(std::string name, std::string section)
+      : name_(std::move(name)), section_(std::move(section)) {}
+  absl::string_view Name() const override { return name_; }
+  absl::string_view Section() const override { return section_; }
+  absl::Status Run(const PassInput&, v1::AnalysisReport*) const override {
+    ran_on_ = std::this_thread::get_id();
+    return absl::OkStatus();
+  }
+  std::thread::id ran_on() const { return ran_on_; }
+
+ private:
+  std::string name_, section_;
+  mutable std::thread::id ran_on_;
+};
+
+// No pool (cl-client on a small session): every pass runs on the calling thread, none is lost.
+TEST(EngineTest, WithoutAPoolEveryPassRunsOnTheCallingThread) {
+  ThreadNotingPass a("a", "recompile"), b("b", "lint"), c("c", "fusion");
+  Engine engine(nullptr, {&a, &b, &c});
+  ASSERT_OK_AND_ASSIGN(EngineResult r, engine.Analyze(Hero(), nullptr, {}, nullptr));
+  EXPECT_EQ(r.report.recompile().status(), v1::OK);
+  EXPECT_EQ(r.report.lint().status(), v1::OK);
+  EXPECT_EQ(r.report.fusion().status(), v1::OK);
+  for (const ThreadNotingPass* p : {&a, &b, &c}) EXPECT_EQ(p->ran_on(), std::this_thread::get_id());
+}
+
 TEST(EngineTest, CancellationIsHonoured) {
   ThreadPool pool(2, 8);
   FakePass waits("waits", "recompile", FakePass::Mode::kWaitForCancel);
