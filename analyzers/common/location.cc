@@ -92,9 +92,41 @@ std::optional<v1::StackFrame> ParseTracebackFrame(absl::string_view line) {
   return frame;
 }
 
+namespace {
+
+// torch's public top-level modules and packages; every private one starts with "_".
+// clang-format off
+constexpr absl::string_view kTorchMembers[] = {
+    "accelerator", "amp", "ao", "autograd", "backends", "compiler", "cpu", "cuda", "distributed",
+    "distributions", "export", "fft", "func", "functional", "futures", "fx", "hub", "jit",
+    "library", "linalg", "masked", "monitor", "mps", "mtia", "multiprocessing", "nested", "nn",
+    "onnx", "optim", "overrides", "package", "profiler", "quantization", "random", "return_types",
+    "serialization", "signal", "sparse", "special", "storage", "testing", "types", "utils", "xpu"};
+// clang-format on
+
+// A file of a torch source tree that is not installed as a package (a checkout installed with
+// `pip install -e`, a fbcode xar): `.../torch/<member>...` where the member is one of torch's
+// own, not a user's folder that happens to be called torch.
+bool IsTorchSourceFile(absl::string_view file) {
+  constexpr absl::string_view kTorch = "/torch/";
+  for (size_t at = file.find(kTorch); at != absl::string_view::npos;
+       at = file.find(kTorch, at + 1)) {
+    const absl::string_view rest = file.substr(at + kTorch.size());
+    const absl::string_view member = rest.substr(0, rest.find_first_of("/."));
+    if (member.empty()) continue;
+    if (member.front() == '_' || std::find(std::begin(kTorchMembers), std::end(kTorchMembers),
+                                           member) != std::end(kTorchMembers))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool IsLibraryFile(absl::string_view file) {
   return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||
-         absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<");
+         absl::StrContains(file, "/lib/python3") || absl::StartsWith(file, "<") ||
+         IsTorchSourceFile(file);
 }
 
 bool IsExportCompile(const compile_lens::v1::Compile& compile) {

@@ -66,7 +66,8 @@ const compile_lens::v1::StackFrame* SpecializedAt(
 std::optional<compile_lens::v1::StackFrame> ParseTracebackFrame(absl::string_view line);
 
 // A file of torch's or another installed package's (site-packages, dist-packages, the standard
-// library, "<frozen ...>"): not the user's to edit.
+// library, "<frozen ...>"), or of a torch source tree run uninstalled (".../pytorch/torch/_dynamo/
+// ...", torch's own modules under a torch/ folder): not the user's to edit.
 bool IsLibraryFile(absl::string_view file);
 
 // An installed package's file from its package on ("/usr/lib/python3/dist-packages/torch/optim/

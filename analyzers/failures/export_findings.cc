@@ -42,17 +42,12 @@ bool IsTruthValue(absl::string_view result) { return result == "True" || result 
 
 bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
-// Whether `frame` is torch's (a dev checkout's torch/ too) or another installed package's.
-bool IsTorchOrLibrary(const v1::StackFrame& frame) {
-  return IsLibraryFile(frame.file()) || absl::StrContains(frame.file(), "/torch/");
-}
-
 // The innermost user frame of an export record: of its user_stack where torch logged one, else of
 // its whole stack.
 const v1::StackFrame* UserFrame(const Frames& user_stack, const Frames& stack) {
   for (const Frames* frames : {&user_stack, &stack}) {
     for (auto it = frames->rbegin(); it != frames->rend(); ++it) {
-      if (!IsTorchOrLibrary(*it)) return &*it;
+      if (!IsLibraryFile(it->file())) return &*it;
     }
   }
   return nullptr;

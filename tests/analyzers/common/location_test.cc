@@ -74,5 +74,23 @@ TEST(InnermostUserFrameTest, TheLastFrameOutsideInstalledPackages) {
   EXPECT_EQ(InnermostUserFrame(stack), nullptr);
 }
 
+// torch run from its source tree (pip install -e, a fbcode xar) is torch's too; a user's own
+// folder called torch, and the checkout's tests and scripts, are the user's.
+TEST(IsLibraryFileTest, ATorchSourceTreeIsTorchsAUsersTorchFolderIsNot) {
+  for (const char* torch :
+       {"/data/users/me/pytorch/torch/_dynamo/external_utils.py",
+        "/home/me/pytorch/torch/nn/modules/module.py", "/home/me/pytorch/torch/__init__.py",
+        "/Users/me/Desktop/pytorch/torch/_tensor.py",
+        "/mnt/xarfuse/uid-1/abc/torch/fx/graph_module.py",
+        "/usr/lib/python3/dist-packages/torch/optim/adam.py", "<frozen runpy>"}) {
+    EXPECT_TRUE(IsLibraryFile(torch)) << torch;
+  }
+  for (const char* user : {"/home/me/pytorch/test2.py", "/home/me/pytorch/test/dynamo/test_misc.py",
+                           "/w/proj/torch/model.py", "/w/torch/train.py",
+                           "/w/proj/torchvision_ext.py", "/mnt/project/torch_scene.py"}) {
+    EXPECT_FALSE(IsLibraryFile(user)) << user;
+  }
+}
+
 }  // namespace
 }  // namespace cl

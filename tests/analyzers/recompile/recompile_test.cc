@@ -681,6 +681,19 @@ TEST(RecompilePassTest, ATorchWrapperFrameIsNamedOnceWhateverItsCompiles) {
   EXPECT_EQ(section.frames(0).location().line(), 20u);
 }
 
+// The same on the real log, which torch wrote from a source checkout (/home/.../pytorch/torch/,
+// not site-packages): torch's own files there are not the user's either, and the wrapper is
+// placed at the user's call in test2.py, not at external_utils.py:66.
+TEST(RecompilePassTest, ATorchCheckoutsFilesAreNotTheUsers) {
+  const v1::RecompileSection section = RunPass(
+      ::cl::testing::ImportFixtureLog("torch_trace/tlparse-corpus/tlparse/multi_rank_runtime/"
+                                      "dedicated_log_torch_trace_rank_0.log"));
+  ASSERT_EQ(section.frames_size(), 1);
+  EXPECT_EQ(section.frames(0).name(), "inner (torch's wrapper of a compiled module)");
+  EXPECT_EQ(section.frames(0).location().file(), "/home/skarjala/pytorch/test2.py");
+  EXPECT_EQ(section.frames(0).location().line(), 164u);
+}
+
 // A dropout schedule written into a module's attribute (a sandbox scene: `layer.drop.p = 0.1 *
 // (step + 1)` before each step, torch 2.6's guards verbatim) recompiles on every value although
 // specialize_float is off: the remedy says torch guards it by value, not "wrap it in a tensor"
