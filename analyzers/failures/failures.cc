@@ -166,6 +166,14 @@ const v1::StackFrame* PinnedAt(const v1::Compile& compile) {
   return SpecializedAt(compile, [&](absl::string_view source) { return source == size->source; });
 }
 
+// An extra's record text: the importer keeps the record's JSON metadata line, then its payload
+// (capture/torch_trace/trace_parser.cc, KeepExtra); empty for a record that had none.
+absl::string_view ExtraBody(const v1::Extra& extra) {
+  const absl::string_view text = extra.payload();
+  const size_t nl = text.find('\n');
+  return nl == absl::string_view::npos ? absl::string_view() : text.substr(nl + 1);
+}
+
 }  // namespace
 
 std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason, bool exported) {
@@ -304,9 +312,13 @@ std::string FailureRemedy(absl::string_view fail_type, absl::string_view reason,
 absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   const v1::SessionCapture& capture = in.head;
   v1::FailuresSection* section = out->mutable_failures();
-  // Later torch logs the program an export made; the capture keeps it as an extra, capped.
+  // Kept as extras: the tracebacks of failed compiles, and the program an export made (later
+  // torch logs it).
+  absl::flat_hash_map<std::string, const v1::Extra*> tracebacks;
   const v1::Extra* program = nullptr;
   for (const v1::Extra& extra : capture.extras()) {
+    if (extra.kind() == "artifact:dynamo_error" && !extra.compile_id().empty())
+      tracebacks.emplace(extra.compile_id(), &extra);
     if (extra.kind() == "exported_program" && extra.compile_id().empty()) program = &extra;
   }
   if (capture.compiles().empty() && capture.export_issues().empty() && program == nullptr) {
@@ -316,20 +328,11 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
   }
   AddExportFindings(capture, section);
   if (program != nullptr) {
-    // The payload is the record's JSON line, then the program.
-    absl::string_view text = program->payload();
-    const size_t nl = text.find('\n');
-    text = nl == absl::string_view::npos ? absl::string_view() : text.substr(nl + 1);
-    section->set_exported_program(std::string(text));
+    section->set_exported_program(std::string(ExtraBody(*program)));
     section->set_exported_program_clipped(program->truncated());
   }
   absl::flat_hash_map<uint32_t, const v1::Frame*> frames;
   for (const v1::Frame& frame : capture.frames()) frames.emplace(frame.id(), &frame);
-  absl::flat_hash_map<std::string, const v1::Extra*> tracebacks;
-  for (const v1::Extra& extra : capture.extras()) {
-    if (extra.kind() == "artifact:dynamo_error" && !extra.compile_id().empty())
-      tracebacks.emplace(extra.compile_id(), &extra);
-  }
 
   for (const v1::Compile& compile : capture.compiles()) {
     if (in.Cancelled()) return absl::CancelledError("failures pass cancelled");
@@ -349,10 +352,7 @@ absl::Status FailuresPass::Run(const PassInput& in, v1::AnalysisReport* out) con
       failed->set_frame(name);
       absl::string_view traceback;
       if (auto tb = tracebacks.find(compile.id()); tb != tracebacks.end()) {
-        // The payload is the record's JSON line, then the traceback.
-        traceback = tb->second->payload();
-        if (const size_t nl = traceback.find('\n'); nl != absl::string_view::npos)
-          traceback.remove_prefix(nl + 1);
+        traceback = ExtraBody(*tb->second);
         failed->set_traceback(ClipUtf8(traceback, kMaxTracebackBytes));
       }
       std::string file;
