@@ -433,16 +433,19 @@ constexpr int kMaxExportRecords = 4096;
 // An export record's expression, result, operator or reason: torch's run a few dozen bytes; the
 // analysis rewrites each expression once per local, so a hostile one is cut here.
 constexpr size_t kMaxExportText = 4096;
+// A symbol's source or a local's value: "L['x'].size()[0]", "u0 + 1".
+constexpr size_t kMaxValueBytes = 512;
 
-std::string Clipped(const std::string& text, size_t cap) {
-  return text.size() <= cap ? text : std::string(Utf8Prefix(text, cap));
+// An export record's text field `key`, cut at kMaxExportText.
+std::string ExportText(element value, absl::string_view key) {
+  return std::string(Utf8Prefix(json::String(value, key).value_or(""), kMaxExportText));
 }
 
 }  // namespace
 
 void TraceParser::ReadStringMap(element object,
                                 google::protobuf::Map<std::string, std::string>* out) {
-  constexpr size_t kMaxEntries = 64, kMaxValueBytes = 512;
+  constexpr size_t kMaxEntries = 64;
   if (!object.is_object()) return;
   for (simdjson::dom::key_value_pair kv : json::AsObject(object)) {
     if (out->size() >= kMaxEntries) return;
@@ -473,16 +476,16 @@ void TraceParser::OnExportIssue(const TraceRecord& r, const Envelope& env,
         std::string_view text;
         if (source.get_string().get(text) != simdjson::SUCCESS) continue;
         (*issue->mutable_symbol_sources())[symbol] =
-            std::string(Utf8Prefix(absl::string_view(text.data(), text.size()), 512));
+            std::string(Utf8Prefix(absl::string_view(text.data(), text.size()), kMaxValueBytes));
         break;
       }
     }
   } else {
-    issue->set_expr(Clipped(json::String(value, "expr").value_or(""), kMaxExportText));
-    issue->set_result(Clipped(json::String(value, "result").value_or(""), kMaxExportText));
+    issue->set_expr(ExportText(value, "expr"));
+    issue->set_result(ExportText(value, "result"));
   }
-  issue->set_op(Clipped(json::String(value, "op").value_or(""), kMaxExportText));
-  issue->set_reason(Clipped(json::String(value, "reason").value_or(""), kMaxExportText));
+  issue->set_op(ExportText(value, "op"));
+  issue->set_reason(ExportText(value, "reason"));
   issue->set_compile_id(env.compile_id);
   issue->set_line(r.line);
   if (std::optional<element> user = json::Field(value, "user_stack"))
