@@ -261,6 +261,15 @@ void AddSymbol(const v1::SessionCapture& capture, const std::string& symbol, con
   }
 }
 
+// What to do about a size declared dynamic that the code decides on or pins.
+constexpr absl::string_view kStaticOrGeneric =
+    "declare it static in dynamic_shapes (Dim.AUTO lets export choose); if it varies, make this "
+    "line size-generic";
+// What to do about a fake kernel of torch's own.
+constexpr absl::string_view kTorchsOwnOp =
+    "The operator is torch's, not one to register: write this line with other ops";
+constexpr absl::string_view kReportToPyTorch = ", or report it to PyTorch with this log.";
+
 std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
   switch (f.kind()) {
     case v1::ExportFinding::DATA_DEPENDENT: {
@@ -306,9 +315,8 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
       return absl::StrCat(
           "This line made export decide `", first.expr(), "` on a size declared dynamic",
           sources.empty() ? "" : absl::StrCat(" (", absl::StrJoin(sources, ", "), ")"),
-          ": the exported program is only right where it holds. If that size is really fixed, "
-          "declare it static in dynamic_shapes (Dim.AUTO lets export choose); if it varies, make "
-          "this line size-generic.");
+          ": the exported program is only right where it holds. If that size is really fixed, ",
+          kStaticOrGeneric, ".");
     }
     case v1::ExportFinding::TRACE_FAILED: {
       std::vector<std::string> made;
@@ -338,16 +346,17 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
           " can only be ", first.result(), " here",
           first.reason().empty() ? "" : absl::StrCat(" (", first.reason(), ")"),
           ". torch.export refuses the dim as dynamic, and draft export exported it static: the "
-          "program takes only that size. If the size is really fixed, declare it static in "
-          "dynamic_shapes (Dim.AUTO lets export choose); if it varies, make this line "
-          "size-generic: a shape read from the input (x.shape[0], or -1) rather than a constant.");
+          "program takes only that size. If the size is really fixed, ",
+          kStaticOrGeneric,
+          ": a shape read from the input (x.shape[0], or -1) rather than a "
+          "constant.");
     }
     case v1::ExportFinding::MISSING_FAKE_KERNEL:
       if (IsTorchsOwnOp(f.op())) {
         return absl::StrCat("torch has no fake kernel for its own ", f.op(),
                             ", so export ran it on the real example inputs and took their output "
-                            "shapes as given. The operator is torch's, not one to register: write "
-                            "this line with other ops, or report it to PyTorch with this log.");
+                            "shapes as given. ",
+                            kTorchsOwnOp, kReportToPyTorch);
       }
       return absl::StrCat(
           "torch.ops.", f.op(),
@@ -360,18 +369,17 @@ std::string Remedy(const v1::ExportFinding& f, const v1::ExportIssue& first) {
     case v1::ExportFinding::MISMATCHED_FAKE_KERNEL:
       if (IsTorchsOwnOp(f.op())) {
         // aten's fake kernels are torch's: nothing for the user to register or fix.
-        const bool stops = f.stopped();
         return absl::StrCat(
             "torch's own fake kernel for ", f.op(),
-            " disagrees with the real kernel on these "
-            "inputs",
+            " disagrees with the real kernel on these inputs",
             f.reason().empty() ? "" : absl::StrCat(" (", f.reason(), ")"),
-            stops ? ": torch cannot infer a fake kernel from the real one for a result with a "
-                    "storage offset, so the export stops with an error here. "
-                  : ", and draft export used the real kernel's outputs. ",
-            "The operator is torch's, not one to register: write this line with other ops (a view "
-            "of a data-dependent result is the usual cause: index_select or gather in place of "
-            "basic indexing), or report it to PyTorch with this log.");
+            f.stopped() ? ": torch cannot infer a fake kernel from the real one for a result with "
+                          "a storage offset, so the export stops with an error here. "
+                        : ", and draft export used the real kernel's outputs. ",
+            kTorchsOwnOp,
+            " (a view of a data-dependent result is the usual cause: index_select or gather in "
+            "place of basic indexing)",
+            kReportToPyTorch);
       }
       return absl::StrCat(
           "torch.ops.", f.op(), "'s fake kernel disagrees with the real one",
