@@ -18,9 +18,9 @@ constexpr absl::string_view kOutcomeNames[] = {"ok", "partial", "failed", "cance
 constexpr absl::string_view kDivergenceSeverityNames[] = {"error", "low", "info"};
 constexpr absl::string_view kVerdictNames[] = {"stale", "suspicious"};
 
-Labels With(const Labels& fleet, const char* key, absl::string_view value) {
+Labels With(const Labels& fleet, absl::string_view key, absl::string_view value) {
   Labels labels = fleet;
-  labels.emplace(key, std::string(value));
+  labels.emplace(std::string(key), std::string(value));
   return labels;
 }
 
@@ -64,21 +64,22 @@ bool HasErrorSection(const v1::AnalysisReport& report) {
 
 CategoryCounters::CategoryCounters(prometheus::Family<Counter>& family, const Labels& fleet,
                                    const google::protobuf::EnumDescriptor& categories,
-                                   std::vector<int> uncounted, int other) {
+                                   std::vector<int> uncounted, std::optional<int> other,
+                                   absl::string_view label) {
   for (int i = 0; i < categories.value_count(); ++i) {
     const google::protobuf::EnumValueDescriptor* value = categories.value(i);
     const int number = value->number();
     if (std::find(uncounted.begin(), uncounted.end(), number) != uncounted.end()) continue;
     if (static_cast<size_t>(number) >= by_number_.size()) by_number_.resize(number + 1);
-    by_number_[number] = &family.Add(With(fleet, "category", Word(value)));
+    by_number_[number] = &family.Add(With(fleet, label, Word(value)));
   }
-  other_ = by_number_.at(other);
+  if (other) other_ = by_number_.at(*other);
 }
 
 void CategoryCounters::Add(int category, double n) {
   const bool known = category >= 0 && static_cast<size_t>(category) < by_number_.size() &&
                      by_number_[category] != nullptr;
-  (known ? by_number_[category] : other_)->Increment(n);
+  if (Counter* counter = known ? by_number_[category] : other_) counter->Increment(n);
 }
 
 FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
@@ -88,7 +89,9 @@ FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
                   v1::RecompileCategory::OTHER),
       graph_breaks_(families.graph_breaks, fleet, *v1::GraphBreakCategory::Value_descriptor(),
                     {v1::GraphBreakCategory::UNSPECIFIED}, v1::GraphBreakCategory::OTHER),
-      divergence_checked_(&families.divergence_checked.Add(fleet)) {
+      divergence_checked_(&families.divergence_checked.Add(fleet)),
+      export_findings_(families.export_findings, fleet, *v1::ExportFinding::Kind_descriptor(),
+                       {v1::ExportFinding::KIND_UNSPECIFIED}, std::nullopt, "kind") {
   static_assert(std::size(kOutcomeNames) == kOutcomes);
   static_assert(std::size(kDivergenceSeverityNames) == kDivSeverities);
   static_assert(std::size(kVerdictNames) == kVerdicts);
@@ -117,15 +120,6 @@ FleetCounters::FleetCounters(const FleetFamilies& families, const Labels& fleet)
   }
   for (size_t i = 0; i < std::size(kFailTypes); ++i) {
     compile_failures_[i] = &families.compile_failures.Add(With(fleet, "fail_type", kFailTypes[i]));
-  }
-  const google::protobuf::EnumDescriptor& kinds = *v1::ExportFinding::Kind_descriptor();
-  for (int i = 0; i < kinds.value_count(); ++i) {
-    const int number = kinds.value(i)->number();
-    if (number == v1::ExportFinding::KIND_UNSPECIFIED) continue;
-    if (export_findings_.size() <= static_cast<size_t>(number))
-      export_findings_.resize(number + 1, nullptr);
-    export_findings_[number] =
-        &families.export_findings.Add(With(fleet, "kind", Word(kinds.value(i))));
   }
   gated_[0] = &families.gated_sessions.Add(With(fleet, "result", "passed"));
   gated_[1] = &families.gated_sessions.Add(With(fleet, "result", "failed"));
@@ -189,11 +183,8 @@ void FleetCounters::CountReport(const v1::AnalysisReport& report) {
     for (const v1::FailedCompile& f : report.failures().failed()) {
       compile_failures_[IndexOf(kFailTypes, ExceptionName(f.fail_type()))]->Increment();
     }
-    for (const v1::ExportFinding& f : report.failures().export_findings()) {
-      const size_t kind = static_cast<size_t>(f.kind());
-      if (kind < export_findings_.size() && export_findings_[kind] != nullptr)
-        export_findings_[kind]->Increment();
-    }
+    for (const v1::ExportFinding& f : report.failures().export_findings())
+      export_findings_.Add(f.kind(), 1);
   }
   if (!report.health().gates().empty()) gated_[report.health().failed_gates() > 0]->Increment();
 }

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -65,20 +66,20 @@ inline constexpr absl::string_view kFailTypes[] = {"Unsupported",
 // The buckets of compile_lens_compile_seconds: one session's seconds for one cause.
 inline constexpr double kCompileSecondsBuckets[] = {1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600};
 
-// One series per value of a category enum, labeled {category="<word>"}, but for the values a
+// One series per value of a category enum, labeled {<label>="<word>"}, but for the values a
 // report never counts under; those, and numbers this build does not know (a newer analyzer's),
-// count as the enum's OTHER.
+// count as the enum's `other` value, or not at all without one.
 class CategoryCounters {
  public:
   CategoryCounters(prometheus::Family<prometheus::Counter>& family, const prometheus::Labels& fleet,
                    const google::protobuf::EnumDescriptor& categories, std::vector<int> uncounted,
-                   int other);
+                   std::optional<int> other, absl::string_view label = "category");
 
   void Add(int category, double n);
 
  private:
   std::vector<prometheus::Counter*> by_number_;  // null where uncounted
-  prometheus::Counter* other_ = nullptr;
+  prometheus::Counter* other_ = nullptr;         // null: an unknown category is not counted
 };
 
 class FleetCounters {
@@ -113,7 +114,7 @@ class FleetCounters {
   std::array<prometheus::Counter*, std::size(kFailTypes)> compile_failures_{};
   // compile_lens_export_findings_total{kind}: one series per ExportFinding.Kind but the
   // unspecified; a kind this build does not know is not counted.
-  std::vector<prometheus::Counter*> export_findings_;
+  CategoryCounters export_findings_;
   // compile_lens_gated_sessions_total{result}: passed, failed (sessions whose request had gates).
   std::array<prometheus::Counter*, 2> gated_{};
 };
