@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -117,6 +118,17 @@ TEST(ImportFixturesTest, TheFileThatCalledTheCompiledCodeIsRead) {
   EXPECT_THAT(capture->sources(0).text(), ::testing::HasSubstr("inductor_config.cpp.cxx"));
 }
 
+// `log` imported with `options`, and again with a sink `add_sink` sets on a copy of them.
+struct WithAndWithoutSink {
+  absl::StatusOr<v1::SessionCapture> whole, streamed;
+};
+WithAndWithoutSink ImportBothWays(const std::string& log, const ImportOptions& options,
+                                  absl::FunctionRef<void(ImportOptions&)> add_sink) {
+  ImportOptions sinking = options;
+  add_sink(sinking);
+  return {ImportTraceFile(log, options), ImportTraceFile(log, sinking)};
+}
+
 // ImportOptions::graph_sink (import-trace to .cls.pb): every graph is handed over whole, in order,
 // and the capture keeps each without its nodes; the rest of it, the source files those nodes name
 // among it, is what the import without a sink makes.
@@ -129,14 +141,13 @@ TEST(ImportFixturesTest, TheGraphSinkGetsEveryGraphWhole) {
   int sunk_nodes = 0;
   for (const std::string& log : logs) {
     SCOPED_TRACE(log);
-    absl::StatusOr<v1::SessionCapture> whole = ImportTraceFile(log, options);
-    ImportOptions sinking = options;
     std::vector<v1::Graph> sunk;
-    sinking.graph_sink = [&](const v1::Graph& g) {
-      sunk.push_back(g);
-      sunk_nodes += g.nodes_size();
-    };
-    absl::StatusOr<v1::SessionCapture> streamed = ImportTraceFile(log, sinking);
+    auto [whole, streamed] = ImportBothWays(log, options, [&](ImportOptions& sinking) {
+      sinking.graph_sink = [&](const v1::Graph& g) {
+        sunk.push_back(g);
+        sunk_nodes += g.nodes_size();
+      };
+    });
     ASSERT_EQ(whole.ok(), streamed.ok());
     if (!whole.ok()) continue;  // the corpus's few files that are not logs
     ASSERT_EQ(sunk.size(), static_cast<size_t>(whole->graphs_size()));
@@ -160,14 +171,13 @@ TEST(ImportFixturesTest, TheRecordSinkGetsEveryRecordWhole) {
   int texts = 0;
   for (const std::string& log : testing::FixtureTraceLogs()) {
     SCOPED_TRACE(log);
-    absl::StatusOr<v1::SessionCapture> whole = ImportTraceFile(log, options);
-    ImportOptions sinking = options;
     std::vector<v1::Record> sunk;
-    sinking.record_sink = [&](const v1::Record& r) {
-      sunk.push_back(r);
-      texts += !r.text().empty();
-    };
-    absl::StatusOr<v1::SessionCapture> streamed = ImportTraceFile(log, sinking);
+    auto [whole, streamed] = ImportBothWays(log, options, [&](ImportOptions& sinking) {
+      sinking.record_sink = [&](const v1::Record& r) {
+        sunk.push_back(r);
+        texts += !r.text().empty();
+      };
+    });
     ASSERT_EQ(whole.ok(), streamed.ok());
     if (!whole.ok()) continue;  // the corpus's few files that are not logs
     ASSERT_EQ(sunk.size(), static_cast<size_t>(whole->records_size()));
