@@ -99,6 +99,23 @@ const absl::flat_hash_map<std::string, Category::Value>& CategoryByGbId() {
   return *kById;
 }
 
+// A `.item()` whose value a Python `if`, `while` or `assert` on the same line decides on: with
+// capture_scalar_outputs the value is a symbol known only at run time, and the branch breaks the
+// graph in its turn ("Could not guard on data-dependent expression"; checked on torch 2.6, where
+// `if y.max().item() > 100:` still made two graphs with it set).
+constexpr absl::string_view kScalarBranchRemedy =
+    "The value `.item()` reads decides a Python branch on this line, which torch.compile cannot "
+    "trace whatever it is set to (with `capture_scalar_outputs = True` the break moves to the "
+    "branch). Keep the decision on the device (`torch.where`, or `torch.cond` for two code "
+    "paths), or take it outside the compiled code, on the tensor the compiled call returns.";
+
+bool DecidesABranch(absl::string_view statement) {
+  for (absl::string_view keyword : {"if ", "elif ", "while ", "assert "}) {
+    if (absl::StartsWith(statement, keyword)) return true;
+  }
+  return false;
+}
+
 std::string RemedyFor(Category::Value category) {
   static const auto* const kRemedies = new absl::flat_hash_map<Category::Value, std::string>{
       {Category::DATA_DEPENDENT_BRANCH,
@@ -735,6 +752,9 @@ absl::StatusOr<std::vector<v1::GraphBreakSummary>> SummarizeGraphBreaks(const Pa
           *summary.mutable_location() = MakeLocation(capture.session(), file, line);
           summary.set_source_line(SourceLine(capture, file, line));
         }
+        if (parsed.category == Category::SCALAR_EXTRACTION && !parsed.specific && inside.empty() &&
+            !skipped_here && DecidesABranch(summary.source_line()))
+          summary.set_remedy(std::string(kScalarBranchRemedy));
       }
       v1::GraphBreakSummary& summary = out[it->second];
       summary.set_count(summary.count() + 1);

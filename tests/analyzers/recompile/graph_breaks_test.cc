@@ -222,6 +222,36 @@ TEST(SummarizeGraphBreaksTest, CapturedUserStackWinsAndSplitsLines) {
   EXPECT_EQ(summaries[1].location().line(), 41u);
 }
 
+// `.item()` read into a Python `if`: capture_scalar_outputs only moves the break to the branch
+// (torch 2.6, checked in the sandbox), so that line is not told to set it; a value kept as a
+// number still is.
+TEST(SummarizeGraphBreaksTest, AnItemThatDecidesABranchIsNotToldToCaptureScalars) {
+  v1::SessionCapture capture;
+  capture.mutable_session()->set_project_root("/w");
+  for (uint32_t line : {1u, 2u}) {
+    v1::GraphBreak* gb = capture.add_compiles()->add_graph_breaks();
+    gb->set_reason("Tensor.item");
+    AddStackFrame(gb, "/w/model.py", line, "forward");
+  }
+  v1::SourceFile* file = capture.add_sources();
+  file->set_path("/w/model.py");
+  file->set_text("scale = x.abs().max().item()\n    if logits.max().item() > 100:\n");
+  PassOptions options;
+  PassInput in{capture, nullptr, options};
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarizeGraphBreaks(in));
+  ASSERT_EQ(summaries.size(), 2u);
+  for (const v1::GraphBreakSummary& s : summaries) {
+    SCOPED_TRACE(s.source_line());
+    EXPECT_EQ(Word(s.category()), "scalar_extraction");
+    if (s.location().line() == 1) {
+      EXPECT_THAT(s.remedy(), HasSubstr("capture_scalar_outputs = True` (env"));
+    } else {
+      EXPECT_THAT(s.remedy(), HasSubstr("decides a Python branch on this line"));
+      EXPECT_THAT(s.remedy(), HasSubstr("torch.cond"));
+    }
+  }
+}
+
 TEST(SummarizeGraphBreaksTest, SkippedFramesComeFirstAndCancelStops) {
   v1::SessionCapture capture;
   for (int i = 0; i < 3; ++i) capture.add_compiles()->add_graph_breaks()->set_reason("Tensor.item");
