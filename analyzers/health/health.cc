@@ -125,7 +125,11 @@ Reading KernelSeconds(const HealthSide& side) {
   for (const v1::RooflineKernel& k : s.kernels()) {
     if (k.attainable() > 0) seconds += k.flops() / k.attainable();
   }
-  return Value(seconds);
+  Reading r = Value(seconds);
+  // Not the session's own GPU: a CPU run, or a log that names none.
+  if (s.gpu_assumed())
+    r.note = absl::StrCat("modelled for ", s.gpu(), " (the session names no GPU)");
+  return r;
 }
 
 struct MetricSpec {

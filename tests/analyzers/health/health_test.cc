@@ -109,6 +109,21 @@ TEST(HealthTest, ARowWhosePassDidNotRunIsNotMeasured) {
   EXPECT_TRUE(Row(h, "compiled_graphs").measured());  // read from the capture itself
 }
 
+// The roofline's kernel time is of a GPU the session did not name (a CPU run here): the row
+// says which one it modelled; with the session's own GPU it says nothing more.
+TEST(HealthTest, KernelTimeOfAnAssumedGpuSaysWhichOne) {
+  v1::SessionCapture head = Scene("head");
+  head.mutable_session()->clear_gpu();
+  const v1::AnalysisReport assumed = Analyze(head, nullptr);
+  const v1::HealthMetric& time = Row(assumed.health(), "kernel_time");
+  EXPECT_TRUE(time.measured());
+  EXPECT_THAT(time.note(), ::testing::HasSubstr("the session names no GPU"));
+  EXPECT_THAT(time.note(), ::testing::StartsWith("modelled for H100"));
+  head.mutable_session()->set_gpu("A100-SXM-80GB");
+  const v1::AnalysisReport named = Analyze(head, nullptr);
+  EXPECT_EQ(Row(named.health(), "kernel_time").note(), "");
+}
+
 // A break that only moved (an edit above it) is neither new nor fixed; another line of the same
 // reason in the same function is new.
 TEST(HealthTest, ABreakThatMovedIsNeitherNewNorFixed) {
