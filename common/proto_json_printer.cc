@@ -32,6 +32,7 @@ constexpr char kHex[] = "0123456789abcdef";
 // the backslash, and < > for HTML.
 struct LowEscapes {
   char text[0xA0][7] = {};
+  uint8_t size[0xA0] = {};  // of each text
   constexpr LowEscapes() {
     for (int c = 0; c < 0xA0; ++c) {
       if (c >= 0x20 && c < 0x7F) continue;
@@ -55,6 +56,9 @@ struct LowEscapes {
     set('\\', "\\\\");
     set('<', "\\u003c");
     set('>', "\\u003e");
+    for (int c = 0; c < 0xA0; ++c) {
+      while (size[c] < 7 && text[c][size[c]] != '\0') ++size[c];
+    }
   }
 };
 constexpr LowEscapes kLowEscapes;
@@ -174,6 +178,11 @@ void AppendEscaped(absl::string_view s, std::string& out) {
     out.append(s.data() + i, plain - i);
     i = plain;
     if (i == s.size()) return;
+    if (const uint8_t c = static_cast<uint8_t>(s[i]); c < 0x80) {  // most escapes: \n, \"
+      out.append(kLowEscapes.text[c], kLowEscapes.size[c]);
+      ++i;
+      continue;
+    }
     uint32_t cp = 0;
     size_t len = 0;
     if (!ReadCodePoint(s, i, &cp, &len)) {
