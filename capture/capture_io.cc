@@ -31,11 +31,13 @@
 namespace cl {
 namespace {
 
-// A capture's JSON: the proto field names, indented.
+// A capture's JSON: the proto field names, no whitespace. Indenting made a quarter of a big
+// capture's bytes (35 of 157 MB for a 74 MB log), each written, and copied, once more; `jq .`
+// shows one indented.
 google::protobuf::util::JsonPrintOptions CaptureJsonOptions() {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
-  options.add_whitespace = true;
+  options.add_whitespace = false;
   return options;
 }
 
