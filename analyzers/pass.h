@@ -36,6 +36,7 @@ namespace cl {
 namespace lint {
 class CorrectnessDb;
 }  // namespace lint
+class LoweredFacts;
 
 namespace v1 = ::compile_lens::v1;
 
@@ -54,6 +55,9 @@ struct PassInput {
   const v1::SessionCapture* base = nullptr;  // null: no base capture in this request
   const PassOptions& options;
   const std::atomic<bool>* cancelled = nullptr;
+  // What the passes read of the head's lowered post-grad graphs' nodes, when the import kept that
+  // instead of the nodes (analyzers/lowered_facts.h); null: the passes read the nodes.
+  const LoweredFacts* head_lowered = nullptr;
 
   bool Cancelled() const {
     return cancelled != nullptr && cancelled->load(std::memory_order_relaxed);

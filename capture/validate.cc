@@ -152,6 +152,33 @@ void ValidateArg(const v1::Arg& arg, absl::FunctionRef<std::string()> path,
   }
 }
 
+// FX graphs are topologically ordered, so an argument must name an earlier node; this also rules
+// out cycles. `defined` gets the graph's node names.
+void ValidateNodes(const v1::Graph& g, const std::string& path,
+                   absl::flat_hash_set<absl::string_view>& defined, Problems* p) {
+  defined.reserve(g.nodes_size());
+  for (int j = 0; j < g.nodes_size(); ++j) {
+    const v1::Node& n = g.nodes(j);
+    const auto npath = [&] { return absl::StrCat(path, ".nodes[", j, "]"); };
+    if (n.name().empty()) p->Add(npath() + ".name", "is empty");
+    if (!IsNodeOp(n.op()))
+      p->Add(npath() + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
+    for (int k = 0; k < n.args_size(); ++k) {
+      ValidateArg(
+          n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
+    }
+    for (const auto& kwarg : n.kwargs()) {  // not a structured binding: clang 14 cannot capture one
+      ValidateArg(
+          kwarg.second, [&] { return absl::StrCat(npath(), ".kwargs[", Quote(kwarg.first), "]"); },
+          defined, g.id(), p);
+    }
+    if (!n.name().empty() && !defined.insert(n.name()).second) {
+      p->Add(npath() + ".name",
+             absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
+    }
+  }
+}
+
 // Node names by graph id; the views point into the capture, which outlives the validation.
 using NodeNames = absl::flat_hash_map<absl::string_view, absl::flat_hash_set<absl::string_view>>;
 
@@ -168,32 +195,7 @@ void ValidateGraphs(const v1::SessionCapture& c,
       p->Add(path + ".compile_id",
              absl::StrCat(Quote(g.compile_id()), " names no compile in compiles[]"));
     }
-    // FX graphs are topologically ordered, so an argument must name an earlier node; this also
-    // rules out cycles.
-    absl::flat_hash_set<absl::string_view>& defined = (*nodes)[g.id()];
-    defined.reserve(g.nodes_size());
-    for (int j = 0; j < g.nodes_size(); ++j) {
-      const v1::Node& n = g.nodes(j);
-      const auto npath = [&] { return absl::StrCat(path, ".nodes[", j, "]"); };
-      if (n.name().empty()) p->Add(npath() + ".name", "is empty");
-      if (!IsNodeOp(n.op()))
-        p->Add(npath() + ".op", absl::StrCat(Quote(n.op()), " is not an FX node op"));
-      for (int k = 0; k < n.args_size(); ++k) {
-        ValidateArg(
-            n.args(k), [&] { return absl::StrCat(npath(), ".args[", k, "]"); }, defined, g.id(), p);
-      }
-      for (const auto& kwarg :
-           n.kwargs()) {  // not a structured binding: clang 14 cannot capture one
-        ValidateArg(
-            kwarg.second,
-            [&] { return absl::StrCat(npath(), ".kwargs[", Quote(kwarg.first), "]"); }, defined,
-            g.id(), p);
-      }
-      if (!n.name().empty() && !defined.insert(n.name()).second) {
-        p->Add(npath() + ".name",
-               absl::StrCat(Quote(n.name()), " is used by another node of the graph"));
-      }
-    }
+    ValidateNodes(g, path, (*nodes)[g.id()], p);
   }
 }
 
@@ -292,6 +294,13 @@ std::optional<CompileId> ParseCompileId(absl::string_view id) {
     return std::nullopt;
   }
   return out;
+}
+
+absl::Status ValidateGraphNodes(const v1::Graph& graph) {
+  Problems p;
+  absl::flat_hash_set<absl::string_view> defined;
+  ValidateNodes(graph, absl::StrCat("graph ", Quote(graph.id())), defined, &p);
+  return p.ToStatus();
 }
 
 absl::Status ValidateCapture(const v1::SessionCapture& capture) {

@@ -22,6 +22,11 @@ namespace v1 = ::compile_lens::v1;
 // OK, or INVALID_ARGUMENT naming the first problem (and how many more there are).
 absl::Status ValidateCapture(const v1::SessionCapture& capture);
 
+// What ValidateCapture checks of one graph's nodes (names, ops, each argument naming an earlier
+// node), for a graph whose nodes the capture will not keep; problems are named from
+// `graph "<id>".nodes[...]`.
+absl::Status ValidateGraphNodes(const v1::Graph& graph);
+
 // A compile id split into its parts: "0/1" or "0/1_2" (frame 0, compile 1, attempt 2), with
 // compiled autograd "!3/0/1" (torch's spelling: compiled autograd graph 3), after the Nth
 // torch._dynamo.reset() "0/1@N", and "-/4" for the fifth compile logged with no compile id.

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "analyzers/lowered_facts.h"
 #include "capture/stream/capture_splitter.h"
 #include "capture/stream/part_packer.h"
 #include "capture/stream/raw_trace_chunk.h"
@@ -87,28 +88,32 @@ absl::Status Authorize(const RemoteOptions& remote, grpc::ClientContext* context
 
 }  // namespace
 
-int InProcessThreads(const AssembledCaptures& captures, int requested) {
+int InProcessThreads(const AssembledCaptures& captures, int requested,
+                     const LoweredFacts* lowered) {
   if (requested > 0) return requested;
-  const auto small = [](const v1::SessionCapture& c) {
-    int nodes = 0;
+  const auto small = [](const v1::SessionCapture& c, int64_t nodes) {
     for (const v1::Graph& g : c.graphs()) nodes += g.nodes_size();
     return nodes < 20000 && c.compiles_size() < 200;
   };
-  if (small(captures.head) && (!captures.base || small(*captures.base))) return 1;
+  if (small(captures.head, lowered != nullptr ? lowered->nodes() : 0) &&
+      (!captures.base || small(*captures.base, 0)))
+    return 1;
   return 0;  // ThreadPool: one per hardware thread
 }
 
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
-                                                     const v1::AnalyzeOptions& options,
-                                                     int threads) {
+                                                     const v1::AnalyzeOptions& options, int threads,
+                                                     const LoweredFacts* head_lowered) {
   // The calling thread runs passes too: the pool holds the other threads. One thread is the
   // calling thread alone, and starts none.
-  int total = InProcessThreads(captures, threads);
+  int total = InProcessThreads(captures, threads, head_lowered);
   if (total <= 0) total = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::optional<ThreadPool> helpers;
   if (total > 1) helpers.emplace(total - 1, /*max_queue=*/64);
   Engine engine(helpers ? &*helpers : nullptr);
-  return RunAnalysis(engine, captures, options, /*cancelled=*/nullptr);
+  CaptureRefs refs = RefsOf(captures);
+  refs.head_lowered = head_lowered;
+  return RunAnalysis(engine, refs, options, /*cancelled=*/nullptr);
 }
 
 namespace {

@@ -20,13 +20,16 @@ namespace cl {
 // choose): one for a small session (under 20,000 graph nodes and 200 compiles on each side), where
 // the passes take about a millisecond and starting and coordinating workers would cost more
 // (bench/README.md, "Every log of the corpus"); else one per hardware thread.
-int InProcessThreads(const AssembledCaptures& captures, int requested);
+// The head's `lowered` facts count as the nodes they were made of.
+int InProcessThreads(const AssembledCaptures& captures, int requested,
+                     const LoweredFacts* lowered = nullptr);
 
 // Runs the analysis here, on `threads` threads, the calling one among them (0: InProcessThreads
-// chooses; 0 from it, one per hardware thread).
+// chooses; 0 from it, one per hardware thread). `head_lowered`: what the passes read of the
+// head's lowered graphs, where its import kept that instead of their nodes.
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
-                                                     const v1::AnalyzeOptions& options,
-                                                     int threads);
+                                                     const v1::AnalyzeOptions& options, int threads,
+                                                     const LoweredFacts* head_lowered = nullptr);
 
 // Transport security toward a cl-server. No CA: plaintext (loopback, or a mesh that adds TLS).
 struct ChannelSecurity {

@@ -1,5 +1,7 @@
 #include "client/inputs.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "capture/capture_io.h"
 #include "capture/validate.h"
@@ -24,7 +26,11 @@ absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
   if (!IsTraceInput(path)) {
     CL_ASSIGN_OR_RETURN(capture, ReadCaptureFile(path));
   } else {
-    CL_ASSIGN_OR_RETURN(std::vector<v1::SessionCapture> ranks, ImportTrace(path, options.import));
+    ImportOptions import = options.import;
+    const bool facts = options.lowered_facts != nullptr && !std::filesystem::is_directory(path) &&
+                       import.graph_nodes == GraphNodes::kLoweredOnly;
+    if (facts) import.lowered_sink = options.lowered_facts->Sink();
+    CL_ASSIGN_OR_RETURN(std::vector<v1::SessionCapture> ranks, ImportTrace(path, import));
     size_t pick = 0;
     if (options.rank) {
       pick = ranks.size();
@@ -36,8 +42,11 @@ absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
       }
     }
     capture = std::move(ranks[pick]);
-    // The importer's output must satisfy what every other input is checked for.
-    if (absl::Status s = ValidateCapture(capture); !s.ok()) {
+    // The importer's output must satisfy what every other input is checked for (the nodes of the
+    // graphs it kept facts of were checked as they went).
+    absl::Status s = ValidateCapture(capture);
+    if (s.ok() && facts) s = options.lowered_facts->status();
+    if (!s.ok()) {
       return absl::InternalError(
           absl::StrCat(path, ": the imported capture is inconsistent: ", s.message()));
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analyzers/lowered_facts.h"
 #include "capture/torch_trace/importer.h"
 #include "compile_lens/v1/capture.pb.h"
 
@@ -24,6 +25,10 @@ struct InputOptions {
   ImportOptions import;
   SessionOverrides overrides;
   std::optional<int> rank;  // of a multi-rank directory; default: the lowest rank
+  // Set (with GraphNodes::kLoweredOnly), a log file's lowered graphs are kept here as what the
+  // passes read of them (ImportOptions::lowered_sink), not as nodes: for an analysis of that one
+  // log, here. A directory's logs and capture files keep their nodes.
+  LoweredFacts* lowered_facts = nullptr;
 };
 
 // Loads or imports `path` and applies the overrides. For a multi-rank directory, the capture of

@@ -488,9 +488,12 @@ int Deliver(const cl::v1::AnalyzeResponse& response, std::optional<int> rank,
 }
 
 absl::StatusOr<cl::v1::AnalyzeResponse> Run(const cl::AssembledCaptures& captures,
-                                            const cl::v1::AnalyzeOptions& options) {
+                                            const cl::v1::AnalyzeOptions& options,
+                                            const cl::LoweredFacts* head_lowered = nullptr) {
   const std::string server = absl::GetFlag(FLAGS_server);
-  if (server.empty()) return cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads));
+  if (server.empty()) {
+    return cl::AnalyzeInProcess(captures, options, absl::GetFlag(FLAGS_threads), head_lowered);
+  }
   absl::StatusOr<cl::v1::AnalyzeResponse> response = cl::AnalyzeRemote(
       captures, options, RemoteWithProgress(captures.head.session().id(), UploadBytes(captures)));
   Progress().Clear();
@@ -575,6 +578,10 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
   }
 
   cl::AssembledCaptures captures;
+  // Analyzed here with no base: the passes' reading of each lowered graph is made as the log is
+  // imported, and the graph kept without its nodes.
+  cl::LoweredFacts lowered;
+  if (server.empty() && base_path.empty()) in->lowered_facts = &lowered;
   absl::StatusOr<cl::v1::SessionCapture> head = cl::LoadSession(head_path, *in);
   if (!head.ok()) return Fail(head.status());
   captures.head = std::move(*head);
@@ -583,7 +590,7 @@ int Analyze(const std::string& head_path, const cl::v1::Gates& gates) {
     if (!base.ok()) return Fail(base.status());
     captures.base = std::move(*base);
   }
-  absl::StatusOr<cl::v1::AnalyzeResponse> response = Run(captures, options);
+  absl::StatusOr<cl::v1::AnalyzeResponse> response = Run(captures, options, &lowered);
   if (!response.ok()) return Fail(response.status());
   if (const int code = Deliver(*response, std::nullopt, &captures.head); code != cl::kExitOk)
     return code;

@@ -52,8 +52,8 @@ std::string AnalysisLimitsText() {
 absl::StatusOr<v1::AnalyzeResponse> RunAnalysis(const Engine& engine, CaptureRefs captures,
                                                 const v1::AnalyzeOptions& options,
                                                 const std::atomic<bool>* cancelled) {
-  CL_ASSIGN_OR_RETURN(EngineResult result,
-                      engine.Analyze(*captures.head, captures.base, options, cancelled));
+  CL_ASSIGN_OR_RETURN(EngineResult result, engine.Analyze(*captures.head, captures.base, options,
+                                                          cancelled, captures.head_lowered));
   // A call cancelled (or past its deadline) while the passes ran is not rendered for nobody.
   const auto stop = [cancelled] { return cancelled != nullptr && cancelled->load(); };
   v1::AnalyzeResponse response;

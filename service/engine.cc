@@ -89,7 +89,8 @@ Engine::Engine(ThreadPool* pool, std::vector<const Pass*> passes)
 absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
                                              const v1::SessionCapture* base,
                                              const v1::AnalyzeOptions& options,
-                                             const std::atomic<bool>* cancelled) const {
+                                             const std::atomic<bool>* cancelled,
+                                             const LoweredFacts* head_lowered) const {
   // Select the passes, in registry order.
   std::vector<const Pass*> selected;
   if (options.passes().empty()) {
@@ -119,7 +120,7 @@ absl::StatusOr<EngineResult> Engine::Analyze(const v1::SessionCapture& head,
     PassInput head, base;
   };
   auto inputs = std::make_shared<const Inputs>(
-      Inputs{{head, base, pass_options, cancelled},
+      Inputs{{head, base, pass_options, cancelled, head_lowered},
              {base != nullptr ? *base : head, nullptr, pass_options, cancelled}});
   auto jobs = std::make_shared<std::vector<Job>>();
   for (const Pass* p : selected) jobs->push_back({p, &inputs->head});

@@ -46,11 +46,14 @@ class Engine {
 
   // INVALID_ARGUMENT for an unknown pass name in `options.passes` or options a pass refuses in its
   // Prepare (whichever passes were selected); CANCELLED when `cancelled` flips before the report
-  // is done. Pass failures are not errors here: they are ERROR sections.
+  // is done. Pass failures are not errors here: they are ERROR sections. `head_lowered`, when
+  // the head was imported keeping it instead of its lowered graphs' nodes, is what the passes read
+  // of them (PassInput::head_lowered).
   absl::StatusOr<EngineResult> Analyze(const v1::SessionCapture& head,
                                        const v1::SessionCapture* base,
                                        const v1::AnalyzeOptions& options,
-                                       const std::atomic<bool>* cancelled) const;
+                                       const std::atomic<bool>* cancelled,
+                                       const LoweredFacts* head_lowered = nullptr) const;
 
  private:
   ThreadPool* const pool_;

@@ -20,6 +20,7 @@
 #include "analyzers/common/location.h"
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/common/restarts.h"
+#include "analyzers/lowered_facts.h"
 #include "analyzers/recompile/advice.h"
 #include "analyzers/recompile/cause.h"
 #include "analyzers/recompile/frames.h"
@@ -343,14 +344,7 @@ void DiffAgainstBase(const v1::SessionCapture& capture,
   }
 }
 
-// One block's code repeated through a lowered graph: a deep model compiled whole, whose every
-// layer Inductor lowers again.
-struct RepeatedBlock {
-  int times = 0;
-  std::string file;
-  uint32_t first_line = 0, last_line = 0;
-  int nodes = 0;  // the graph's call nodes in the repeated lines
-};
+}  // namespace
 
 // The graph's calls by (file, line, op): in a stack of N blocks of one class each of the block's
 // (line, op) pairs comes N times, or a multiple of N (two LayerNorms on one line). The most
@@ -391,11 +385,13 @@ std::optional<RepeatedBlock> FindRepeatedBlock(const v1::Graph& graph) {
   return block;
 }
 
+namespace {
+
 // A first compile that takes most of a slow session, of a graph that is one block repeated:
 // compiling the block instead compiles it once (checked on torch 2.6: twelve blocks compiled one
 // by one, `layer.compile()`, made two compiles, the second for an input needing grad).
-void SuggestRegionalCompilation(const v1::SessionCapture& capture,
-                                v1::CompileTimeSection* section) {
+void SuggestRegionalCompilation(const PassInput& in, v1::CompileTimeSection* section) {
+  const v1::SessionCapture& capture = in.head;
   constexpr double kSlowFirstCompile = 10.0;  // seconds: below it a cold start is no bother
   constexpr int kBlocks = 4;
   double first_s = 0;
@@ -404,7 +400,9 @@ void SuggestRegionalCompilation(const v1::SessionCapture& capture,
   }
   if (first_s < kSlowFirstCompile || first_s < 0.5 * section->total_s()) return;
   for (const v1::Graph* graph : LoweredGraphsPerFrame(capture)) {
-    const std::optional<RepeatedBlock> block = FindRepeatedBlock(*graph);
+    const LoweredGraphFacts* kept = LoweredFactsOf(in, *graph);
+    const std::optional<RepeatedBlock> block =
+        kept != nullptr ? kept->block : FindRepeatedBlock(*graph);
     if (!block || block->times < kBlocks) continue;
     const v1::Location where = MakeLocation(capture.session(), block->file, block->first_line);
     const std::string lines =
@@ -422,7 +420,7 @@ void SuggestRegionalCompilation(const v1::SessionCapture& capture,
     s->set_evidence(absl::StrCat(Seconds(first_s), " of ", Seconds(section->total_s()),
                                  " went to first compiles; ", graph->id(), " repeats ", lines, " ",
                                  block->times, " times (", block->nodes, " of its ",
-                                 graph->nodes_size(), " nodes)"));
+                                 kept != nullptr ? kept->nodes : graph->nodes_size(), " nodes)"));
     return;
   }
 }
@@ -823,7 +821,7 @@ absl::Status CompileTimePass::Run(const PassInput& in, v1::AnalysisReport* out) 
 
   if (in.base != nullptr) DiffAgainstBase(capture, frames, *in.base, section);
   Suggest(bypasses, section);
-  SuggestRegionalCompilation(capture, section);
+  SuggestRegionalCompilation(in, section);
   return absl::OkStatus();
 }
 

@@ -11,6 +11,8 @@
 #ifndef ANALYZERS_COMPILE_TIME_COMPILE_TIME_H_
 #define ANALYZERS_COMPILE_TIME_COMPILE_TIME_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,18 @@
 #include "analyzers/pass.h"
 
 namespace cl {
+
+// One block's code repeated through a lowered graph: a deep model compiled whole, whose every
+// layer Inductor lowers again.
+struct RepeatedBlock {
+  int times = 0;
+  std::string file;
+  uint32_t first_line = 0, last_line = 0;
+  int nodes = 0;  // the graph's call nodes in the repeated lines
+};
+
+// The block `graph`'s calls repeat, if they are one block's code repeated (twice or more).
+std::optional<RepeatedBlock> FindRepeatedBlock(const v1::Graph& graph);
 
 class CompileTimePass : public Pass {
  public:

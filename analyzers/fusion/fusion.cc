@@ -15,48 +15,51 @@
 #include "analyzers/fusion/advice.h"
 #include "analyzers/fusion/match_util.h"
 #include "analyzers/fusion/patterns.h"
+#include "analyzers/lowered_facts.h"
 #include "common/number_format.h"
 
 namespace cl {
 namespace {
 
-// Where a match sits in user code: the span of its anchors' lines in the first anchor's file.
-// Anchors in another file (a norm module's forward, say) would stretch the span over unrelated
-// lines, so they are left out; so are anchors inside torch (nn.RMSNorm's node is at
-// torch/nn/functional.py) while another anchor is in the user's code.
-v1::Location MatchLocation(const v1::Session& session, const PostGradGraph& graph,
-                           const FusionMatch& match, const v1::Compile* compile) {
+// Where a match's anchors are: the span of their lines in the first anchor's file. Anchors in
+// another file (a norm module's forward, say) would stretch the span over unrelated lines, so
+// they are left out; so are anchors inside torch (nn.RMSNorm's node is at torch/nn/functional.py)
+// while another anchor is in the user's code.
+void AnchorSpan(const PostGradGraph& graph, const FusionMatch& match, FusionMatchFacts* facts) {
   const bool user_anchor =
       std::any_of(match.anchors.begin(), match.anchors.end(), [&](const v1::Node* anchor) {
         const v1::SourceLoc* source = SourceOf(graph, *anchor);
         return source != nullptr && !IsLibraryFile(source->file());
       });
-  std::string file;
-  uint32_t first = 0, last = 0;
   for (const v1::Node* anchor : match.anchors) {
     const v1::SourceLoc* source = SourceOf(graph, *anchor);
     if (source == nullptr || (user_anchor && IsLibraryFile(source->file()))) continue;
-    if (file.empty()) {
-      file = source->file();
-      first = last = source->line();
-    } else if (source->file() == file) {
-      first = std::min(first, source->line());
-      last = std::max(last, source->line());
+    if (facts->file.empty()) {
+      facts->file = source->file();
+      facts->first_line = facts->last_line = source->line();
+    } else if (source->file() == facts->file) {
+      facts->first_line = std::min(facts->first_line, source->line());
+      facts->last_line = std::max(facts->last_line, source->line());
     }
   }
-  // Where the graph's code is torch's own wrapper (all torch writes for a compiled nn.Sequential),
-  // or names no file, the user's line that called the compiled module says more.
+}
+
+// Where a match sits in user code: its anchors' span, or where the graph's code is torch's own
+// wrapper (all torch writes for a compiled nn.Sequential) or names no file, the user's line that
+// called the compiled module, which says more.
+v1::Location MatchLocation(const v1::Session& session, const FusionMatchFacts& match,
+                           const v1::Compile* compile) {
   if (compile != nullptr) {
-    const v1::StackFrame* user =
-        file.empty() ? InnermostUserFrame(compile->stack()) : TorchWrapperCallSite(*compile, file);
+    const v1::StackFrame* user = match.file.empty() ? InnermostUserFrame(compile->stack())
+                                                    : TorchWrapperCallSite(*compile, match.file);
     if (user != nullptr) return MakeLocation(session, user->file(), user->line());
   }
-  if (file.empty()) return v1::Location();
-  v1::Location location = MakeLocation(session, file, first);
-  if (last != first) {
+  if (match.file.empty()) return v1::Location();
+  v1::Location location = MakeLocation(session, match.file, match.first_line);
+  if (match.last_line != match.first_line) {
     location.clear_line();
-    location.set_line_start(first);
-    location.set_line_end(last);
+    location.set_line_start(match.first_line);
+    location.set_line_end(match.last_line);
   }
   return location;
 }
@@ -82,6 +85,25 @@ bool HasUnknownSize(const PostGradGraph& graph) {
 
 }  // namespace
 
+FusionGraphFacts ComputeFusionFacts(const PostGradGraph& graph) {
+  FusionGraphFacts facts;
+  facts.unknown_size = HasUnknownSize(graph);
+  for (FusionMatch& match : FindFusionMatches(graph)) {
+    FusionMatchFacts& m = facts.matches.emplace_back();
+    m.pattern = match.pattern;
+    m.label = std::move(match.label);
+    m.m = match.m;
+    m.n = match.n;
+    m.k0 = match.k0;
+    m.k1 = match.k1;
+    m.size_hints = graph.SizeHintsWithOperands(match.anchors);
+    m.residual_addmm = HasResidualAddmm(graph, match);
+    AnchorSpan(graph, match, &m);
+    m.bytes = std::move(match.bytes);
+  }
+  return facts;
+}
+
 absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const {
   v1::FusionSection* section = out->mutable_fusion();
   const std::vector<const v1::Graph*> graphs = LoweredGraphsPerFrame(in.head);
@@ -100,15 +122,20 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   for (const v1::Compile& c : in.head.compiles()) compiles.emplace(c.id(), &c);
   for (const v1::Graph* graph_proto : graphs) {
     if (in.Cancelled()) return absl::CancelledError("fusion pass cancelled");
-    const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
+    const LoweredGraphFacts* kept = LoweredFactsOf(in, *graph_proto);
+    FusionGraphFacts computed;
+    if (kept == nullptr) {
+      computed =
+          ComputeFusionFacts(PostGradGraph(*graph_proto, hints.For(graph_proto->compile_id())));
+    }
+    const FusionGraphFacts& facts = kept != nullptr ? kept->fusion : computed;
     const auto compile_it = compiles.find(graph_proto->compile_id());
     const v1::Compile* compile = compile_it != compiles.end() ? compile_it->second : nullptr;
-    unknown_sizes += HasUnknownSize(graph) ? 1 : 0;
-    for (const FusionMatch& match : FindFusionMatches(graph)) {
-      residual_addmm |= HasResidualAddmm(graph, match);
-      const v1::Location location = MatchLocation(in.head.session(), graph, match, compile);
-      std::string size_hints = graph.SizeHintsWithOperands(match.anchors);
-      at_hints |= !size_hints.empty();
+    unknown_sizes += facts.unknown_size ? 1 : 0;
+    for (const FusionMatchFacts& match : facts.matches) {
+      residual_addmm |= match.residual_addmm;
+      const v1::Location location = MatchLocation(in.head.session(), match, compile);
+      at_hints |= !match.size_hints.empty();
       const GroupKey key{match.label,
                          location.file(),
                          location.line(),
@@ -120,7 +147,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
                          match.k1,
                          match.bytes.before,
                          match.bytes.after,
-                         size_hints};
+                         match.size_hints};
       auto [it, inserted] = groups.try_emplace(key);
       v1::FusionOpportunity& o = it->second;
       if (inserted) {
@@ -139,7 +166,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
         o.set_byte_model(match.bytes.model);
         o.set_change(FusionChange(match.pattern));
         o.set_how(FusionHow(match.pattern));
-        o.set_size_hints(std::move(size_hints));
+        o.set_size_hints(match.size_hints);
       }
       o.set_count(o.count() + 1);
     }

@@ -17,6 +17,7 @@
 #include "analyzers/common/named_list.h"
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/common/size_hints.h"
+#include "analyzers/lowered_facts.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "analyzers/roofline/op_cost.h"
 #include "common/number_format.h"
@@ -170,10 +171,15 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
     std::set<std::string> hints_used;  // each graph's "s0 = 4", for the note
     for (const v1::Graph* graph_proto : graphs) {
       if (in.Cancelled()) return absl::CancelledError("roofline pass cancelled");
-      const PostGradGraph graph(*graph_proto, hints.For(graph_proto->compile_id()));
+      const LoweredGraphFacts* kept = LoweredFactsOf(in, *graph_proto);
+      std::vector<KernelCost> computed;
+      if (kept == nullptr) {
+        computed =
+            EstimateKernels(PostGradGraph(*graph_proto, hints.For(graph_proto->compile_id())));
+      }
       auto runtimes = estimates.find(graph_proto->id());
       std::map<std::string, size_t> next;  // per op, the next extern call to pair with
-      for (const KernelCost& cost : EstimateKernels(graph)) {
+      for (const KernelCost& cost : kept != nullptr ? kept->kernels : computed) {
         // The i-th extern call is the i-th node of its op, costed or not.
         std::optional<double> time_us;
         if (cost.matmul && runtimes != estimates.end()) {

@@ -147,7 +147,10 @@ absl::Status CaptureAssembler::Apply(SideState& side, v1::CapturePart& part,
                                 : side.source_name;
       options.memory_budget = max_memory_;
       options.keep_record_texts = keep_record_texts_;
-      if (side.post_grad_nodes_only) options.graph_nodes = GraphNodes::kLoweredOnly;
+      if (side.post_grad_nodes_only) {
+        options.graph_nodes = GraphNodes::kLoweredOnly;
+        if (&side == &head_) options.lowered_sink = lowered_sink_;
+      }
       side.trace = std::make_unique<TraceImporter>(options);
     }
     if (raw.empty()) side.trace->Feed(part.torch_trace());

@@ -13,6 +13,7 @@
 #define CAPTURE_STREAM_CAPTURE_ASSEMBLER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@
 
 namespace cl {
 
+class LoweredFacts;  // analyzers/lowered_facts.h
+
 namespace v1 = ::compile_lens::v1;
 
 struct AssembledCaptures {
@@ -41,6 +44,9 @@ struct AssembledCaptures {
 struct CaptureRefs {
   const v1::SessionCapture* head = nullptr;
   const v1::SessionCapture* base = nullptr;  // null: no base
+  // What the passes read of the head's lowered graphs, where its import kept that instead of their
+  // nodes (analyzers/lowered_facts.h); null: the nodes are there.
+  const LoweredFacts* head_lowered = nullptr;
 };
 
 inline CaptureRefs RefsOf(const AssembledCaptures& c) {
@@ -87,6 +93,13 @@ class CaptureAssembler {
   // A raw log arriving after this is imported keeping each record's text (for the site,
   // AnalyzeOptions.render_site), within the parser's own cap on those texts.
   void KeepRecordTexts() { keep_record_texts_ = true; }
+  // A head's raw log imported with header.post_grad_nodes_only hands each post-grad graph the
+  // passes read to `sink` as it is chosen (TraceParseOptions::lowered_sink), and keeps it without
+  // its nodes. Set before the log's bytes arrive.
+  void SetLoweredSink(
+      std::function<void(const v1::Graph& graph, const v1::Compile& compile)> sink) {
+    lowered_sink_ = std::move(sink);
+  }
 
  private:
   struct SideState {
@@ -122,6 +135,7 @@ class CaptureAssembler {
   uint64_t bytes_ = 0;
   uint64_t parts_ = 0;
   bool keep_record_texts_ = false;
+  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink_;
   SideState head_;
   SideState base_;
 };

@@ -127,6 +127,7 @@ absl::StatusOr<v1::SessionCapture> ImportOne(const std::string& path, const Impo
   parse.graph_nodes = options.graph_nodes;
   parse.graph_sink = options.graph_sink;
   parse.record_sink = options.record_sink;
+  parse.lowered_sink = options.lowered_sink;
   TraceImporter importer(parse);
   const auto progress = [&](uint64_t read, uint64_t size) {
     if (options.progress) options.progress(path, read, size, importer.records());

@@ -75,6 +75,10 @@ struct ImportOptions {
   // TraceParseOptions::record_sink: each record of the log's list as it is listed (the capture
   // keeps none). For one log, not a directory of several ranks.
   std::function<void(const v1::Record& record)> record_sink;
+  // TraceParseOptions::lowered_sink (with GraphNodes::kLoweredOnly): each post-grad graph the
+  // passes read, as soon as it is chosen (the capture keeps it without its nodes). For one log, not
+  // a directory of several ranks.
+  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink;
   // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
   // size on disk, and the records read so far. For a progress display; may be empty.
   std::function<void(const std::string& path, uint64_t read, uint64_t size, uint64_t records)>

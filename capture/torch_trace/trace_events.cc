@@ -784,7 +784,9 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
   // off, not FX at all) is parsed here too, for what is wrong with it, and its nodes dropped. Of
   // the post-grad graphs, a frame's recompiles and the before_ copies are not read either; a graph
   // that is read until a later one displaces it (an earlier compile of its frame lowering after
-  // it) drops its nodes then, so that what a long log keeps stops growing with its recompiles.
+  // it) drops its nodes then, so that what a long log keeps stops growing with its recompiles. With
+  // a lowered sink, a graph read is handed to it and drops its nodes at once: what the passes make
+  // of them is all that stays, so that it stops growing with the log's frames too.
   Count(ImportCounter::kGraphs);
   std::optional<PostGradGraphRef> lowered;
   if (stage == v1::Graph::POST_GRAD && c != nullptr) {
@@ -807,6 +809,11 @@ void TraceParser::OnGraph(const TraceRecord& r, const Envelope& env, absl::strin
     std::vector<int> unread;
     lowered_choice_.Add(*lowered, &unread);
     for (int i : unread) DropNodes(capture_.mutable_graphs(i));
+    if (options_.lowered_sink) {
+      v1::Graph* added = capture_.mutable_graphs(capture_.graphs_size() - 1);
+      options_.lowered_sink(*added, *c);
+      DropNodes(added);
+    }
   }
   if (options_.graph_sink) {
     v1::Graph* added = capture_.mutable_graphs(capture_.graphs_size() - 1);

@@ -86,6 +86,14 @@ struct TraceParseOptions {
   // it is listed, and the capture keeps none of them: their texts are most of what is left of a
   // capture package once its graphs are streamed.
   std::function<void(const v1::Record& record)> record_sink;
+  // With GraphNodes::kLoweredOnly: each post-grad graph the passes of one session read (the
+  // LoweredGraphChoice), nodes and all, with its compile, as soon as it is chosen; the capture then
+  // keeps it without its nodes, so that what the passes make of them is all that stays. A graph
+  // chosen and later displaced (an earlier compile of its frame lowering after it) has been handed
+  // over too; the passes read the graphs the finished capture's choice names. The compile holds
+  // what the log said of it so far: its symbols, which torch creates while it traces, before it
+  // logs any of the compile's graphs.
+  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink;
 };
 
 class TraceParser {

@@ -64,6 +64,7 @@ AnalysisTask::Outcome AnalysisTask::Run(const std::atomic<bool>* cancelled,
   // The session is freed here, on the thread that built it, before the call ends.
   captures_.reset();
   upload_.arena.Reset();
+  upload_.lowered = LoweredFacts();
   return {status};
 }
 
@@ -77,6 +78,7 @@ absl::Status AnalysisTask::Assemble() {
   }
   upload_.kept.clear();
   CL_ASSIGN_OR_RETURN(captures_, upload_.assembler.FinishInPlace(upload_.end));
+  captures_->head_lowered = &upload_.lowered;  // empty unless the import kept facts, not nodes
   return absl::OkStatus();
 }
 

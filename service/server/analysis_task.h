@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analyzers/lowered_facts.h"
 #include "capture/stream/capture_assembler.h"
 #include "common/stream_hash.h"
 #include "compile_lens/v1/service.pb.h"
@@ -43,7 +44,9 @@ namespace cl {
 // end marker; then the reactor hands it to the analysis task, and nothing else touches it.
 struct CallUpload {
   CallUpload(uint64_t max_session_bytes, uint64_t max_session_memory)
-      : max_memory(max_session_memory), assembler(max_session_bytes, &arena, max_session_memory) {}
+      : max_memory(max_session_memory), assembler(max_session_bytes, &arena, max_session_memory) {
+    assembler.SetLoweredSink(lowered.Sink());
+  }
 
   // The call's memory: the analysis task parses each kept message onto it, moves its parts into
   // the captures there, and frees all of it at once when the answer is serialized. Its blocks grow
@@ -77,6 +80,9 @@ struct CallUpload {
   // The part-carrying messages as they arrived (their slices, not copies), with their numbers in
   // the stream, until the analysis task parses them.
   std::vector<std::pair<uint64_t, grpc::ByteBuffer>> kept;
+  // What the passes read of a raw log's lowered graphs, which its import keeps instead of their
+  // nodes (header.post_grad_nodes_only). Before the assembler, which holds its sink.
+  LoweredFacts lowered;
   // Counts the kept messages' bytes against max_session_bytes as they arrive; the analysis task
   // gives it their parts.
   CaptureAssembler assembler;

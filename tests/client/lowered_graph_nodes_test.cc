@@ -4,13 +4,15 @@
 // fixtures and on the hero traces, the capture lists the same graphs, diagnostics and sources, the
 // graphs the passes read keep every node (less the node fields no pass reads, FxDetail::kAnalysis),
 // and the analysis report is the same, field for field, as from the import that keeps every
-// graph's nodes whole.
+// graph's nodes whole. So is the report of the import that keeps, of those graphs, only what the
+// passes read of them (ImportOptions::lowered_sink, LoweredFacts).
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzers/common/post_grad_graph.h"
+#include "analyzers/lowered_facts.h"
 #include "capture/torch_trace/fx_graph.h"
 #include "capture/torch_trace/importer.h"
 #include "client/analyze_client.h"
@@ -72,7 +74,7 @@ int RemoveUnreadNodeFields(v1::Graph* graph) {
 // copies') the kLoweredOnly import dropped the nodes of, and adds to `*snapshots` how many config
 // snapshots it left out of compilation_metrics.
 int ExpectSameAnalysis(const std::string& log, ImportOptions options, int* snapshots = nullptr,
-                       int* node_fields = nullptr) {
+                       int* node_fields = nullptr, int64_t* facts_nodes = nullptr) {
   SCOPED_TRACE(log);
   options.graph_nodes = GraphNodes::kAll;
   absl::StatusOr<v1::SessionCapture> all = ImportTraceFile(log, options);
@@ -138,6 +140,38 @@ int ExpectSameAnalysis(const std::string& log, ImportOptions options, int* snaps
   if (from_all.ok() && from_lowered.ok()) {
     EXPECT_EQ(Diff(from_all->report(), from_lowered->report()), "");
   }
+
+  // With the lowered graphs kept as what the passes read of them (ImportOptions::lowered_sink, as
+  // `analyze` of one log imports): the capture is the one above without those graphs' nodes, and
+  // the report the same.
+  LoweredFacts facts;
+  options.lowered_sink = facts.Sink();
+  absl::StatusOr<v1::SessionCapture> sunk = ImportTraceFile(log, options);
+  if (!sunk.ok()) {
+    ADD_FAILURE() << sunk.status();
+    return 0;
+  }
+  EXPECT_TRUE(facts.status().ok()) << facts.status();
+  int nodes = 0;
+  for (const v1::Graph* g : LoweredGraphsPerFrame(*lowered)) {
+    nodes += g->nodes_size();
+    const LoweredGraphFacts* kept = facts.Find(g->id());
+    EXPECT_TRUE(kept != nullptr || g->nodes_size() == 0) << g->id();
+    if (kept != nullptr) {
+      EXPECT_EQ(kept->nodes, g->nodes_size()) << g->id();
+    }
+  }
+  if (facts_nodes != nullptr) *facts_nodes += facts.nodes();
+  EXPECT_GE(facts.nodes(), nodes);  // and those of graphs chosen, then displaced
+  v1::SessionCapture without_nodes = *lowered;
+  for (v1::Graph& g : *without_nodes.mutable_graphs()) g.clear_nodes();
+  EXPECT_EQ(Diff(without_nodes, *sunk), "");
+  absl::StatusOr<v1::AnalyzeResponse> from_facts =
+      AnalyzeInProcess({*sunk, std::nullopt}, {}, 2, &facts);
+  EXPECT_TRUE(from_facts.ok()) << from_facts.status();
+  if (from_all.ok() && from_facts.ok()) {
+    EXPECT_EQ(Diff(from_all->report(), from_facts->report()), "");
+  }
   return dropped_post_grad;
 }
 
@@ -149,8 +183,9 @@ TEST(LoweredGraphNodesTest, EveryFixtureLogGetsTheSameReport) {
   int dropped_post_grad = 0;
   int snapshots = 0;
   int node_fields = 0;
+  int64_t facts_nodes = 0;
   for (const std::string& log : logs) {
-    dropped_post_grad += ExpectSameAnalysis(log, options, &snapshots, &node_fields);
+    dropped_post_grad += ExpectSameAnalysis(log, options, &snapshots, &node_fields, &facts_nodes);
   }
   // The logs recompile, and newer torch's log before_ copies: the comparison covered graphs
   // whose nodes were dropped, not only graphs that kept them, config snapshots left out, and the
@@ -158,6 +193,39 @@ TEST(LoweredGraphNodesTest, EveryFixtureLogGetsTheSameReport) {
   EXPECT_GT(dropped_post_grad, 0);
   EXPECT_GT(snapshots, 0);
   EXPECT_GT(node_fields, 0);
+  EXPECT_GT(facts_nodes, 5000);  // graphs the passes read were kept as facts, not nodes (6,536)
+}
+
+// A graph kept as facts has its nodes checked as ValidateCapture would check them: the first
+// problem is kept, naming the graph.
+TEST(LoweredGraphNodesTest, FactsCheckTheNodesTheyDrop) {
+  v1::Compile compile;
+  compile.set_id("0/0");
+  v1::Graph graph;
+  graph.set_id("0/0/inductor_post_grad_graph");
+  graph.set_compile_id("0/0");
+  v1::Node* x = graph.add_nodes();
+  x->set_name("x");
+  x->set_op("placeholder");
+  v1::Node* mul = graph.add_nodes();
+  mul->set_name("mul");
+  mul->set_op("call_function");
+  mul->set_target("aten.mul.Tensor");
+  mul->add_args()->set_node("x");
+  mul->add_args()->set_node("y");  // defined nowhere
+  LoweredFacts facts;
+  facts.Add(graph, compile);
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(facts.status().message(),
+            "graph \"0/0/inductor_post_grad_graph\".nodes[1].args[1]: node \"y\" is not defined "
+            "before it in graph \"0/0/inductor_post_grad_graph\"");
+  ASSERT_NE(facts.Find(graph.id()), nullptr);
+  EXPECT_EQ(facts.nodes(), 2);
+  // A valid graph added after keeps the first problem; one added again replaces its facts.
+  mul->mutable_args(1)->set_node("x");
+  facts.Add(graph, compile);
+  EXPECT_FALSE(facts.status().ok());
+  EXPECT_EQ(facts.nodes(), 2);
 }
 
 // The hero traces name user files that are here (through the path map): the sources the dropped

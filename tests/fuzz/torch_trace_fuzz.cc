@@ -3,7 +3,8 @@
 // bytes were cut into chunks: uneven chunks give the same capture as one Feed. Its bytes parse back
 // (a .cls.pb written from it loads): proto3 refuses a string field that is not valid UTF-8. The
 // import an analysis makes (GraphNodes::kLoweredOnly) validates too, lists no record, and each
-// graph it keeps nodes of has all the nodes the full import gives it.
+// graph it keeps nodes of has all the nodes the full import gives it; with a lowered sink, those
+// graphs are handed over whole instead and the capture is otherwise the same.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -55,5 +56,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cl::ClearBeyondAnalysisDetail(&expected);
     CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(graph) == cl::fuzz::DeterministicBytes(expected));
   }
+
+  // With a lowered sink (what `analyze` of one log imports with), each graph the choice keeps is
+  // handed over, nodes whole and valid, and the capture is the one above without their nodes.
+  std::map<std::string, compile_lens::v1::Graph> sunk;
+  options.lowered_sink = [&](const compile_lens::v1::Graph& graph,
+                             const compile_lens::v1::Compile& compile) {
+    CL_FUZZ_CHECK(graph.compile_id() == compile.id());
+    CL_FUZZ_CHECK_OK(cl::ValidateGraphNodes(graph));
+    sunk[graph.id()] = graph;
+  };
+  cl::TraceImporter sinking_importer(options);
+  sinking_importer.Feed({bytes, size});
+  compile_lens::v1::SessionCapture sinking = sinking_importer.Finish();
+  CL_FUZZ_CHECK(sinking.graphs_size() == lowered.graphs_size());
+  for (int i = 0; i < sinking.graphs_size(); ++i) {
+    compile_lens::v1::Graph* graph = sinking.mutable_graphs(i);
+    CL_FUZZ_CHECK(graph->nodes_size() == 0);
+    const compile_lens::v1::Graph& kept = lowered.graphs(i);
+    if (kept.nodes_size() == 0) continue;
+    auto it = sunk.find(kept.id());
+    CL_FUZZ_CHECK(it != sunk.end());
+    CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(it->second) == cl::fuzz::DeterministicBytes(kept));
+    *graph = it->second;
+  }
+  CL_FUZZ_CHECK(cl::fuzz::DeterministicBytes(sinking) == cl::fuzz::DeterministicBytes(lowered));
   return 0;
 }

@@ -1,0 +1,24 @@
+#include "analyzers/lowered_facts.h"
+
+#include <utility>
+
+#include "analyzers/common/post_grad_graph.h"
+#include "analyzers/common/size_hints.h"
+#include "capture/validate.h"
+
+namespace cl {
+
+void LoweredFacts::Add(const v1::Graph& graph, const v1::Compile& compile) {
+  if (absl::Status valid = ValidateGraphNodes(graph); !valid.ok() && status_.ok()) status_ = valid;
+  const PostGradGraph view(graph, SizeHints(compile));
+  LoweredGraphFacts facts;
+  facts.nodes = graph.nodes_size();
+  facts.fusion = ComputeFusionFacts(view);
+  facts.kernels = EstimateKernels(view);
+  facts.block = FindRepeatedBlock(graph);
+  LoweredGraphFacts& kept = by_graph_[graph.id()];
+  nodes_ += facts.nodes - kept.nodes;
+  kept = std::move(facts);
+}
+
+}  // namespace cl
