@@ -31,7 +31,11 @@ bool IsCodeRecord(const v1::Record& r) {
          (r.kind() == "graph_dump" && absl::StrContains(r.name(), "code"));
 }
 
+// torch's cache records (fx_graph_cache_miss, aotautograd_cache_hit, ...), not the graphs and the
+// code the page shows in their own sections: an output code record is named by its file's path,
+// which holds "cache" wherever the user's Inductor cache folder does (~/.cache/inductor/...).
 bool IsCacheRecord(const v1::Record& r) {
+  if (IsGraphRecord(r) || IsCodeRecord(r)) return false;
   return absl::StrContains(r.name(), "cache") || absl::StrContains(r.kind(), "cache");
 }
 

@@ -254,6 +254,35 @@ TEST(SiteTest, SmallRecordsShareTheirCompilesRecordsPage) {
   CheckPages(site);
 }
 
+// Each record's text is on its compile's page once, whatever its name holds: an output code file
+// in a user's cache folder (TORCHINDUCTOR_CACHE_DIR=~/.cache/inductor) is under "Output code",
+// not again under "Caches".
+TEST(SiteTest, EachRecordIsShownOnceOnItsPage) {
+  v1::SessionCapture capture = Import(kFixtures / "torch-2.6" / "gpt_recompiles" / "trace.log.gz");
+  int renamed = 0;
+  for (v1::Record& r : *capture.mutable_records()) {
+    if (r.kind() == "inductor_output_code")
+      r.set_name(absl::StrCat("/home/u/.cache/inductor/", renamed++, ".py"));
+  }
+  ASSERT_GT(renamed, 0);
+  const MemorySink site = Render(capture);
+  const std::regex download(R"re(<a download href="([^"]+)")re");
+  int shown_code = 0;
+  for (const auto& [path, text] : site.files) {
+    if (!IsCompilePage(path)) continue;
+    std::map<std::string, int> shown;  // record file -> times its text is on the page
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), download);
+         m != std::sregex_iterator(); ++m) {
+      ++shown[(*m)[1].str()];
+    }
+    for (const auto& [file, times] : shown) {
+      EXPECT_EQ(times, 1) << path << ": " << file;
+      shown_code += absl::StrContains(file, "inductor_output_code");
+    }
+  }
+  EXPECT_EQ(shown_code, renamed);
+}
+
 TEST(SiteTest, HostileStringsAreInert) {
   const v1::SessionCapture capture = testing::HostileCapture();
   MemorySink site;
