@@ -15,6 +15,7 @@
 #include "analyzers/common/frame_skip.h"
 #include "analyzers/common/location.h"
 #include "analyzers/common/restarts.h"
+#include "analyzers/recompile/first_match.h"
 #include "re2/re2.h"
 
 namespace cl {
@@ -346,14 +347,13 @@ std::string SpecificRemedy(absl::string_view reason) {
        "`copy.deepcopy` of a tensor is not traced: use `t.clone()` (and `.detach()` when no "
        "gradient should flow), or copy outside the compiled region."},
   };
-  static const auto* const kRules = [] {
-    auto* rules = new std::vector<std::pair<std::unique_ptr<RE2>, const char*>>();
-    for (const Known& k : kKnown) rules->emplace_back(std::make_unique<RE2>(k.pattern), k.remedy);
-    return rules;
+  static const FirstMatch* const kRules = [] {
+    std::vector<FirstMatch::Pattern> patterns;
+    for (const Known& k : kKnown) patterns.push_back({k.pattern});
+    return new FirstMatch(patterns);
   }();
-  for (const auto& [re, remedy] : *kRules) {
-    if (RE2::PartialMatch(Piece(reason), *re)) return remedy;
-  }
+  if (const std::vector<int> matched = kRules->Matching(reason); !matched.empty())
+    return kKnown[matched.front()].remedy;
   // A method of torch's own that Dynamo does not trace into (its file is on torch's skip list):
   // a custom op is no remedy for torch's code. Seen on torch 2.6 with a whole AMP training step
   // compiled: GradScaler.scale, .unscale_, .step and .update each broke the graph.
@@ -379,12 +379,10 @@ std::string SpecificRemedy(absl::string_view reason) {
 // Specific wording first, then the registry id, then the generic "unsupported" wording that
 // many unrelated messages share (the last rule of kCategoryRules).
 Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
-  static const auto* const kRules = [] {
-    auto* rules = new std::vector<std::pair<Category::Value, std::unique_ptr<RE2>>>();
-    for (const CategoryRule& rule : kCategoryRules) {
-      rules->emplace_back(rule.category, std::make_unique<RE2>(rule.pattern));
-    }
-    return rules;
+  static const FirstMatch* const kRules = [] {
+    std::vector<FirstMatch::Pattern> patterns;
+    for (const CategoryRule& rule : kCategoryRules) patterns.push_back({rule.pattern});
+    return new FirstMatch(patterns);
   }();
   // "unsupported builtin NAME" (its explanation cites `_warnings.warn` as an example): the name
   // decides, not the example.
@@ -394,11 +392,11 @@ Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
     static const LazyRE2 kLoggingRe = {R"re(warn|print|log)re"};
     return RE2::PartialMatch(builtin, *kLoggingRe) ? Category::LOGGING : Category::UNSUPPORTED_CALL;
   }
-  for (size_t i = 0; i + 1 < kRules->size(); ++i) {
-    if (RE2::PartialMatch(Piece(text), *(*kRules)[i].second)) return (*kRules)[i].first;
-  }
+  const std::vector<int> matched = kRules->Matching(text);
+  const int last = kRules->size() - 1;
+  if (!matched.empty() && matched.front() < last) return kCategoryRules[matched.front()].category;
   if (auto it = CategoryByGbId().find(gb_id); it != CategoryByGbId().end()) return it->second;
-  if (RE2::PartialMatch(Piece(text), *kRules->back().second)) return kRules->back().first;
+  if (!matched.empty() && matched.back() == last) return kCategoryRules[last].category;
   return Category::OTHER;
 }
 

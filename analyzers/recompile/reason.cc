@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "analyzers/recompile/first_match.h"
 #include "re2/re2.h"
 
 namespace cl {
@@ -126,18 +127,12 @@ constexpr RuleSpec kRuleSpecs[] = {
     {"unknown", Category::UNKNOWN, true, R"re(|Unexpected recompilation.*)re"},
 };
 
-struct Rule {
-  const RuleSpec* spec;
-  std::unique_ptr<RE2> re;
-};
-
-const std::vector<Rule>& Rules() {
-  static const auto* const kRules = [] {
-    auto* rules = new std::vector<Rule>();
-    for (const RuleSpec& spec : kRuleSpecs) {
-      rules->push_back({&spec, std::make_unique<RE2>(spec.pattern)});
-    }
-    return rules;
+// kRuleSpecs, compiled as one set; each rule's own RE2 (for its captures) when it first matches.
+const FirstMatch& Rules() {
+  static const FirstMatch* const kRules = [] {
+    std::vector<FirstMatch::Pattern> patterns;
+    for (const RuleSpec& spec : kRuleSpecs) patterns.push_back({spec.pattern, spec.whole});
+    return new FirstMatch(patterns);
   }();
   return *kRules;
 }
@@ -486,11 +481,12 @@ absl::string_view StripLogPrefix(absl::string_view line) {
 GuardFailure ClassifyGuardCheck(absl::string_view check) {
   GuardFailure f;
   f.check = std::string(absl::StripAsciiWhitespace(StripLocalScope(check)));
-  for (const Rule& rule : Rules()) {
-    std::optional<Match> m = Match::Run(*rule.re, f.check, rule.spec->whole);
+  for (const int i : Rules().Matching(f.check)) {
+    const RuleSpec& spec = kRuleSpecs[i];
+    std::optional<Match> m = Match::Run(Rules().Regex(i), f.check, spec.whole);
     if (!m) continue;
-    f.rule = rule.spec->rule;
-    f.category = rule.spec->category;
+    f.rule = spec.rule;
+    f.category = spec.category;
     f.variable = m->Get("var");
     f.dim = m->Get("axis");
     f.expected = m->Get("expected");
