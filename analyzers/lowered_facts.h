@@ -7,7 +7,7 @@
 // import chooses the graph (ImportOptions::lowered_sink) and drops its nodes: what the session
 // keeps per frame is then its matches and kernel estimates, not its nodes. The passes merge these
 // exactly as they merge what they compute from nodes, so the report is the same either way
-// (lowered_facts_test holds every fixture log to that).
+// (lowered_graph_nodes_test holds every fixture log to that).
 #ifndef ANALYZERS_LOWERED_FACTS_H_
 #define ANALYZERS_LOWERED_FACTS_H_
 
@@ -30,9 +30,10 @@ namespace cl {
 struct LoweredGraphFacts {
   int nodes = 0;
   FusionGraphFacts fusion;
-  std::vector<KernelCost> kernels;  // the roofline's estimate of each kernel (EstimateKernels)
-  std::optional<RepeatedBlock>
-      block;  // compile time: one block's code repeated (FindRepeatedBlock)
+  // The roofline's estimate of each kernel (EstimateKernels).
+  std::vector<KernelCost> kernels;
+  // Compile time: the graph's one block of code repeated, if it is (FindRepeatedBlock).
+  std::optional<RepeatedBlock> block;
 };
 
 // Thread-compatible: filled by the import, then read by passes running at once.
