@@ -189,13 +189,19 @@ std::string SpecificRemedy(absl::string_view reason) {
   // in torch/_compile.py): torch.manual_seed, for one.
   static const LazyRE2 kTorchDisabledRe = {
       R"re(skip function (\w+) in file \S*torch/_compile\.py)re"};
-  if (std::string fn; RE2::PartialMatch(Piece(reason), *kTorchDisabledRe, &fn)) {
+  // Each regex here is tried only where the text holds a literal its every match holds: a
+  // LazyRE2 is compiled when first used, and a small log's analysis is mostly such compiles.
+  if (std::string fn; absl::StrContains(reason, "torch/_compile.py") &&
+                      RE2::PartialMatch(Piece(reason), *kTorchDisabledRe, &fn)) {
     return absl::StrCat("torch keeps `", fn,
                         "` out of compiled code (`torch._disable_dynamo`): call it outside "
                         "the compiled function",
                         fn == "manual_seed" ? " (seed once, before the call)" : "", ".");
   }
-  if (std::string fn, method; RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn, &method)) {
+  if (std::string fn, method;
+      (absl::StrContains(reason, "torch._dynamo.disable() wrapped function <function ") ||
+       absl::StrContains(reason, "torch/_dynamo/eval_frame.py")) &&
+      RE2::PartialMatch(Piece(reason), *kDisabledRe, &fn, &method)) {
     return absl::StrCat(
         "`", fn.empty() ? method : fn,
         "` is under `torch.compiler.disable` (or `torch._dynamo.disable`): torch "
@@ -210,6 +216,7 @@ std::string SpecificRemedy(absl::string_view reason) {
   static const LazyRE2 kObjectContextRe = {
       R"re(Unsupported context manager <([\w.]+)\.(\w+) object(?: at 0x[0-9a-fA-F]+)?>'s (__enter__|__exit__))re"};
   if (std::string module, cls, method;
+      absl::StrContains(reason, "Unsupported context manager <") &&
       RE2::PartialMatch(Piece(reason), *kObjectContextRe, &module, &cls, &method) &&
       !absl::StartsWith(module, "torch.")) {
     return absl::StrCat(
@@ -359,7 +366,8 @@ std::string SpecificRemedy(absl::string_view reason) {
   // compiled: GradScaler.scale, .unscale_, .step and .update each broke the graph.
   static const LazyRE2 kTorchSkipfilesRe = {
       R"re(inline in skipfiles: ([\w.]+) \| \S+ \S*/torch/(\S+\.py))re"};
-  if (std::string fn, file; RE2::PartialMatch(Piece(reason), *kTorchSkipfilesRe, &fn, &file)) {
+  if (std::string fn, file; absl::StrContains(reason, "inline in skipfiles: ") &&
+                            RE2::PartialMatch(Piece(reason), *kTorchSkipfilesRe, &fn, &file)) {
     std::string out = absl::StrCat(
         "Dynamo does not trace into torch's `", fn, "` (`torch/", file,
         "`, on its skip list), so the graph breaks around each call: call it outside the compiled "
@@ -388,7 +396,8 @@ Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
   // decides, not the example.
   static const LazyRE2 kBuiltinRe = {R"re(unsupported (?:Python )?builtin ([\w.]+))re"};
   std::string builtin;
-  if (RE2::PartialMatch(Piece(text), *kBuiltinRe, &builtin)) {
+  if (absl::StrContains(text, "builtin ") &&
+      RE2::PartialMatch(Piece(text), *kBuiltinRe, &builtin)) {
     static const LazyRE2 kLoggingRe = {R"re(warn|print|log)re"};
     return RE2::PartialMatch(builtin, *kLoggingRe) ? Category::LOGGING : Category::UNSUPPORTED_CALL;
   }
@@ -427,21 +436,25 @@ std::string CleanReasonLine(absl::string_view line) {
   // Torch's pointer to the custom-op manual ("unsupported operator: aten.x (see https://... for
   // how to fix)") is the same for every operator; the remedy says what fits this one.
   static const LazyRE2 kHowToFixRe = {R"re( \(see https?://\S+ for how to fix\))re"};
-  RE2::Replace(&clean, *kHowToFixRe, "");
+  if (absl::StrContains(clean, " for how to fix)")) RE2::Replace(&clean, *kHowToFixRe, "");
   // A builtin's argument types as torch's classes ("builtin: print [<class
   // 'torch._dynamo.variables.constant.ConstantVariable'>] False"): Dynamo's internals, not the
   // user's; the builtin's name is the reason.
   static const LazyRE2 kBuiltinArgsRe = {R"re(^(builtin: \S+) \[<class .*\] (?:True|False)$)re"};
-  if (std::string name; RE2::FullMatch(clean, *kBuiltinArgsRe, &name)) clean = std::move(name);
+  if (std::string name;
+      absl::StartsWith(clean, "builtin: ") && RE2::FullMatch(clean, *kBuiltinArgsRe, &name))
+    clean = std::move(name);
   static const LazyRE2 kAddressRe = {R"re( at 0x[0-9a-fA-F]+)re"};
-  RE2::GlobalReplace(&clean, *kAddressRe, "");
+  if (absl::StrContains(clean, " at 0x")) RE2::GlobalReplace(&clean, *kAddressRe, "");
   return clean;
 }
 
 bool IsFrameSkip(absl::string_view text) {
-  static const LazyRE2 kSkipRe = {
-      R"re(Graph break: (?:skip: from user code at:|torch\.compile cannot properly resume)|will skip tracing the frame|Skipping the function and falling back to eager|^WON'T CONVERT )re"};
-  return RE2::PartialMatch(Piece(text), *kSkipRe);
+  return absl::StrContains(text, "Graph break: skip: from user code at:") ||
+         absl::StrContains(text, "Graph break: torch.compile cannot properly resume") ||
+         absl::StrContains(text, "will skip tracing the frame") ||
+         absl::StrContains(text, "Skipping the function and falling back to eager") ||
+         absl::StartsWith(text, "WON'T CONVERT ");
 }
 
 }  // namespace
@@ -469,8 +482,12 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
     // The user's source lines are not torch's words; keep them out of the categorisation.
     if (!in_user_traceback) absl::StrAppend(&message, line, "\n");
     std::string reason;
-    if (RE2::FullMatch(Piece(line), *kHeaderRe, &header_file, &header_line)) continue;
-    if (!explicit_reason && RE2::FullMatch(Piece(line), *kReasonRe, &reason)) {
+    if (absl::StartsWith(line, "Graph break") &&
+        RE2::FullMatch(Piece(line), *kHeaderRe, &header_file, &header_line))
+      continue;
+    if (!explicit_reason &&
+        (absl::StartsWith(line, "Reason: ") || absl::StartsWith(line, "Graph Break Reason: ")) &&
+        RE2::FullMatch(Piece(line), *kReasonRe, &reason)) {
       out.reason = CleanReasonLine(reason);
       explicit_reason = true;
       continue;
@@ -512,7 +529,9 @@ ParsedGraphBreak ParseGraphBreak(absl::string_view text) {
     out.line = user_frame->line();
   }
   std::string gb_digits;
-  if (RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits)) out.gb_id = "GB" + gb_digits;
+  if (absl::StrContains(text, "compile-graph-break-site") &&
+      RE2::PartialMatch(Piece(text), *kGbIdRe, &gb_digits))
+    out.gb_id = "GB" + gb_digits;
   if (out.frame_skipped && !explicit_reason && !guessed_reason) {
     // A skipped frame's cause is the exception that ends torch's traceback: Dynamo's own by its
     // message ("torch._dynamo.exc.Unsupported: BEFORE_WITH UserDefinedObjectVariable(suppress)"),
