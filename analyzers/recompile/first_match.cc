@@ -1,6 +1,5 @@
 #include "analyzers/recompile/first_match.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,20 +35,24 @@ FirstMatch::FirstMatch(const std::vector<Pattern>& patterns)
   if (!set_.Compile()) BadPattern("(the set)", "RE2::Set::Compile failed");
 }
 
-std::vector<int> FirstMatch::Matching(absl::string_view text) const {
+int FirstMatch::First(absl::string_view text, int from) const {
   const re2::StringPiece piece(text.data(), text.size());
   std::vector<int> matched;
   RE2::Set::ErrorInfo error{RE2::Set::kNoError};
-  if (!set_.Match(piece, &matched, &error) && error.kind != RE2::Set::kNoError) {
-    // The set's DFA ran out of its memory on this text: each pattern alone.
-    matched.clear();
-    for (int i = 0; i < size(); ++i) {
-      const RE2::Anchor anchor = lazy_[i]->whole ? RE2::ANCHOR_BOTH : RE2::UNANCHORED;
-      if (Regex(i).Match(piece, 0, piece.size(), anchor, nullptr, 0)) matched.push_back(i);
+  if (set_.Match(piece, &matched, &error) || error.kind == RE2::Set::kNoError) {
+    int first = -1;
+    for (const int i : matched) {
+      if (i >= from && (first < 0 || i < first)) first = i;
     }
+    return first;
   }
-  std::sort(matched.begin(), matched.end());
-  return matched;
+  // The set's DFA gave up on this text (out of its memory, which RE2 reports for texts that make
+  // it build too many states): each pattern alone, in order, up to the first that matches.
+  for (int i = from; i < size(); ++i) {
+    const RE2::Anchor anchor = lazy_[i]->whole ? RE2::ANCHOR_BOTH : RE2::UNANCHORED;
+    if (Regex(i).Match(piece, 0, piece.size(), anchor, nullptr, 0)) return i;
+  }
+  return -1;
 }
 
 const RE2& FirstMatch::Regex(int i) const {

@@ -32,8 +32,8 @@ class FirstMatch {
   FirstMatch(const FirstMatch&) = delete;
   FirstMatch& operator=(const FirstMatch&) = delete;
 
-  // The indices of the patterns that match `text`, in the table's order.
-  std::vector<int> Matching(absl::string_view text) const;
+  // The first pattern at or after `from`, in the table's order, that matches `text`; -1 if none.
+  int First(absl::string_view text, int from = 0) const;
 
   // Pattern `i` alone, for its captures: compiled on first use (thread-safe).
   const RE2& Regex(int i) const;

@@ -359,8 +359,7 @@ std::string SpecificRemedy(absl::string_view reason) {
     for (const Known& k : kKnown) patterns.push_back({k.pattern});
     return new FirstMatch(patterns);
   }();
-  if (const std::vector<int> matched = kRules->Matching(reason); !matched.empty())
-    return kKnown[matched.front()].remedy;
+  if (const int first = kRules->First(reason); first >= 0) return kKnown[first].remedy;
   // A method of torch's own that Dynamo does not trace into (its file is on torch's skip list):
   // a custom op is no remedy for torch's code. Seen on torch 2.6 with a whole AMP training step
   // compiled: GradScaler.scale, .unscale_, .step and .update each broke the graph.
@@ -401,11 +400,11 @@ Category::Value Categorize(absl::string_view text, absl::string_view gb_id) {
     static const LazyRE2 kLoggingRe = {R"re(warn|print|log)re"};
     return RE2::PartialMatch(builtin, *kLoggingRe) ? Category::LOGGING : Category::UNSUPPORTED_CALL;
   }
-  const std::vector<int> matched = kRules->Matching(text);
+  const int first = kRules->First(text);
   const int last = kRules->size() - 1;
-  if (!matched.empty() && matched.front() < last) return kCategoryRules[matched.front()].category;
+  if (first >= 0 && first < last) return kCategoryRules[first].category;
   if (auto it = CategoryByGbId().find(gb_id); it != CategoryByGbId().end()) return it->second;
-  if (!matched.empty() && matched.back() == last) return kCategoryRules[last].category;
+  if (first == last) return kCategoryRules[last].category;
   return Category::OTHER;
 }
 

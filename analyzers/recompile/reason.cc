@@ -481,7 +481,7 @@ absl::string_view StripLogPrefix(absl::string_view line) {
 GuardFailure ClassifyGuardCheck(absl::string_view check) {
   GuardFailure f;
   f.check = std::string(absl::StripAsciiWhitespace(StripLocalScope(check)));
-  for (const int i : Rules().Matching(f.check)) {
+  for (int i = Rules().First(f.check); i >= 0; i = Rules().First(f.check, i + 1)) {
     const RuleSpec& spec = kRuleSpecs[i];
     std::optional<Match> m = Match::Run(Rules().Regex(i), f.check, spec.whole);
     if (!m) continue;
