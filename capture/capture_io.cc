@@ -296,9 +296,9 @@ class FileOutput final : public google::protobuf::io::CopyingOutputStream {
   google::protobuf::io::CopyingOutputStreamAdaptor stream_{this, 1 << 20};
 };
 
-// An unnamed file for the text of a capture's graphs until the capture is printed: in the output's
-// folder (O_TMPFILE), where it can take the room the output will, else in TMPDIR. Closed, and
-// gone, when this is.
+// An unnamed file for the text of a capture's graphs (or records) until the capture is printed: in
+// the output's folder (O_TMPFILE), where it can take the room the output will, else in TMPDIR.
+// Closed, and gone, when this is.
 class ScratchFile {
  public:
   explicit ScratchFile(const std::string& beside) {
@@ -377,23 +377,20 @@ absl::StatusOr<v1::SessionCapture> WriteCaptureJsonAsMade(
   const std::string records_name = absl::StrCat(path, " (its records, until written)");
   FileOutput graphs(graphs_scratch.fd(), graphs_name);
   FileOutput records(records_scratch.fd(), records_name);
-  int graphs_sunk = 0, records_sunk = 0;
+  ProtoJsonElementPrinter graph_printer(options, graphs.stream());
+  ProtoJsonElementPrinter record_printer(options, records.stream());
   bool printed = true;
   CaptureSinks sinks;
-  sinks.graph = [&](const v1::Graph& graph) {
-    printed = PrintProtoJsonElement(graph, options, graphs_sunk == 0, graphs.stream()) && printed;
-    ++graphs_sunk;
-  };
+  sinks.graph = [&](const v1::Graph& graph) { printed = graph_printer.Print(graph) && printed; };
   sinks.record = [&](const v1::Record& record) {
-    printed =
-        PrintProtoJsonElement(record, options, records_sunk == 0, records.stream()) && printed;
-    ++records_sunk;
+    printed = record_printer.Print(record) && printed;
   };
   absl::StatusOr<v1::SessionCapture> made = make(sinks);
   if (!made.ok()) return made.status();
   CL_RETURN_IF_ERROR(graphs.Flush());
   CL_RETURN_IF_ERROR(records.Flush());
   if (!printed) return absl::DataLossError(path + ": a scratch file's write failed");
+  const int graphs_sunk = graph_printer.printed(), records_sunk = record_printer.printed();
   CL_RETURN_IF_ERROR(WriteFileWith(path, [&](int fd) -> absl::Status {
     FileOutput file(fd, path);
     const google::protobuf::Descriptor* capture = v1::SessionCapture::descriptor();

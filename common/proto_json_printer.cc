@@ -229,7 +229,7 @@ class Printer {
     return Flush();
   }
 
-  // PrintProtoJsonElement.
+  // ProtoJsonElementPrinter::Print.
   bool PrintElement(const Message& m, bool first) {
     if (!first) buf_ += ',';
     NewLine(kElementLevel);
@@ -566,10 +566,19 @@ bool PrintProtoJson(const Message& message, const google::protobuf::util::JsonPr
   return Printer(options, out).Print(message);
 }
 
-bool PrintProtoJsonElement(const Message& element,
-                           const google::protobuf::util::JsonPrintOptions& options, bool first,
-                           google::protobuf::io::ZeroCopyOutputStream* out) {
-  return Printer(options, out).PrintElement(element, first);
+struct ProtoJsonElementPrinter::Impl {
+  Printer printer;
+};
+
+ProtoJsonElementPrinter::ProtoJsonElementPrinter(
+    const google::protobuf::util::JsonPrintOptions& options,
+    google::protobuf::io::ZeroCopyOutputStream* out)
+    : impl_(std::make_unique<Impl>(Impl{Printer(options, out)})) {}
+
+ProtoJsonElementPrinter::~ProtoJsonElementPrinter() = default;
+
+bool ProtoJsonElementPrinter::Print(const Message& element) {
+  return impl_->printer.PrintElement(element, printed_++ == 0);
 }
 
 bool PrintProtoJsonSpliced(const Message& message,

@@ -16,6 +16,8 @@
 #ifndef COMMON_PROTO_JSON_PRINTER_H_
 #define COMMON_PROTO_JSON_PRINTER_H_
 
+#include <memory>
+
 #include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "google/protobuf/descriptor.h"
@@ -37,15 +39,30 @@ bool PrintProtoJson(const google::protobuf::Message& message,
                     const google::protobuf::util::JsonPrintOptions& options,
                     google::protobuf::io::ZeroCopyOutputStream* out);
 
-// For a message printed a part at a time (a capture whose graphs are written as they are made):
-// one element of a repeated message field of the top-level message, as PrintProtoJson writes it
-// inside that field's list (`first`: no comma before it).
-bool PrintProtoJsonElement(const google::protobuf::Message& element,
-                           const google::protobuf::util::JsonPrintOptions& options, bool first,
-                           google::protobuf::io::ZeroCopyOutputStream* out);
+// For a message printed a part at a time (a capture whose graphs and records are written as they
+// are made): the elements of one repeated message field of the top-level message, one call each,
+// as PrintProtoJson writes them inside that field's list. One printer for the whole list: its
+// buffers are reused from element to element (a log's records are tens of thousands).
+class ProtoJsonElementPrinter {
+ public:
+  ProtoJsonElementPrinter(const google::protobuf::util::JsonPrintOptions& options,
+                          google::protobuf::io::ZeroCopyOutputStream* out);
+  ~ProtoJsonElementPrinter();
+  ProtoJsonElementPrinter(const ProtoJsonElementPrinter&) = delete;
+  ProtoJsonElementPrinter& operator=(const ProtoJsonElementPrinter&) = delete;
+
+  // False once `out` failed (and from then on).
+  bool Print(const google::protobuf::Message& element);
+  int printed() const { return printed_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int printed_ = 0;
+};
 
 // Elements of a repeated message field of the top-level message printed ahead of the message
-// (PrintProtoJsonElement's text, in order), which `copy` writes to the stream it is given:
+// (ProtoJsonElementPrinter's text), which `copy` writes to the stream it is given:
 // `printed` of them, the first `held` of which the message still holds in its first places
 // (stubs, not printed again); the message's own elements after those follow them.
 struct ProtoJsonSplice {
