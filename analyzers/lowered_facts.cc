@@ -4,12 +4,10 @@
 
 #include "analyzers/common/post_grad_graph.h"
 #include "analyzers/common/size_hints.h"
-#include "capture/validate.h"
 
 namespace cl {
 
 void LoweredFacts::Add(const v1::Graph& graph, const v1::Compile& compile) {
-  if (absl::Status valid = ValidateGraphNodes(graph); !valid.ok() && status_.ok()) status_ = valid;
   const PostGradGraph view(graph, SizeHints(compile));
   LoweredGraphFacts facts;
   facts.nodes = graph.nodes_size();

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "analyzers/compile_time/compile_time.h"
 #include "analyzers/fusion/fusion.h"
 #include "analyzers/pass.h"
 #include "analyzers/roofline/op_cost.h"
+#include "capture/torch_trace/trace_parser.h"
 #include "compile_lens/v1/capture.pb.h"
 
 namespace cl {
@@ -39,13 +39,10 @@ struct LoweredGraphFacts {
 // Thread-compatible: filled by the import, then read by passes running at once.
 class LoweredFacts {
  public:
-  // Computes and keeps the facts of `graph`, whose sizes are evaluated at `compile`'s size hints,
-  // after checking its nodes as ValidateCapture would have (status() keeps the first problem). A
-  // graph added again replaces what it had.
+  // Computes and keeps the facts of `graph`, whose sizes are evaluated at `compile`'s size hints.
+  // (The importer's graphs are valid, as ValidateCapture checks them: torch_trace_fuzz holds the
+  // graphs it hands over to ValidateGraphNodes.) A graph added again replaces what it had.
   void Add(const v1::Graph& graph, const v1::Compile& compile);
-
-  // OK, or the first graph whose nodes ValidateCapture would have refused (ValidateGraphNodes).
-  const absl::Status& status() const { return status_; }
 
   // The facts of the graph with id `graph_id`, or null when none were added.
   const LoweredGraphFacts* Find(absl::string_view graph_id) const {
@@ -57,14 +54,13 @@ class LoweredFacts {
   int64_t nodes() const { return nodes_; }
 
   // Add, for ImportOptions::lowered_sink; `this` must outlive the import.
-  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> Sink() {
+  LoweredSink Sink() {
     return [this](const v1::Graph& graph, const v1::Compile& compile) { Add(graph, compile); };
   }
 
  private:
   absl::flat_hash_map<std::string, LoweredGraphFacts> by_graph_;
   int64_t nodes_ = 0;
-  absl::Status status_;
 };
 
 // The facts kept for one of the head capture's graphs, or null: a pass then reads its nodes.

@@ -1,8 +1,7 @@
 #include "client/inputs.h"
 
-#include <filesystem>
-
 #include "absl/strings/str_cat.h"
+#include "analyzers/lowered_facts.h"
 #include "capture/capture_io.h"
 #include "capture/validate.h"
 #include "common/status_macros.h"
@@ -27,9 +26,7 @@ absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
     CL_ASSIGN_OR_RETURN(capture, ReadCaptureFile(path));
   } else {
     ImportOptions import = options.import;
-    const bool facts = options.lowered_facts != nullptr && !std::filesystem::is_directory(path) &&
-                       import.graph_nodes == GraphNodes::kLoweredOnly;
-    if (facts) import.lowered_sink = options.lowered_facts->Sink();
+    if (options.lowered_facts != nullptr) import.lowered_sink = options.lowered_facts->Sink();
     CL_ASSIGN_OR_RETURN(std::vector<v1::SessionCapture> ranks, ImportTrace(path, import));
     size_t pick = 0;
     if (options.rank) {
@@ -42,11 +39,8 @@ absl::StatusOr<v1::SessionCapture> LoadSession(const std::string& path,
       }
     }
     capture = std::move(ranks[pick]);
-    // The importer's output must satisfy what every other input is checked for (the nodes of the
-    // graphs it kept facts of were checked as they went).
-    absl::Status s = ValidateCapture(capture);
-    if (s.ok() && facts) s = options.lowered_facts->status();
-    if (!s.ok()) {
+    // The importer's output must satisfy what every other input is checked for.
+    if (absl::Status s = ValidateCapture(capture); !s.ok()) {
       return absl::InternalError(
           absl::StrCat(path, ": the imported capture is inconsistent: ", s.message()));
     }

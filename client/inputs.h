@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzers/lowered_facts.h"
 #include "capture/torch_trace/importer.h"
 #include "compile_lens/v1/capture.pb.h"
 
 namespace cl {
+
+class LoweredFacts;  // analyzers/lowered_facts.h
 
 struct SessionOverrides {
   std::string id, gpu, torch_version, python_version, host, project_root;
@@ -25,9 +26,9 @@ struct InputOptions {
   ImportOptions import;
   SessionOverrides overrides;
   std::optional<int> rank;  // of a multi-rank directory; default: the lowest rank
-  // Set (with GraphNodes::kLoweredOnly), a log file's lowered graphs are kept here as what the
-  // passes read of them (ImportOptions::lowered_sink), not as nodes: for an analysis of that one
-  // log, here. A directory's logs and capture files keep their nodes.
+  // Set (with GraphNodes::kLoweredOnly), a log's lowered graphs are kept here as what the passes
+  // read of them (ImportOptions::lowered_sink), not as nodes: for an analysis of that one log,
+  // here. A directory of several ranks' logs and capture files keep their nodes.
   LoweredFacts* lowered_facts = nullptr;
 };
 

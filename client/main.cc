@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "analyzers/health/gates.h"
+#include "analyzers/lowered_facts.h"
 #include "analyzers/roofline/gpu_specs.h"
 #include "capture/capture_io.h"
 #include "capture/schema.h"

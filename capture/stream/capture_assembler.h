@@ -96,10 +96,7 @@ class CaptureAssembler {
   // A head's raw log imported with header.post_grad_nodes_only hands each post-grad graph the
   // passes read to `sink` as it is chosen (TraceParseOptions::lowered_sink), and keeps it without
   // its nodes. Set before the log's bytes arrive.
-  void SetLoweredSink(
-      std::function<void(const v1::Graph& graph, const v1::Compile& compile)> sink) {
-    lowered_sink_ = std::move(sink);
-  }
+  void SetLoweredSink(LoweredSink sink) { lowered_sink_ = std::move(sink); }
 
  private:
   struct SideState {
@@ -135,7 +132,7 @@ class CaptureAssembler {
   uint64_t bytes_ = 0;
   uint64_t parts_ = 0;
   bool keep_record_texts_ = false;
-  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink_;
+  LoweredSink lowered_sink_;
   SideState head_;
   SideState base_;
 };

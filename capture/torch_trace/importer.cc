@@ -213,10 +213,17 @@ absl::StatusOr<std::vector<v1::SessionCapture>> ImportTrace(const std::string& p
     return captures;
   }
   CL_ASSIGN_OR_RETURN(std::vector<std::string> files, FindTraceLogs(path, options.latest));
+  // The sinks take one log's graphs and records: several ranks' would mix under the same ids.
+  ImportOptions each = options;
+  if (files.size() > 1) {
+    each.graph_sink = nullptr;
+    each.record_sink = nullptr;
+    each.lowered_sink = nullptr;
+  }
   std::vector<v1::SessionCapture> captures;
   for (const std::string& file : files) {
     bool rank_in_log = false;
-    CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportOne(file, options, &rank_in_log));
+    CL_ASSIGN_OR_RETURN(v1::SessionCapture capture, ImportOne(file, each, &rank_in_log));
     // A log is the rank its name says: the name is what tells the directory's logs apart (and
     // what --rank finds), also when its records name no rank (written before dist.init) or another
     // one (a rank's log copied or launched under another rank's name), which a diagnostic says.

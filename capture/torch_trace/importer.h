@@ -70,15 +70,15 @@ struct ImportOptions {
   // that compares with no base and writes no capture.
   GraphNodes graph_nodes = GraphNodes::kAll;
   // TraceParseOptions::graph_sink: each graph of the log, as soon as it is parsed (the capture
-  // keeps it without its nodes). For one log, not a directory of several ranks.
+  // keeps it without its nodes). For one log, as the other two sinks.
   std::function<void(const v1::Graph& graph)> graph_sink;
   // TraceParseOptions::record_sink: each record of the log's list as it is listed (the capture
-  // keeps none). For one log, not a directory of several ranks.
+  // keeps none). For one log, as the other two sinks.
   std::function<void(const v1::Record& record)> record_sink;
   // TraceParseOptions::lowered_sink (with GraphNodes::kLoweredOnly): each post-grad graph the
-  // passes read, as soon as it is chosen (the capture keeps it without its nodes). For one log, not
-  // a directory of several ranks.
-  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink;
+  // passes read, as soon as it is chosen (the capture keeps it without its nodes). For one log:
+  // ImportTrace of a directory of several ranks' logs calls none of the three sinks.
+  LoweredSink lowered_sink;
   // Called as a log is read: the log, the bytes read of it so far (decompressed for a .gz), its
   // size on disk, and the records read so far. For a progress display; may be empty.
   std::function<void(const std::string& path, uint64_t read, uint64_t size, uint64_t records)>

@@ -50,7 +50,8 @@ inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 // reported); kLoweredOnly parses only the graphs it keeps the nodes of (the rest are scanned for
 // their source files, ScanFxSourceFiles), keeps the nodes of the post-grad graphs the passes of one
 // session read (fusion, roofline: LoweredGraphChoice, one compile's per frame; the site and the
-// trace events read none) and frees the others' as soon as they are known to be unread. Unless it
+// trace events read none; with a lowered_sink, not those either: the sink keeps what the passes
+// read of them) and frees the others' as soon as they are known to be unread. Unless it
 // keeps the records' texts, for a site, it also lists none of the log's records (`records`) and
 // keeps none of torch's config snapshots in compilation_metrics that no pass reads (each compile's
 // inductor_config; a dynamo_config the same as its frame's last one kept: TraceParser::
@@ -58,6 +59,9 @@ inline constexpr char kAfterFrameCompile[] = " (after the frame compile)";
 // kAnalysis: no stride, device, SymInt expression, function or code). A capture that is written
 // out or compared with another keeps them all.
 enum class GraphNodes { kAll, kLoweredOnly };
+
+// TraceParseOptions::lowered_sink's type.
+using LoweredSink = std::function<void(const v1::Graph& graph, const v1::Compile& compile)>;
 
 struct TraceParseOptions {
   std::string source_name = "trace";    // names the input in diagnostics ("trace.log:123")
@@ -93,7 +97,7 @@ struct TraceParseOptions {
   // over too; the passes read the graphs the finished capture's choice names. The compile holds
   // what the log said of it so far: its symbols, which torch creates while it traces, before it
   // logs any of the compile's graphs.
-  std::function<void(const v1::Graph& graph, const v1::Compile& compile)> lowered_sink;
+  LoweredSink lowered_sink;
 };
 
 class TraceParser {
