@@ -14,9 +14,7 @@ void LoweredFacts::Add(const v1::Graph& graph, const v1::Compile& compile) {
   facts.fusion = ComputeFusionFacts(view);
   facts.kernels = EstimateKernels(view);
   facts.block = FindRepeatedBlock(graph);
-  LoweredGraphFacts& kept = by_graph_[graph.id()];
-  nodes_ += facts.nodes - kept.nodes;
-  kept = std::move(facts);
+  by_graph_[graph.id()] = std::move(facts);
 }
 
 }  // namespace cl

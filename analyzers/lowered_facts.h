@@ -51,7 +51,11 @@ class LoweredFacts {
   }
 
   // The nodes of every graph added (the analysis's size, for how many threads it is worth).
-  int64_t nodes() const { return nodes_; }
+  int64_t nodes() const {
+    int64_t n = 0;
+    for (const auto& [id, facts] : by_graph_) n += facts.nodes;
+    return n;
+  }
 
   // Add, for ImportOptions::lowered_sink; `this` must outlive the import.
   LoweredSink Sink() {
@@ -60,7 +64,6 @@ class LoweredFacts {
 
  private:
   absl::flat_hash_map<std::string, LoweredGraphFacts> by_graph_;
-  int64_t nodes_ = 0;
 };
 
 // The facts kept for one of the head capture's graphs, or null: a pass then reads its nodes.

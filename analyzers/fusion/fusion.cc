@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -117,7 +118,7 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
   bool residual_addmm = false;
   size_t unknown_sizes = 0;  // graphs with a size that has no value, even at a hint
   bool at_hints = false;
-  const SizeHintsByCompile hints(in.head);
+  std::optional<SizeHintsByCompile> hints;  // for the graphs with no facts kept, read here
   absl::flat_hash_map<absl::string_view, const v1::Compile*> compiles;
   for (const v1::Compile& c : in.head.compiles()) compiles.emplace(c.id(), &c);
   for (const v1::Graph* graph_proto : graphs) {
@@ -125,8 +126,9 @@ absl::Status FusionPass::Run(const PassInput& in, v1::AnalysisReport* out) const
     const LoweredGraphFacts* kept = LoweredFactsOf(in, *graph_proto);
     FusionGraphFacts computed;
     if (kept == nullptr) {
+      if (!hints) hints.emplace(in.head);
       computed =
-          ComputeFusionFacts(PostGradGraph(*graph_proto, hints.For(graph_proto->compile_id())));
+          ComputeFusionFacts(PostGradGraph(*graph_proto, hints->For(graph_proto->compile_id())));
     }
     const FusionGraphFacts& facts = kept != nullptr ? kept->fusion : computed;
     const auto compile_it = compiles.find(graph_proto->compile_id());

@@ -22,7 +22,7 @@ namespace cl {
 class FirstMatch {
  public:
   struct Pattern {
-    const char* regex;
+    const char* regex;  // static: the table's own literal
     // Must match the whole text (RE2::ANCHOR_BOTH); else anywhere in it.
     bool whole = false;
   };
@@ -32,24 +32,23 @@ class FirstMatch {
   FirstMatch(const FirstMatch&) = delete;
   FirstMatch& operator=(const FirstMatch&) = delete;
 
-  // The first pattern at or after `from`, in the table's order, that matches `text`; -1 if none.
-  int First(absl::string_view text, int from = 0) const;
+  // The first pattern, in the table's order, that matches `text`; -1 if none.
+  int First(absl::string_view text) const;
 
   // Pattern `i` alone, for its captures: compiled on first use (thread-safe).
   const RE2& Regex(int i) const;
 
-  int size() const { return static_cast<int>(lazy_.size()); }
+  int size() const { return size_; }
 
  private:
   struct Lazy {
-    std::string regex;
-    bool whole = false;
+    Pattern pattern;
     absl::once_flag once;
     std::unique_ptr<RE2> re;
   };
   RE2::Set set_;
-  std::unique_ptr<Lazy[]> lazy_storage_;
-  std::vector<Lazy*> lazy_;
+  int size_;
+  std::unique_ptr<Lazy[]> lazy_;  // one per pattern, in order
 };
 
 }  // namespace cl

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <memory>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -481,10 +480,11 @@ absl::string_view StripLogPrefix(absl::string_view line) {
 GuardFailure ClassifyGuardCheck(absl::string_view check) {
   GuardFailure f;
   f.check = std::string(absl::StripAsciiWhitespace(StripLocalScope(check)));
-  for (int i = Rules().First(f.check); i >= 0; i = Rules().First(f.check, i + 1)) {
+  // The set's match is the rule's own (whole rules anchored alike): its captures are there.
+  const int i = Rules().First(f.check);
+  if (std::optional<Match> m =
+          i < 0 ? std::nullopt : Match::Run(Rules().Regex(i), f.check, kRuleSpecs[i].whole)) {
     const RuleSpec& spec = kRuleSpecs[i];
-    std::optional<Match> m = Match::Run(Rules().Regex(i), f.check, spec.whole);
-    if (!m) continue;
     f.rule = spec.rule;
     f.category = spec.category;
     f.variable = m->Get("var");

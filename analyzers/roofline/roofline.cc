@@ -167,15 +167,16 @@ absl::Status RooflinePass::Run(const PassInput& in, v1::AnalysisReport* out) con
   std::vector<std::string> not_estimated;  // library calls with no cost
   if (section->kernels().empty()) {
     const auto estimates = EstimatesByGraph(in.head);
-    const SizeHintsByCompile hints(in.head);
-    std::set<std::string> hints_used;  // each graph's "s0 = 4", for the note
+    std::optional<SizeHintsByCompile> hints;  // for the graphs with no facts kept, read here
+    std::set<std::string> hints_used;         // each graph's "s0 = 4", for the note
     for (const v1::Graph* graph_proto : graphs) {
       if (in.Cancelled()) return absl::CancelledError("roofline pass cancelled");
       const LoweredGraphFacts* kept = LoweredFactsOf(in, *graph_proto);
       std::vector<KernelCost> computed;
       if (kept == nullptr) {
+        if (!hints) hints.emplace(in.head);
         computed =
-            EstimateKernels(PostGradGraph(*graph_proto, hints.For(graph_proto->compile_id())));
+            EstimateKernels(PostGradGraph(*graph_proto, hints->For(graph_proto->compile_id())));
       }
       auto runtimes = estimates.find(graph_proto->id());
       std::map<std::string, size_t> next;  // per op, the next extern call to pair with
