@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -98,7 +97,7 @@ int InProcessThreads(const AssembledCaptures& captures, int requested,
   if (small(captures.head, lowered != nullptr ? lowered->nodes() : 0) &&
       (!captures.base || small(*captures.base, 0)))
     return 1;
-  return 0;  // ThreadPool: one per hardware thread
+  return 0;  // one per hardware thread
 }
 
 absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& captures,
@@ -107,7 +106,7 @@ absl::StatusOr<v1::AnalyzeResponse> AnalyzeInProcess(const AssembledCaptures& ca
   // The calling thread runs passes too: the pool holds the other threads. One thread is the
   // calling thread alone, and starts none.
   int total = InProcessThreads(captures, threads, head_lowered);
-  if (total <= 0) total = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (total <= 0) total = ThreadPool::HardwareThreads();
   std::optional<ThreadPool> helpers;
   if (total > 1) helpers.emplace(total - 1, /*max_queue=*/64);
   Engine engine(helpers ? &*helpers : nullptr);

@@ -189,10 +189,9 @@ void AppendEscaped(absl::string_view s, std::string& out) {
       i += len;
       continue;
     }
-    if (cp < 0xA0) {
-      const char* escape = kLowEscapes.text[cp];
-      if (escape[0] != '\0') {
-        out += escape;
+    if (cp < 0xA0) {  // a C1 control, or an overlong form of an ASCII character
+      if (kLowEscapes.size[cp] > 0) {
+        out.append(kLowEscapes.text[cp], kLowEscapes.size[cp]);
       } else {
         out.append(s.data() + i, len);
       }

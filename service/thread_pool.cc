@@ -9,7 +9,7 @@
 namespace cl {
 
 ThreadPool::ThreadPool(int threads, size_t max_queue, int nice) : max_queue_(max_queue) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = HardwareThreads();
   threads_.reserve(threads);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this, nice] { WorkLoop(nice); });
 }

@@ -6,6 +6,7 @@
 #ifndef SERVICE_THREAD_POOL_H_
 #define SERVICE_THREAD_POOL_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <deque>
 #include <thread>
@@ -26,6 +27,10 @@ class ThreadPool {
   // uploads, refuse calls past the limits and answer health checks, then preempt the analyses, so
   // overload is shed at once instead of waiting for a core.
   ThreadPool(int threads, size_t max_queue, int nice = 0);
+  // What `threads` <= 0 means: one per hardware thread (at least one).
+  static int HardwareThreads() {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   // Runs what is queued, then joins.

@@ -111,17 +111,19 @@ bool IsTorchSourceFile(absl::string_view file) {
   constexpr absl::string_view kTorch = "/torch/";
   for (size_t at = file.find(kTorch); at != absl::string_view::npos;
        at = file.find(kTorch, at + 1)) {
-    const absl::string_view rest = file.substr(at + kTorch.size());
-    const absl::string_view member = rest.substr(0, rest.find_first_of("/."));
-    if (member.empty()) continue;
-    if (member.front() == '_' || std::find(std::begin(kTorchMembers), std::end(kTorchMembers),
-                                           member) != std::end(kTorchMembers))
-      return true;
+    if (IsTorchPackagePath(file.substr(at + kTorch.size()))) return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool IsTorchPackagePath(absl::string_view relative) {
+  const absl::string_view member = relative.substr(0, relative.find_first_of("/.:"));
+  if (member.empty()) return false;
+  return member.front() == '_' || std::find(std::begin(kTorchMembers), std::end(kTorchMembers),
+                                            member) != std::end(kTorchMembers);
+}
 
 bool IsLibraryFile(absl::string_view file) {
   return absl::StrContains(file, "/site-packages/") || absl::StrContains(file, "/dist-packages/") ||

@@ -70,6 +70,10 @@ std::optional<compile_lens::v1::StackFrame> ParseTracebackFrame(absl::string_vie
 // ...", torch's own modules under a torch/ folder): not the user's to edit.
 bool IsLibraryFile(absl::string_view file);
 
+// A path inside torch's package, relative to it ("nn/modules/conv.py", "_ops.py", "random.py:12"):
+// its first component is one of torch's modules, private ("_dynamo") or public ("nn").
+bool IsTorchPackagePath(absl::string_view relative);
+
 // An installed package's file from its package on ("/usr/lib/python3/dist-packages/torch/optim/
 // optimizer.py" → "torch/optim/optimizer.py": the part that is the same on every machine, and
 // short enough for a sentence); any other file unchanged.

@@ -45,12 +45,8 @@ bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 // The innermost user frame of an export record: of its user_stack where torch logged one, else of
 // its whole stack.
 const v1::StackFrame* UserFrame(const Frames& user_stack, const Frames& stack) {
-  for (const Frames* frames : {&user_stack, &stack}) {
-    for (auto it = frames->rbegin(); it != frames->rend(); ++it) {
-      if (!IsLibraryFile(it->file())) return &*it;
-    }
-  }
-  return nullptr;
+  if (const v1::StackFrame* frame = InnermostUserFrame(user_stack)) return frame;
+  return InnermostUserFrame(stack);
 }
 
 std::string CodeOf(const v1::SessionCapture& capture, const v1::StackFrame& frame) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "analyzers/common/location.h"
 #include "analyzers/recompile/first_match.h"
 #include "re2/re2.h"
 
@@ -376,48 +377,10 @@ bool IsTorchFrameOnly(absl::string_view code, std::string* frame) {
   return RE2::FullMatch(Piece(code), *kFrameRe, frame);
 }
 
-// A file (or "file:line in fn") as torch names its own in a guard's comment: relative to the torch
-// package ("nn/modules/conv.py", "_meta_registrations.py:3878 in bmm"). A user's file is written
-// from the root, less the prefix it shares with torch's directory ("nt/project/model.py" for
-// /mnt/project).
-bool IsTorchRelativeFile(absl::string_view file) {
-  static const auto* const kTorchPaths =
-      new absl::flat_hash_set<absl::string_view>{"nn",
-                                                 "_dynamo",
-                                                 "_inductor",
-                                                 "_subclasses",
-                                                 "_refs",
-                                                 "_prims",
-                                                 "_decomp",
-                                                 "_functorch",
-                                                 "_higher_order_ops",
-                                                 "fx",
-                                                 "autograd",
-                                                 "optim",
-                                                 "amp",
-                                                 "ao",
-                                                 "backends",
-                                                 "distributed",
-                                                 "_export",
-                                                 "export",
-                                                 "nested",
-                                                 "sparse",
-                                                 "masked",
-                                                 "_library",
-                                                 "utils",
-                                                 "_prims_common",
-                                                 "distributions",
-                                                 "functional.py",
-                                                 "_tensor.py",
-                                                 "_meta_registrations.py",
-                                                 "_ops.py",
-                                                 "overrides.py",
-                                                 "_utils.py",
-                                                 "_compile.py",
-                                                 "random.py"};
-  return kTorchPaths->contains(file.substr(0, file.find_first_of("/:")));
-}
-
+// Torch names its own files in a guard's comment relative to its package ("nn/modules/conv.py",
+// "_meta_registrations.py:3878 in bmm": IsTorchPackagePath), a user's from the root, less the
+// prefix it shares with torch's directory ("nt/project/model.py" for /mnt/project).
+//
 // The frame a comment names after its code ("nn/modules/conv.py:549 in _conv_forward") when that
 // code is torch's own (a module's `return F.conv2d(`), and the frame in parentheses after it
 // where that is torch's too ("_subclasses/fake_impls.py:743 in conv", the line that added the
@@ -427,9 +390,9 @@ std::string TorchCodeFrame(absl::string_view source) {
       R"re(  # ([\w./-]+\.py)(:\d+ in [\w<>]+)(?: \(([\w./-]+\.py:\d+ in [\w<>]+)\))?)re"};
   std::string file, rest, origin;
   if (!RE2::PartialMatch(Piece(source), *kFramesRe, &file, &rest, &origin) ||
-      !IsTorchRelativeFile(file))
+      !IsTorchPackagePath(file))
     return "";
-  if (!origin.empty() && IsTorchRelativeFile(origin)) return origin;
+  if (!origin.empty() && IsTorchPackagePath(origin)) return origin;
   return file + rest;
 }
 

@@ -76,7 +76,9 @@ TEST(InnermostUserFrameTest, TheLastFrameOutsideInstalledPackages) {
 
 // torch run from its source tree (pip install -e, a fbcode xar) is torch's too; a user's own
 // folder called torch, and the checkout's tests and scripts, are the user's.
-TEST(IsLibraryFileTest, ATorchSourceTreeIsTorchsAUsersTorchFolderIsNot) {
+// A folder named torch is torch's only where the file under it is named as one of torch's modules;
+// so a user's own `torch/utils.py` reads as torch's (the rule's known limit).
+TEST(IsLibraryFileTest, ATorchSourceTreeIsTorchsOtherFilesInAFolderNamedTorchAreNot) {
   for (const char* torch :
        {"/data/users/me/pytorch/torch/_dynamo/external_utils.py",
         "/home/me/pytorch/torch/nn/modules/module.py", "/home/me/pytorch/torch/__init__.py",
@@ -89,6 +91,19 @@ TEST(IsLibraryFileTest, ATorchSourceTreeIsTorchsAUsersTorchFolderIsNot) {
                            "/w/proj/torch/model.py", "/w/torch/train.py",
                            "/w/proj/torchvision_ext.py", "/mnt/project/torch_scene.py"}) {
     EXPECT_FALSE(IsLibraryFile(user)) << user;
+  }
+  EXPECT_TRUE(IsLibraryFile("/w/proj/torch/utils.py"));
+}
+
+// Torch's own files as its guard comments name them, relative to its package; a user's file there
+// is written from the root, less the prefix it shares with torch's directory.
+TEST(IsTorchPackagePathTest, TorchsModulesPrivateOrPublic) {
+  for (const char* torch : {"nn/modules/conv.py", "_meta_registrations.py:3878 in bmm", "_ops.py",
+                            "random.py", "functional.py:10", "cuda/graphs.py"}) {
+    EXPECT_TRUE(IsTorchPackagePath(torch)) << torch;
+  }
+  for (const char* user : {"nt/project/model.py", "model.py", "", "/abs/nn/x.py"}) {
+    EXPECT_FALSE(IsTorchPackagePath(user)) << user;
   }
 }
 
