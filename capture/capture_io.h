@@ -58,8 +58,8 @@ struct CaptureSinks {
 // texts (most of a capture) are never all in memory: `make` is given the sinks to call, and what
 // they are given goes to the file as it comes, then the capture's further graphs and records and
 // the rest of it: the file parses to the message WriteCaptureFile would write of the whole
-// capture. Returns the capture `make` made (its first graphs as it left them); on an error,
-// `make`'s or the write's, no file is left.
+// capture. Returns the capture `make` made, as it left it: the graphs it sank without their nodes,
+// none of the records it sank. On an error, `make`'s or the write's, no file is left.
 absl::StatusOr<v1::SessionCapture> WriteCapturePbAsMade(
     const std::string& path,
     absl::FunctionRef<absl::StatusOr<v1::SessionCapture>(const CaptureSinks& sinks)> make);

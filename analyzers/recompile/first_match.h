@@ -1,8 +1,8 @@
 // An ordered table of patterns where the first that matches a text wins (the graph-break
 // categories and remedies, the recompile-reason rules), compiled as one RE2::Set.
 //
-// Built one RE2 at a time, such tables were most of what analyzing a log of a few KB cost beyond
-// starting the process: about 15 µs to compile each pattern, 33 of them for the first graph
+// Built one RE2 at a time, such tables cost a log of a few KB with a graph break about a quarter
+// of what its analysis took beyond starting the process: 33 patterns compiled for its first graph
 // break (bench/README.md, "Rule tables compiled as one set"). The set is one compile and one pass
 // over the text; a pattern's own RE2, for its captures, is compiled the first time it matches.
 #ifndef ANALYZERS_RECOMPILE_FIRST_MATCH_H_
